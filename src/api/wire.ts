@@ -1,0 +1,231 @@
+/**
+ * Wire types of the service's API, shared by the client, the kinds and the emulator
+ * (design.md §2: the emulator shares only wire types). spec: api-v3.md "Envelopes" and
+ * "Resource fields that are given"; api-v2-v1.md for V2.
+ *
+ * Responses may carry members not listed here (spec: api-v3.md Envelopes, rule 3: clients
+ * ignore unknown members), so readers must not reject extra fields.
+ */
+
+// ---------------------------------------------------------------------------------------
+// V3 envelopes
+// ---------------------------------------------------------------------------------------
+
+/** A reference: `{ id }`, optionally with denormalised attributes of the referenced item. */
+export interface V3Ref {
+  readonly id: string;
+  readonly attributes?: Readonly<Record<string, unknown>>;
+}
+
+/** A `references` entry is an id, or an array of ids (spec: Envelopes). */
+export type V3References = Readonly<Record<string, V3Ref | readonly V3Ref[] | string | undefined>>;
+
+export interface V3Resource<A> {
+  /** Absent on singletons and environment variables. */
+  readonly id?: string;
+  readonly attributes: A;
+  readonly references?: V3References;
+}
+
+export interface V3One<A> {
+  readonly data: V3Resource<A>;
+}
+
+export interface V3Page<A> {
+  readonly data: readonly V3Resource<A>[];
+  readonly page: { readonly next: string | null; readonly prev?: string | null };
+}
+
+export interface V3ErrorBody {
+  readonly error: {
+    readonly type?: string;
+    readonly id?: string;
+    readonly title?: string;
+    readonly detail?: string;
+    readonly source?: { readonly pointer?: string };
+  };
+}
+
+/** Body of an enveloped create: `{ data: { attributes, references } }`. */
+export interface V3CreateBody<A> {
+  readonly data: {
+    readonly attributes: A;
+    readonly references?: Readonly<Record<string, { readonly id: string }>>;
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// V3 resource attributes
+// ---------------------------------------------------------------------------------------
+
+/** Org: `slug` and `name` are assumed (spec rule 4: other fields "not shown"). */
+export interface OrgAttributes {
+  readonly slug: string;
+  readonly name?: string;
+}
+
+/** Project: `slug` and `name` are assumed; `is_followed` is given. */
+export interface ProjectAttributes {
+  readonly slug: string;
+  readonly name?: string;
+  readonly is_followed?: boolean;
+}
+
+export type OrgSettingsAttributes = Readonly<Record<string, boolean>>;
+export type ProjectSettingsAttributes = Readonly<Record<string, boolean | readonly string[]>>;
+
+export interface ContextAttributes {
+  readonly name: string;
+  readonly created_at?: string;
+}
+
+export type RestrictionTypeWire = "project" | "expression" | "group";
+
+export interface ContextRestrictionAttributes {
+  readonly restriction_type: RestrictionTypeWire;
+  /** A project id, an expression, or a group id (the org id = every member). */
+  readonly match_pattern: string;
+  readonly created_at?: string;
+}
+
+export interface ContextEnvVarAttributes {
+  readonly name: string;
+  /** Last four characters; absent in the `env-vars/set` response. */
+  readonly truncated_value?: string;
+  readonly created_at?: string;
+  readonly updated_at?: string;
+}
+
+/**
+ * Project env var. V3 does not name the value field (spec: "keyed by name within the
+ * project, no id"); the emulator returns `truncated_value` like context env vars, and the
+ * reader falls back to V2's masked `value` when it is absent.
+ */
+export interface ProjectEnvVarAttributes {
+  readonly name: string;
+  readonly truncated_value?: string;
+  readonly created_at?: string;
+}
+
+export type WebhookEventWire = "workflow-completed" | "job-completed";
+
+export interface WebhookAttributes {
+  readonly name: string;
+  readonly scope: string;
+  readonly url: string;
+  readonly events: readonly WebhookEventWire[];
+  readonly should_verify_tls: boolean;
+  readonly has_signing_secret: boolean;
+  readonly is_enabled: boolean;
+  readonly auto_disabled_at?: string | null;
+}
+
+export interface VcsRepoWire {
+  readonly provider: string;
+  readonly repo_id: string;
+  readonly repo_full_name: string;
+}
+
+export interface PipelineAttributes {
+  readonly name: string;
+  readonly description?: string;
+  readonly config: {
+    readonly type: string;
+    readonly file_path: string;
+    readonly file_type?: string;
+    readonly vcs?: VcsRepoWire;
+    readonly hosted?: { readonly provider: string };
+  };
+  readonly checkout?: { readonly vcs?: VcsRepoWire };
+}
+
+export interface TriggerFilterWire {
+  readonly preset?: string;
+  readonly rules?: readonly {
+    readonly event_type?: string;
+    readonly rule: string;
+    readonly event_ref?: string;
+  }[];
+}
+
+export interface TriggerAttributes {
+  readonly is_disabled: boolean;
+  readonly config?: { readonly ref?: string };
+  readonly checkout?: { readonly ref?: string };
+  readonly event: {
+    readonly type: "vcs" | "webhook" | "schedule";
+    readonly vcs?: VcsRepoWire;
+    /** `secret` only in the create response, once. */
+    readonly webhook?: {
+      readonly name?: string;
+      readonly source?: string;
+      readonly secret?: string;
+    };
+    readonly schedule?: {
+      readonly name?: string;
+      readonly cron_expression?: string;
+      readonly attribution_actor?: "system" | "current";
+    };
+    readonly filter?: TriggerFilterWire;
+  };
+  readonly parameters?: Readonly<Record<string, unknown>>;
+}
+
+// ---------------------------------------------------------------------------------------
+// V2 (spec: api-v2-v1.md) — used only where V3 has no route.
+// ---------------------------------------------------------------------------------------
+
+export interface V2Page<T> {
+  readonly items: readonly T[];
+  readonly next_page_token: string | null;
+}
+
+export interface V2MessageBody {
+  readonly message: string;
+}
+
+/** V2 group (`GET /organizations/{org_id}/groups`). */
+export interface V2Group {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+}
+
+/** V2 project env var: `value` is masked, `xxxx` plus the last four characters. */
+export interface V2ProjectEnvVar {
+  readonly name: string;
+  readonly value: string;
+  readonly "created-at"?: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/** The id of a reference, whichever of the spec's shapes it takes. */
+export const refId = (ref: V3References[string]): string | undefined => {
+  if (ref === undefined) return undefined;
+  if (typeof ref === "string") return ref;
+  if (Array.isArray(ref)) return undefined;
+  return (ref as V3Ref).id;
+};
+
+/**
+ * spec: api-v3.md "Limits": the documented `page[limit]` maxima. Collections not listed
+ * have no documented maximum, so the client sends no `page[limit]` for them and takes the
+ * service's default page size.
+ */
+export const PAGE_LIMIT_MAX: Readonly<Record<string, number>> = {
+  "/orgs": 50,
+  "/projects": 50,
+  "/provider/branches": 100,
+  "/orb/packages": 1000,
+  "/orb/versions": 1000,
+  "/workflows": 20,
+};
+
+/**
+ * spec: api-v3.md "Provider": "The cursor encodes the limit, so sending `page[limit]` with
+ * `page[cursor]` is 400." The only collection where the spec forbids the pair.
+ */
+export const CURSOR_ENCODES_LIMIT: ReadonlySet<string> = new Set(["/provider/branches"]);

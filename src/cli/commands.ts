@@ -1,0 +1,24 @@
+import type { Command } from "commander";
+import { registerApply } from "./apply.js";
+import { registerDrift } from "./drift.js";
+import { registerEmulator } from "./emulator.js";
+import { registerExport } from "./export.js";
+import type { CliIO } from "./io.js";
+import { registerPlan } from "./plan.js";
+import { registerValidate } from "./validate.js";
+
+/** A command registers itself on the program; its action reports its exit code. */
+export type RegisterCommand = (
+  program: Command,
+  io: CliIO,
+  setExit: (code: number) => void,
+) => void;
+
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerValidate,
+  registerPlan,
+  registerApply,
+  registerDrift,
+  registerExport,
+  registerEmulator,
+];

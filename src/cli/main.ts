@@ -1,0 +1,53 @@
+import { Command, CommanderError } from "commander";
+import { WaybillError } from "../model/errors.js";
+import { COMMANDS } from "./commands.js";
+import { EXIT, exitCodeFor } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+import { VERSION } from "./version.js";
+
+/**
+ * Build the commander program. Each command lives in its own file and registers itself
+ * (src/cli/commands.ts); a command's action resolves with its exit code through `setExit`.
+ */
+export const buildProgram = (io: CliIO, setExit: (code: number) => void): Command => {
+  const program = new Command("waybill")
+    .description(
+      "Keep a CI/CD service's configuration in Git: validate, plan, apply, audit drift, export.",
+    )
+    .version(VERSION, "-V, --version")
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)");
+  for (const register of COMMANDS) register(program, io, setExit);
+  return program;
+};
+
+/** Run the CLI; resolves with the process exit code. Never throws. */
+export const main = async (argv: readonly string[], io: CliIO): Promise<number> => {
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0 through commander; usage errors were already printed.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.error;
+    }
+    if (err instanceof WaybillError) {
+      io.stderr.write(`Error: ${err.message}\n`);
+      return exitCodeFor(err);
+    }
+    // An unexpected failure: say so plainly, without a stack trace unless asked for.
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr.write(`Error: unexpected failure: ${message}\n`);
+    if (io.env.WAYBILL_DEBUG && err instanceof Error && err.stack)
+      io.stderr.write(`${err.stack}\n`);
+    return EXIT.error;
+  }
+};

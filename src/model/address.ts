@@ -1,0 +1,139 @@
+/**
+ * Resource types and addresses (design.md §1 "Identity").
+ *
+ * An address is built from natural keys: `context["deploy-prod"].env["AWS_REGION"]`,
+ * `project["gh/acme/api"].pipeline["build"].trigger["nightly"]`. Keys are quoted as JSON
+ * strings, so any character can appear in a key and the address stays parseable.
+ */
+
+export const RESOURCE_TYPES = [
+  "org_settings",
+  "context",
+  "context_env_var",
+  "context_restriction",
+  "project_settings",
+  "project_env_var",
+  "webhook",
+  "pipeline",
+  "trigger",
+] as const;
+
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+/** One step of an address: `context["x"]`, or a bare word such as `settings`. */
+export interface AddressSegment {
+  readonly name: string;
+  readonly key?: string;
+}
+
+const quote = (key: string): string => JSON.stringify(key);
+
+export const formatAddress = (segments: readonly AddressSegment[]): string =>
+  segments.map((s) => (s.key === undefined ? s.name : `${s.name}[${quote(s.key)}]`)).join(".");
+
+/** The restriction key inside a context: `project:gh/acme/api`, `group:all-members`, ... */
+export type RestrictionType = "project" | "expression" | "group";
+export const restrictionKey = (type: RestrictionType, value: string): string => `${type}:${value}`;
+
+export const addr = {
+  orgSettings: (): string => "org_settings",
+  context: (name: string): string => formatAddress([{ name: "context", key: name }]),
+  contextEnvVar: (context: string, name: string): string =>
+    formatAddress([
+      { name: "context", key: context },
+      { name: "env", key: name },
+    ]),
+  contextRestriction: (context: string, type: RestrictionType, value: string): string =>
+    formatAddress([
+      { name: "context", key: context },
+      { name: "restriction", key: restrictionKey(type, value) },
+    ]),
+  project: (slug: string): string => formatAddress([{ name: "project", key: slug }]),
+  projectSettings: (slug: string): string =>
+    formatAddress([{ name: "project", key: slug }, { name: "settings" }]),
+  projectEnvVar: (slug: string, name: string): string =>
+    formatAddress([
+      { name: "project", key: slug },
+      { name: "env", key: name },
+    ]),
+  webhook: (slug: string, name: string): string =>
+    formatAddress([
+      { name: "project", key: slug },
+      { name: "webhook", key: name },
+    ]),
+  pipeline: (slug: string, name: string): string =>
+    formatAddress([
+      { name: "project", key: slug },
+      { name: "pipeline", key: name },
+    ]),
+  trigger: (slug: string, pipeline: string, trigger: string): string =>
+    formatAddress([
+      { name: "project", key: slug },
+      { name: "pipeline", key: pipeline },
+      { name: "trigger", key: trigger },
+    ]),
+} as const;
+
+/**
+ * Parse an address back into segments. Returns undefined when the text is not an address.
+ * Accepts the same grammar `formatAddress` writes: `name` or `name["json string"]`, joined
+ * by dots.
+ */
+export const parseAddress = (text: string): AddressSegment[] | undefined => {
+  const segments: AddressSegment[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const m = /^[a-z_]+/.exec(text.slice(i));
+    if (!m) return undefined;
+    const name = m[0];
+    i += name.length;
+    let key: string | undefined;
+    if (text[i] === "[") {
+      if (text[i + 1] !== '"') return undefined;
+      let j = i + 2;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (text[j] !== '"' || text[j + 1] !== "]") return undefined;
+      try {
+        key = JSON.parse(text.slice(i + 1, j + 1)) as string;
+      } catch {
+        return undefined;
+      }
+      i = j + 2;
+    }
+    segments.push(key === undefined ? { name } : { name, key });
+    if (i === text.length) break;
+    if (text[i] !== ".") return undefined;
+    i += 1;
+    if (i === text.length) return undefined;
+  }
+  return segments.length > 0 ? segments : undefined;
+};
+
+/**
+ * Compile an address glob (`--target`, `ignore`): `*` matches any run of characters, `?`
+ * one character; everything else is literal. A glob matches an address, and (for
+ * `--target`) an address is also selected when the glob matches one of its parents, which
+ * callers handle with `isWithin`.
+ */
+export const compileAddressGlob = (glob: string): RegExp => {
+  let re = "";
+  for (const ch of glob) {
+    if (ch === "*") re += ".*";
+    else if (ch === "?") re += ".";
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`, "s");
+};
+
+/** True when `address` is `parent` or lies inside it (`context["a"].env["B"]` within `context["a"]`). */
+export const isWithin = (address: string, parent: string): boolean =>
+  address === parent || address.startsWith(`${parent}.`);
+
+/** Every ancestor address of an address, nearest last (`project["x"]`, `project["x"].pipeline["y"]`). */
+export const ancestorsOf = (address: string): string[] => {
+  const segments = parseAddress(address);
+  if (!segments) return [];
+  const out: string[] = [];
+  for (let n = 1; n < segments.length; n++) out.push(formatAddress(segments.slice(0, n)));
+  return out;
+};

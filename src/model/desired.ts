@@ -1,0 +1,202 @@
+/**
+ * The desired state: what the config files declare, after loading, validation and secret
+ * resolution (src/config produces it; src/plan consumes it). Human references (slugs,
+ * context names, group names) are kept as written; src/live resolves them to ids.
+ *
+ * Collections follow design.md §1 "Ownership": a collection that is `undefined` was absent
+ * from the YAML and is unmanaged; an empty Map / array means "none" and is authoritative.
+ * Maps keep the order of the YAML.
+ */
+import type { SourceLocation } from "./errors.js";
+import type { MaybeSecret, Secret } from "./secret.js";
+
+/** Every declared item knows where it was written, for error messages. */
+export interface Located {
+  readonly source: SourceLocation;
+}
+
+export interface DesiredConfig {
+  /** One entry per `org:` (one per file at most; several files may share an org). */
+  readonly orgs: readonly DesiredOrg[];
+  /** The files that were read, in order. */
+  readonly files: readonly string[];
+}
+
+export type OrgSettingName = (typeof ORG_SETTING_NAMES)[number];
+export type ProjectSettingName = (typeof PROJECT_SETTING_NAMES)[number];
+
+export interface DesiredOrg extends Located {
+  /** Org slug, e.g. `gh/acme`; resolved with `GET /orgs?filter[slug]=`. */
+  readonly slug: string;
+  /** Org settings: only listed keys are managed (spec: api-v3.md "Org settings"). */
+  readonly settings?: Readonly<Partial<Record<OrgSettingName, boolean>>> & Located;
+  readonly contexts?: ReadonlyMap<string, DesiredContext>;
+  readonly projects: ReadonlyMap<string, DesiredProject>;
+  /** `ignore` address globs: never touched nor reported. */
+  readonly ignore: readonly string[];
+}
+
+export interface DesiredContext extends Located {
+  readonly name: string;
+  /** `id:` pin, used when two live contexts share the name. */
+  readonly id?: string;
+  readonly env?: ReadonlyMap<string, DesiredEnvVar>;
+  readonly restrictions?: readonly DesiredRestriction[];
+}
+
+export interface DesiredEnvVar extends Located {
+  readonly name: string;
+  /** Env var values are always sensitive (design.md §1 "Secrets"). */
+  readonly value: Secret;
+}
+
+export type DesiredRestriction =
+  | (Located & { readonly type: "project"; readonly project: string })
+  | (Located & { readonly type: "expression"; readonly expression: string })
+  | (Located & {
+      readonly type: "group";
+      /** A group id, or `all-members` (the org itself: match_pattern is the org id). */
+      readonly group: string;
+    });
+
+export interface DesiredProject extends Located {
+  /** Project slug, e.g. `gh/acme/api`. */
+  readonly slug: string;
+  readonly settings?: Readonly<{
+    [K in ProjectSettingName]?: K extends "pr_only_branch_overrides" ? readonly string[] : boolean;
+  }> &
+    Located;
+  readonly env?: ReadonlyMap<string, DesiredEnvVar>;
+  readonly webhooks?: ReadonlyMap<string, DesiredWebhook>;
+  readonly pipelines?: ReadonlyMap<string, DesiredPipeline>;
+}
+
+export type WebhookEvent = "workflow-completed" | "job-completed";
+
+export interface DesiredWebhook extends Located {
+  readonly name: string;
+  readonly id?: string;
+  readonly url: MaybeSecret;
+  readonly events: readonly WebhookEvent[];
+  /** Default `project`. */
+  readonly scope?: string;
+  /** Default true. */
+  readonly should_verify_tls?: boolean;
+  /** Default true. */
+  readonly is_enabled?: boolean;
+  readonly signing_secret?: Secret;
+}
+
+export interface VcsRepo {
+  readonly provider: string;
+  readonly repo_id: string;
+  readonly repo_full_name: string;
+}
+
+export interface DesiredPipeline extends Located {
+  readonly name: string;
+  readonly id?: string;
+  readonly description?: string;
+  readonly config: {
+    readonly type: "vcs" | "hosted";
+    readonly file_path: string;
+    readonly file_type?: string;
+    readonly vcs?: VcsRepo;
+    readonly hosted?: { readonly provider: string };
+  };
+  readonly checkout?: { readonly vcs: VcsRepo };
+  readonly triggers?: ReadonlyMap<string, DesiredTrigger>;
+}
+
+export type TriggerEventType = "vcs" | "webhook" | "schedule";
+
+export interface TriggerFilter {
+  readonly preset?: string;
+  readonly rules?: readonly { event_type?: string; rule: string; event_ref?: string }[];
+}
+
+export interface DesiredTrigger extends Located {
+  /**
+   * The YAML key. For schedule and webhook triggers it is the API's `schedule.name` /
+   * `webhook.name`; a vcs trigger has no name in the API and is matched by its repo
+   * (and filter) — design.md §1 "Identity".
+   */
+  readonly key: string;
+  readonly id?: string;
+  /** Default false. */
+  readonly is_disabled?: boolean;
+  readonly config?: { readonly ref?: string };
+  readonly checkout?: { readonly ref?: string };
+  readonly event: {
+    readonly type: TriggerEventType;
+    readonly vcs?: VcsRepo;
+    readonly webhook?: { readonly source?: string; readonly secret?: Secret };
+    readonly schedule?: {
+      readonly cron_expression: string;
+      readonly attribution_actor?: "system" | "current";
+    };
+    readonly filter?: TriggerFilter;
+  };
+  /** Scheduled triggers only (spec: api-v3.md "Triggers"). */
+  readonly parameters?: Readonly<Record<string, unknown>>;
+}
+
+// spec: api-v3.md "Resource fields that are given" — Org settings.
+export const ORG_SETTING_NAMES = [
+  "is_runner_terms_of_service_accepted",
+  "enable_ai_error_summarization",
+  "enable_ai_agents",
+  "enable_unversioned_config",
+  "enable_certified_public_orbs",
+  "enable_chunk_ip_ranges",
+  "enable_marketing_tracking",
+  "enable_minor_ai_features",
+  "enable_preferences_tracking",
+  "enable_private_orbs",
+  "enable_statistics_tracking",
+  "enable_uncertified_public_orbs",
+  "is_user_checkout_keys_disabled",
+  "is_running_disabled",
+  "is_privacy_optout_enforced",
+  "enable_image_brownouts",
+  "is_context_group_restriction_required",
+  "enable_resource_class_brownouts",
+] as const;
+
+// spec: api-v3.md "Resource fields that are given" — Project settings.
+export const PROJECT_SETTING_NAMES = [
+  "enable_ai_error_summarization",
+  "enable_unversioned_config",
+  "enable_auto_cancel_redundant_workflows",
+  "enable_building_fork_prs",
+  "is_build_prs_only",
+  "is_ssh_disabled",
+  "is_running_disabled",
+  "can_pass_secrets_to_fork_pr_jobs",
+  "is_oss",
+  "can_set_github_status",
+  "enable_dynamic_config",
+  "is_admin_required_for_writing_settings",
+  "pr_only_branch_overrides",
+] as const;
+
+// spec: api-v2-v1.md "Enumerations" — trigger `event_preset` values.
+export const FILTER_PRESETS = [
+  "all-pushes",
+  "only-tags",
+  "default-branch-pushes",
+  "only-build-prs",
+  "only-open-prs",
+  "only-labeled-prs",
+  "only-merged-prs",
+  "only-ready-for-review-prs",
+  "only-branch-delete",
+  "only-build-pushes-to-non-draft-prs",
+  "only-merged-or-closed-prs",
+  "pr-comment-equals-run-ci",
+] as const;
+
+export const WEBHOOK_EVENTS = ["workflow-completed", "job-completed"] as const;
+
+/** spec: api-v3.md "Limits" — webhooks per project. */
+export const MAX_WEBHOOKS_PER_PROJECT = 25;

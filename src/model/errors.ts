@@ -1,0 +1,42 @@
+/**
+ * Every error Waybill raises on purpose carries a stable `code`; the CLI maps codes to exit
+ * codes in one place (src/cli/exit-codes.ts). Messages never contain a secret value or the
+ * token (design.md §1 "Secrets").
+ */
+export abstract class WaybillError extends Error {
+  abstract readonly code: string;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Where something was written in a config file. Lines and columns are 1-based. */
+export interface SourceLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+export const formatLocation = (loc: SourceLocation): string => `${loc.file}:${loc.line}:${loc.col}`;
+
+/** Wrong command-line usage (unknown flag value, conflicting options). Exit 1. */
+export class UsageError extends WaybillError {
+  readonly code = "usage";
+}
+
+/** A safety guard refused the operation (mass delete, ...). Exit 4. */
+export class GuardError extends WaybillError {
+  readonly code = "guard_blocked";
+}
+
+/** A saved plan no longer matches what a fresh plan would do. Exit 3. */
+export class StalePlanError extends WaybillError {
+  readonly code = "plan_stale";
+}
+
+/** The plan cannot be computed (ambiguous identity, unreadable parent, ...). Exit 1. */
+export class PlanError extends WaybillError {
+  readonly code = "plan_failed";
+}

@@ -1,0 +1,66 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  addr,
+  ancestorsOf,
+  compileAddressGlob,
+  formatAddress,
+  isWithin,
+  parseAddress,
+} from "../../src/model/address.js";
+
+describe("addresses", () => {
+  it("are built in the design's form", () => {
+    expect(addr.contextEnvVar("deploy-prod", "AWS_REGION")).toBe(
+      'context["deploy-prod"].env["AWS_REGION"]',
+    );
+    expect(addr.contextRestriction("deploy-prod", "project", "gh/acme/api")).toBe(
+      'context["deploy-prod"].restriction["project:gh/acme/api"]',
+    );
+    expect(addr.projectSettings("gh/acme/api")).toBe('project["gh/acme/api"].settings');
+    expect(addr.trigger("gh/acme/api", "build", "nightly")).toBe(
+      'project["gh/acme/api"].pipeline["build"].trigger["nightly"]',
+    );
+  });
+
+  it("escape quotes in keys and parse back", () => {
+    const a = addr.contextRestriction("c", "expression", 'pipeline.git.branch == "main"');
+    expect(a).toBe('context["c"].restriction["expression:pipeline.git.branch == \\"main\\""]');
+    expect(parseAddress(a)).toEqual([
+      { name: "context", key: "c" },
+      { name: "restriction", key: 'expression:pipeline.git.branch == "main"' },
+    ]);
+  });
+
+  it("round-trip any keys", () => {
+    const segment = fc.record({
+      name: fc.constantFrom("context", "env", "project", "webhook", "pipeline", "trigger"),
+      key: fc.string(),
+    });
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+        expect(parseAddress(formatAddress(segments))).toEqual(segments);
+      }),
+    );
+  });
+
+  it("reject text that is not an address", () => {
+    for (const bad of ["", "context[", 'context["a"', "context.", "Context", 'a["x"]b']) {
+      expect(parseAddress(bad)).toBeUndefined();
+    }
+  });
+
+  it("match globs literally except * and ?", () => {
+    const g = compileAddressGlob('context["legacy-*"]');
+    expect(g.test('context["legacy-db"]')).toBe(true);
+    expect(g.test('context["prod"]')).toBe(false);
+    expect(compileAddressGlob("a.b").test("axb")).toBe(false);
+  });
+
+  it("know parents", () => {
+    const t = addr.trigger("p", "b", "n");
+    expect(ancestorsOf(t)).toEqual(['project["p"]', 'project["p"].pipeline["b"]']);
+    expect(isWithin(t, 'project["p"]')).toBe(true);
+    expect(isWithin('project["pp"]', 'project["p"]')).toBe(false);
+  });
+});
