@@ -10,30 +10,48 @@ import { inspect } from "node:util";
  * way out is `reveal()`, which the apply executors call when building a request body.
  */
 export class Secret {
-  readonly #value: string;
+  readonly #value: string | undefined;
   /** Where the value came from, for messages: `env:NAME`, `file:PATH` or `literal`. */
   readonly origin: string;
 
-  constructor(value: string, origin = "literal") {
+  constructor(value: string | undefined, origin = "literal") {
     this.#value = value;
     this.origin = origin;
     Object.freeze(this);
   }
 
+  /**
+   * A secret whose value is not known in this run (`plan --skip-secrets`, for pull requests
+   * from forks): it can be planned around but never sent, and such a plan cannot be saved.
+   */
+  static unresolved(origin: string): Secret {
+    return new Secret(undefined, origin);
+  }
+
+  get isResolved(): boolean {
+    return this.#value !== undefined;
+  }
+
+  /** The value, for a request body. Throws on an unresolved secret (a programming error). */
   reveal(): string {
+    if (this.#value === undefined) {
+      throw new Error(`secret from ${this.origin} was not resolved (--skip-secrets)`);
+    }
     return this.#value;
   }
 
   /**
    * The last four characters, the only part the service ever returns
    * (spec: api-v3.md "Context environment variable": `truncated_value`).
+   * Undefined for an unresolved secret.
    */
-  lastFour(): string {
-    return this.#value.slice(-4);
+  lastFour(): string | undefined {
+    return this.#value?.slice(-4);
   }
 
+  /** Equal values; two unresolved secrets are never equal. */
   equals(other: Secret): boolean {
-    return this.#value === other.#value;
+    return this.#value !== undefined && this.#value === other.#value;
   }
 
   toString(): string {
