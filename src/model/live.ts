@@ -1,0 +1,93 @@
+/**
+ * The live state: what src/live read from the service for what the config declares, with
+ * human references resolved (project ids → slugs, the org id → `all-members`). The planner
+ * (src/plan) diffs DesiredConfig against this; it never sees raw wire envelopes.
+ *
+ * A collection is read only when the config declares it (design.md §1 "Ownership"), so a
+ * collection that was not read is `undefined`. A collection that was read is complete:
+ * src/live either reads every page or fails (never prune from a partial read).
+ */
+import type {
+  OrgSettingsAttributes,
+  PipelineAttributes,
+  ProjectSettingsAttributes,
+  RestrictionTypeWire,
+  TriggerAttributes,
+  WebhookAttributes,
+} from "../api/wire.js";
+
+export interface LiveState {
+  readonly orgs: readonly LiveOrg[];
+}
+
+/** A declared parent that could not be read: absent, or not visible to this token. */
+export interface NotVisible {
+  readonly status: "not_visible";
+  /** e.g. "GET /api/v3/projects?filter[slug]=gh/acme/x returned no project". */
+  readonly reason: string;
+}
+
+export interface LiveOrg {
+  readonly status: "found";
+  readonly id: string;
+  readonly slug: string;
+  readonly settings?: OrgSettingsAttributes;
+  /** Every context of the org (when `contexts` is declared), or those declared by name. */
+  readonly contexts?: readonly LiveContext[];
+  /** Keyed by the project slug as declared in the config. */
+  readonly projects: ReadonlyMap<string, LiveProject | NotVisible>;
+}
+
+export interface LiveContext {
+  readonly id: string;
+  readonly name: string;
+  readonly env?: readonly LiveEnvVar[];
+  readonly restrictions?: readonly LiveRestriction[];
+}
+
+export interface LiveEnvVar {
+  readonly name: string;
+  /** Last four characters of the value, when the service returned them. */
+  readonly truncated_value?: string;
+}
+
+export interface LiveRestriction {
+  /** Unique only within its context (spec: Context restriction). */
+  readonly id: string;
+  readonly restriction_type: RestrictionTypeWire;
+  readonly match_pattern: string;
+  /**
+   * The key as a config would write it: the project slug for a project restriction (the
+   * id when the project could not be resolved), the expression, the group id, or
+   * `all-members` for a group restriction whose pattern is the org id.
+   */
+  readonly key_value: string;
+}
+
+export interface LiveProject {
+  readonly status: "found";
+  readonly id: string;
+  readonly slug: string;
+  readonly settings?: ProjectSettingsAttributes;
+  readonly env?: readonly LiveEnvVar[];
+  readonly webhooks?: readonly (WebhookAttributes & { readonly id: string })[];
+  readonly pipelines?: readonly LivePipeline[];
+  /** Every trigger of the project's pipelines (when `pipelines` is declared). */
+  readonly triggers?: readonly LiveTrigger[];
+}
+
+export interface LivePipeline extends PipelineAttributes {
+  readonly id: string;
+  /**
+   * The synthetic OAuth pipeline (spec: Pipelines): listed, but not fetchable by id
+   * without filter[project_id]. Never created, updated or deleted (design.md §1 "Identity").
+   */
+  readonly synthetic: boolean;
+}
+
+export interface LiveTrigger extends TriggerAttributes {
+  readonly id: string;
+  readonly pipeline_id: string;
+  /** The synthetic OAuth trigger, or a trigger of the synthetic pipeline. */
+  readonly synthetic: boolean;
+}
