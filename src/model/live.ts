@@ -36,6 +36,12 @@ export interface LiveOrg {
   readonly contexts?: readonly LiveContext[];
   /** Keyed by the project slug as declared in the config. */
   readonly projects: ReadonlyMap<string, LiveProject | NotVisible>;
+  /**
+   * Every project slug the config references in this org (declared projects and project
+   * restrictions), resolved to its id: what a restriction create needs as `match_pattern`.
+   * A slug that is absent or not visible is missing from the map.
+   */
+  readonly projectIds?: ReadonlyMap<string, string>;
 }
 
 export interface LiveContext {

@@ -1,0 +1,104 @@
+/**
+ * Pure helpers of the live reader: how slugs and ids are resolved, how a restriction's
+ * pattern becomes the key a config writes, which error statuses mean "not visible".
+ * No I/O here, so each rule is unit-tested on its own (test/unit/live-resolve.test.ts).
+ */
+import type { RestrictionTypeWire } from "../api/wire.js";
+import { compileAddressGlob } from "../model/address.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** spec: api-v3.md Envelopes, rule 1: ids are UUIDs, never slugs or names. */
+export const isUuid = (text: string): boolean => UUID.test(text);
+
+/**
+ * Decision: up to PROJECT_SLUG_LOOKUP_MAX declared project slugs per org are resolved with
+ * one `GET /projects?filter[slug]=` each; above that, the org's projects are listed with
+ * `filter[org_id]` (50 per page, the documented maximum). At the default parallelism (10)
+ * ten slug look-ups finish in one round trip, which beats any listing; a listing costs
+ * ceil(org projects / 50) sequential pages, which for a typical org (a few hundred projects)
+ * is fewer requests than one per declared slug once there are more than ten, and it spends
+ * less of the per-route rate limit (spec: api-v3.md "Limits").
+ */
+export const PROJECT_SLUG_LOOKUP_MAX = 10;
+
+export type ProjectLookup = "by_slug" | "list_org";
+
+export const chooseProjectLookup = (slugCount: number): ProjectLookup =>
+  slugCount <= PROJECT_SLUG_LOOKUP_MAX ? "by_slug" : "list_org";
+
+/**
+ * The key a config would write for a live restriction (src/model/live.ts LiveRestriction):
+ * spec: api-v3.md "Context restriction": `match_pattern` is a project id, an expression, or a
+ * group id, and "a restriction for every member of the owning org is a group restriction
+ * whose match_pattern is the org id" (written `all-members` in a config).
+ */
+export const restrictionKeyValue = (
+  type: RestrictionTypeWire,
+  matchPattern: string,
+  orgId: string,
+  slugByProjectId: ReadonlyMap<string, string>,
+): string => {
+  switch (type) {
+    case "project":
+      // Decision: a project id that cannot be resolved to a slug (deleted, or not visible to
+      // this token) stays the id, so the planner can still match a config that pins it.
+      return slugByProjectId.get(matchPattern) ?? matchPattern;
+    case "group":
+      return matchPattern === orgId ? "all-members" : matchPattern;
+    case "expression":
+      return matchPattern;
+  }
+};
+
+/**
+ * The last four characters from a V2 masked project env var value
+ * (spec: api-v2-v1.md: "masked: four `x` characters plus the last four characters").
+ * Decision: a value shorter than four characters is masked as `xxxx` plus the whole value,
+ * so the part after the four `x` is taken as it is; a value without the mask prefix (not
+ * per spec) falls back to its own last four characters.
+ */
+export const lastFourFromMasked = (masked: string): string =>
+  masked.startsWith("xxxx") ? masked.slice(4) : masked.slice(-4);
+
+/** The HTTP status carried by an API error (src/api/errors.ts ApiError), if any. */
+export const httpStatusOf = (err: unknown): number | undefined => {
+  if (typeof err !== "object" || err === null) return undefined;
+  const status = (err as { status?: unknown }).status;
+  return typeof status === "number" ? status : undefined;
+};
+
+/**
+ * spec: api-v3.md Errors, rule 5: "Not found (or not visible, where visibility must not
+ * leak) is 404"; Authentication rule 5: insufficient permission is 403. On a declared parent
+ * both mean the planner must not plan a create over something that may exist.
+ */
+export const isNotVisible = (err: unknown): boolean => {
+  const status = httpStatusOf(err);
+  return status === 403 || status === 404;
+};
+
+/** A readable reason for a NotVisible entry, without anything but method, path and status. */
+export const notVisibleReason = (what: string, err: unknown): string => {
+  const status = httpStatusOf(err);
+  const message = err instanceof Error ? err.message : String(err);
+  return status === undefined ? `${what}: ${message}` : `${what} answered ${status}: ${message}`;
+};
+
+/** True when any `ignore` glob matches the address exactly. */
+export const makeIgnoreMatcher = (globs: readonly string[]): ((address: string) => boolean) => {
+  const res = globs.map(compileAddressGlob);
+  return (address) => res.some((re) => re.test(address));
+};
+
+/** Group items by a key, keeping first-seen order. */
+export const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+};
