@@ -1,0 +1,49 @@
+/**
+ * The read side of `plan`, `drift` and `apply`: read the live state, plan, and probe for the
+ * synthetic OAuth pipeline only where the plan would touch a pipeline (src/live/synthetic.ts),
+ * then plan again with what the probes found.
+ */
+import type { ReadOnlyApi } from "../api/types.js";
+import type { DesiredConfig } from "../model/desired.js";
+import type { LiveState } from "../model/live.js";
+import { type ProgressCallback, withProgress } from "./progress.js";
+import { readLiveState } from "./read-live-state.js";
+import { type ChangeLike, markSynthetic, pipelinesTouched, probeSynthetic } from "./synthetic.js";
+
+export interface PlanRunOptions {
+  readonly onProgress?: ProgressCallback;
+}
+
+/**
+ * Read → plan → probe the pipelines the plan changes or deletes that were not probed yet →
+ * plan again, until no unprobed pipeline is touched. Each round probes at least one new
+ * pipeline, so the loop ends; in practice it runs at most twice.
+ */
+export const runPlanWith = async <P extends { readonly changes: readonly ChangeLike[] }>(
+  api: ReadOnlyApi,
+  desired: DesiredConfig,
+  planner: (live: LiveState) => P,
+  options: PlanRunOptions = {},
+): Promise<{ plan: P; live: LiveState }> => {
+  const tracked = withProgress(api, options.onProgress);
+  let live = await readLiveState(tracked, desired);
+  let plan = planner(live);
+  const probed = new Set<string>();
+  const synthetic = new Set<string>();
+  for (;;) {
+    const toProbe = [...pipelinesTouched(plan.changes, live, desired)].filter(
+      (id) => !probed.has(id),
+    );
+    if (toProbe.length === 0) return { plan, live };
+    const results = await Promise.all(
+      toProbe.map(async (id) => [id, await probeSynthetic(tracked, id)] as const),
+    );
+    for (const [id, isSynthetic] of results) {
+      probed.add(id);
+      if (isSynthetic) synthetic.add(id);
+    }
+    if (!results.some(([, isSynthetic]) => isSynthetic)) return { plan, live };
+    live = markSynthetic(live, synthetic);
+    plan = planner(live);
+  }
+};

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import {
+  chooseProjectLookup,
+  isNotVisible,
+  isUuid,
+  lastFourFromMasked,
+  makeIgnoreMatcher,
+  PROJECT_SLUG_LOOKUP_MAX,
+  restrictionKeyValue,
+} from "../../src/live/resolve.js";
+
+const ORG = "11111111-1111-4111-8111-111111111111";
+const P1 = "22222222-2222-4222-8222-222222222222";
+const P2 = "33333333-3333-4333-8333-333333333333";
+
+describe("live resolution helpers", () => {
+  it("recognise UUIDs and nothing else", () => {
+    expect(isUuid(P1)).toBe(true);
+    expect(isUuid(P1.toUpperCase())).toBe(true);
+    expect(isUuid("gh/acme/api")).toBe(false);
+    expect(isUuid(`${P1}x`)).toBe(false);
+  });
+
+  it("resolve few slugs one by one and many by listing the org", () => {
+    expect(chooseProjectLookup(1)).toBe("by_slug");
+    expect(chooseProjectLookup(PROJECT_SLUG_LOOKUP_MAX)).toBe("by_slug");
+    expect(chooseProjectLookup(PROJECT_SLUG_LOOKUP_MAX + 1)).toBe("list_org");
+  });
+
+  it("turn restriction patterns into the keys a config writes", () => {
+    const slugs = new Map([[P1, "gh/acme/api"]]);
+    expect(restrictionKeyValue("project", P1, ORG, slugs)).toBe("gh/acme/api");
+    expect(restrictionKeyValue("project", P2, ORG, slugs)).toBe(P2);
+    expect(restrictionKeyValue("group", ORG, ORG, slugs)).toBe("all-members");
+    expect(restrictionKeyValue("group", P2, ORG, slugs)).toBe(P2);
+    expect(restrictionKeyValue("expression", 'pipeline.git.branch == "main"', ORG, slugs)).toBe(
+      'pipeline.git.branch == "main"',
+    );
+  });
+
+  it("take the last four characters from a V2 masked value", () => {
+    expect(lastFourFromMasked("xxxxabcd")).toBe("abcd");
+    expect(lastFourFromMasked("xxxxab")).toBe("ab");
+    expect(lastFourFromMasked("secretvalue")).toBe("alue");
+  });
+
+  it("treat 403 and 404 as not visible, other failures not", () => {
+    expect(isNotVisible(Object.assign(new Error("x"), { status: 404 }))).toBe(true);
+    expect(isNotVisible(Object.assign(new Error("x"), { status: 403 }))).toBe(true);
+    expect(isNotVisible(Object.assign(new Error("x"), { status: 500 }))).toBe(false);
+    expect(isNotVisible(new Error("network"))).toBe(false);
+  });
+
+  it("match ignore globs against whole addresses", () => {
+    const ignored = makeIgnoreMatcher(['context["legacy-*"]']);
+    expect(ignored('context["legacy-a"]')).toBe(true);
+    expect(ignored('context["prod"]')).toBe(false);
+  });
+});
