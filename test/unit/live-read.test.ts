@@ -220,12 +220,10 @@ describe("readLiveState", () => {
     const slugs = Array.from({ length: 12 }, (_, i) => `gh/acme/p${i}`);
     const { api, calls } = fakeApi({
       ...baseRoutes,
-      [`v3:/projects?filter[org_id]=${ORG}`]: slugs
-        .slice(0, 11)
-        .map((slug, i) => ({
-          id: `0d000000-0000-4000-8000-0000000000${10 + i}`,
-          attributes: { slug },
-        })),
+      [`v3:/projects?filter[org_id]=${ORG}`]: slugs.slice(0, 11).map((slug, i) => ({
+        id: `0d000000-0000-4000-8000-0000000000${10 + i}`,
+        attributes: { slug },
+      })),
     });
     const live = await readLiveState(
       api,
