@@ -1,0 +1,195 @@
+/**
+ * The options shared by plan, apply, drift and export (design.md §1 "Commands": common
+ * options), resolved once into a fully defaulted value (conventions.md §8), and the steps
+ * every such command starts with: load the config (no API call when it is invalid), then
+ * find the base URL and token, then build the client.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { UsageError } from "../model/errors.js";
+import { Secret } from "../model/secret.js";
+import type { CliIO } from "./io.js";
+
+export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** What commander hands the action for the common options (before defaults are checked). */
+export interface CommonOptionFlags {
+  readonly config: string;
+  readonly baseUrl?: string;
+  readonly tokenFile?: string;
+  readonly format?: OutputFormat;
+  readonly parallelism: number;
+  readonly target: readonly string[];
+  readonly color: boolean;
+  readonly verbose?: boolean;
+}
+
+export const DEFAULT_CONFIG_PATH = "./waybill.yaml";
+export const DEFAULT_PARALLELISM = 10;
+/**
+ * Decision: `--parallelism` is bounded to 1..64. The service's rate limits are per route and
+ * unpublished (spec: api-v3.md "Limits"); more than 64 requests in flight only buys 429s.
+ */
+export const MAX_PARALLELISM = 64;
+
+const parseParallelism = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PARALLELISM) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_PARALLELISM}`);
+  }
+  return n;
+};
+
+const collect = (value: string, previous: readonly string[]): string[] => [...previous, value];
+
+/**
+ * Add the common options to a command. `formats` lists the `--format` values the command
+ * accepts (export writes YAML and takes none).
+ */
+export const addCommonOptions = (
+  command: Command,
+  options: { readonly formats?: readonly OutputFormat[] } = {},
+): Command => {
+  command
+    .option(
+      "-c, --config <path>",
+      "config file, or a folder whose *.yaml/*.yml files are merged",
+      DEFAULT_CONFIG_PATH,
+    )
+    .option(
+      "--base-url <url>",
+      "service root, e.g. https://service.example.com (default: env SERVICE_BASE_URL); http:// only for loopback",
+    )
+    .option(
+      "--token-file <path>",
+      "read the API token from this file (default: env SERVICE_TOKEN); there is no --token flag because argv is visible to other users",
+    );
+  if (options.formats && options.formats.length > 0) {
+    command.addOption(
+      new Option("--format <format>", "output format on stdout")
+        .choices([...options.formats])
+        .default("text"),
+    );
+  }
+  return command
+    .option(
+      "--parallelism <n>",
+      `API requests in flight at once (1-${MAX_PARALLELISM})`,
+      parseParallelism,
+      DEFAULT_PARALLELISM,
+    )
+    .option(
+      "--target <address>",
+      "limit to addresses matching this glob, with their dependencies (repeatable), e.g. 'project[\"gh/acme/api\"].*'",
+      collect,
+      [] as string[],
+    )
+    .option("--no-color", "never colour the output (colour is used only on a terminal)")
+    .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)");
+};
+
+/** The common options with every default applied and the environment consulted. */
+export interface CommonOptions {
+  readonly configPath: string;
+  readonly format: OutputFormat;
+  readonly parallelism: number;
+  readonly targets: readonly string[];
+  /** Colour on stdout: a TTY, not `--no-color`, and no `NO_COLOR` in the environment. */
+  readonly color: boolean;
+  readonly verbose: boolean;
+}
+
+export const resolveCommonOptions = (flags: CommonOptionFlags, io: CliIO): CommonOptions => ({
+  configPath: flags.config,
+  format: flags.format ?? "text",
+  parallelism: flags.parallelism,
+  targets: flags.target,
+  // Decision: the NO_COLOR convention (no-color.org) is honoured as well as --no-color.
+  color: flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR,
+  verbose: flags.verbose === true,
+});
+
+export interface Connection {
+  readonly baseUrl: string;
+  readonly token: Secret;
+}
+
+/**
+ * The base URL and the token, from flags or the environment. The token is wrapped in a
+ * Secret at once, so no message or log can show it. Problems are UsageErrors (exit 1), raised
+ * before any request is made.
+ */
+export const resolveConnection = async (
+  flags: CommonOptionFlags,
+  io: CliIO,
+): Promise<Connection> => {
+  const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL;
+  if (baseUrl === undefined || baseUrl.trim() === "") {
+    throw new UsageError("no service URL: pass --base-url URL or set SERVICE_BASE_URL");
+  }
+  const token =
+    flags.tokenFile !== undefined ? await readTokenFile(flags.tokenFile, io) : envToken(io);
+  return { baseUrl: baseUrl.trim(), token };
+};
+
+const envToken = (io: CliIO): Secret => {
+  const value = io.env.SERVICE_TOKEN?.trim();
+  if (value === undefined || value === "") {
+    throw new UsageError("no API token: set SERVICE_TOKEN or pass --token-file PATH");
+  }
+  return new Secret(value, "env:SERVICE_TOKEN");
+};
+
+/**
+ * Decision: `--token-file` wins over SERVICE_TOKEN when both are given (the flag is the more
+ * explicit choice). The file's content is trimmed (a trailing newline from `echo` is not part
+ * of a token). A file readable by group or others is used, with a warning, as ssh does for
+ * keys it does not refuse.
+ */
+const readTokenFile = async (path: string, io: CliIO): Promise<Secret> => {
+  let content: string;
+  try {
+    const info = await stat(path);
+    if (process.platform !== "win32" && (info.mode & 0o077) !== 0) {
+      io.stderr.write(
+        `Warning: token file ${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)}); run chmod 600 ${path}\n`,
+      );
+    }
+    content = await readFile(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new UsageError(`cannot read token file ${path} (${code})`);
+  }
+  const value = content.trim();
+  if (value === "") throw new UsageError(`token file ${path} is empty`);
+  return new Secret(value, `file:${path}`);
+};
+
+/** "Reading live state… 120/340" on stderr: one rewritten line on a TTY, else start and end. */
+export const progressReporter = (
+  io: CliIO,
+  label: string,
+): { readonly onProgress: (done: number, total: number) => void; readonly finish: () => void } => {
+  const tty = io.stderr.isTTY === true;
+  const state = { started: false, done: 0, total: 0 };
+  return {
+    onProgress: (done, total) => {
+      state.done = done;
+      state.total = total;
+      if (tty) io.stderr.write(`\r${label}… ${done}/${total}`);
+      else if (!state.started) io.stderr.write(`${label}…\n`);
+      state.started = true;
+    },
+    finish: () => {
+      if (!state.started) return;
+      // Decision: off a TTY (CI logs) progress is one line at the start and one at the end,
+      // not one line per request.
+      io.stderr.write(
+        tty
+          ? `\r${label}… ${state.done}/${state.total} done\n`
+          : `${label}: ${state.total} reads done\n`,
+      );
+    },
+  };
+};
