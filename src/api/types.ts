@@ -72,6 +72,9 @@ export interface Api extends ReadOnlyApi {
 
   /** A view of this client that can only read (same cache, limiter and pause). */
   readOnly(): ReadOnlyApi;
+
+  /** End the client's keep-alive connections; requests after this fail with NetworkError. */
+  close(): Promise<void>;
 }
 
 /** One line of the `--verbose` request log. Never holds the token or a body. */

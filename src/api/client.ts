@@ -1,0 +1,731 @@
+import pLimit from "p-limit";
+import { Agent } from "undici";
+import { UsageError } from "../model/errors.js";
+import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
+import { backoffDelayMs } from "./backoff.js";
+import { type BaseUrl, parseBaseUrl } from "./base-url.js";
+import { createSystemClock } from "./clock.js";
+import { describeErrorBody } from "./error-body.js";
+import {
+  ApiError,
+  InvalidRequestError,
+  NetworkError,
+  RequestAbortedError,
+  ResponseFormatError,
+  TimeoutError,
+} from "./errors.js";
+import { createEtagCache } from "./etag-cache.js";
+import {
+  headerValue,
+  parseRetryAfter,
+  type RawHeaders,
+  readDeprecation,
+  readRateLimit,
+} from "./headers.js";
+import { createPacer } from "./pacer.js";
+import {
+  MAX_PAGES,
+  pageLimitFor,
+  readV2Page,
+  readV3Page,
+  sendLimitWithCursor,
+} from "./pagination.js";
+import { apiPath, routeTemplate } from "./request-target.js";
+import type {
+  Api,
+  ApiGeneration,
+  Clock,
+  Query,
+  QueryValue,
+  ReadOnlyApi,
+  RequestLogEntry,
+  RequestOptions,
+} from "./types.js";
+import type { V3Resource } from "./wire.js";
+
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 5). */
+  readonly maxAttempts?: number;
+  /** Ceiling of the first backoff wait (default 500 ms); it doubles per attempt. */
+  readonly baseDelayMs?: number;
+  /** Largest backoff wait (default 30 s). */
+  readonly maxDelayMs?: number;
+  /**
+   * The longest `Retry-After` (or `RateLimit` reset) the client agrees to wait (default
+   * 5 min). A 429 asking for more fails at once with an ApiError that says so.
+   */
+  readonly maxRetryAfterMs?: number;
+}
+
+export interface ApiClientOptions {
+  /** The service root; the client adds `/api/v3` and `/api/v2` (design.md §1). */
+  readonly baseUrl: string;
+  /** The API token; only ever put into the auth header. A string is wrapped in a Secret. */
+  readonly token: MaybeSecret;
+  readonly clock?: Clock;
+  /** Source of randomness for backoff jitter, in [0, 1). Default Math.random. */
+  readonly random?: () => number;
+  /** Requests on the wire at once (default 10; `--parallelism`). */
+  readonly maxConcurrentRequests?: number;
+  /** Per attempt, from send to the end of the body (default 30 s). */
+  readonly timeoutMs?: number;
+  readonly retry?: RetryOptions;
+  /** The `--verbose` log: one entry per attempt; never the token, never a body. */
+  readonly onRequest?: (entry: RequestLogEntry) => void;
+  /** Deprecation / sunset notices, once per route. */
+  readonly onWarning?: (message: string) => void;
+  /** Applied to every error text taken from a response, to remove known secret values. */
+  readonly scrub?: (text: string) => string;
+  readonly userAgent?: string;
+  /** Most pages read from one collection (default 10,000). */
+  readonly maxPages?: number;
+}
+
+/** The full client: the Api contract plus `close()`. */
+export type ApiClient = Api;
+
+interface ResolvedOptions {
+  readonly base: BaseUrl;
+  readonly token: Secret;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly maxConcurrentRequests: number;
+  readonly timeoutMs: number;
+  readonly maxAttempts: number;
+  readonly backoff: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly maxRetryAfterMs: number;
+  readonly onRequest: (entry: RequestLogEntry) => void;
+  readonly onWarning: (message: string) => void;
+  readonly scrub: (text: string) => string;
+  readonly userAgent: string;
+  readonly maxPages: number;
+}
+
+const positiveInt = (value: number | undefined, fallback: number, name: string): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new UsageError(`${name} must be a whole number of at least 1 (got ${value})`);
+  }
+  return value;
+};
+
+const nonNegative = (value: number | undefined, fallback: number, name: string): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) {
+    throw new UsageError(`${name} must be a number of at least 0 (got ${value})`);
+  }
+  return value;
+};
+
+const REDACTED = "(redacted)";
+
+/** Conventions §8: public options optional, defaults merged once into fully resolved state. */
+const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
+  const token = isSecret(o.token) ? o.token : new Secret(o.token, "SERVICE_TOKEN");
+  if (!token.isResolved || token.reveal() === "") {
+    throw new UsageError("no API token: set SERVICE_TOKEN or pass --token-file");
+  }
+  const tokenValue = token.reveal();
+  const userScrub = o.scrub ?? ((s: string) => s);
+  return {
+    base: parseBaseUrl(o.baseUrl),
+    token,
+    clock: o.clock ?? createSystemClock(),
+    random: o.random ?? Math.random,
+    maxConcurrentRequests: positiveInt(o.maxConcurrentRequests, 10, "maxConcurrentRequests"),
+    timeoutMs: positiveInt(o.timeoutMs, 30_000, "timeoutMs"),
+    maxAttempts: positiveInt(o.retry?.maxAttempts, 5, "retry.maxAttempts"),
+    backoff: {
+      baseDelayMs: nonNegative(o.retry?.baseDelayMs, 500, "retry.baseDelayMs"),
+      maxDelayMs: nonNegative(o.retry?.maxDelayMs, 30_000, "retry.maxDelayMs"),
+    },
+    maxRetryAfterMs: nonNegative(o.retry?.maxRetryAfterMs, 300_000, "retry.maxRetryAfterMs"),
+    onRequest: o.onRequest ?? (() => {}),
+    onWarning: o.onWarning ?? (() => {}),
+    // The token is always scrubbed, whatever the caller's scrubber does: a server that
+    // echoes the credential back must not get it into an error message.
+    scrub: (text) => userScrub(text).split(tokenValue).join(REDACTED),
+    userAgent: o.userAgent ?? "waybill",
+    maxPages: positiveInt(o.maxPages, MAX_PAGES, "maxPages"),
+  };
+};
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** What one send produced; classified by the retry loop. */
+type Attempt =
+  | {
+      readonly kind: "response";
+      readonly status: number;
+      readonly headers: RawHeaders;
+      readonly body: string;
+    }
+  | {
+      readonly kind: "network";
+      readonly reason: string;
+      readonly retriable: boolean;
+      readonly cause: unknown;
+    }
+  | { readonly kind: "truncated"; readonly cause: unknown }
+  | { readonly kind: "timeout" }
+  | { readonly kind: "aborted" }
+  | { readonly kind: "paused" };
+
+interface Success {
+  readonly path: string;
+  readonly status: number;
+  /** Parsed JSON, or undefined for an empty body. */
+  readonly body: unknown;
+}
+
+interface Call {
+  readonly method: Method;
+  readonly api: ApiGeneration;
+  readonly path: string;
+  readonly query: Query | undefined;
+  readonly body: unknown;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** The error codes of Node and undici that mean "the connection failed", and how to say so. */
+const NETWORK_REASONS: Readonly<Record<string, { reason: string; retriable: boolean }>> = {
+  ECONNREFUSED: { reason: "connection refused", retriable: true },
+  ECONNRESET: { reason: "connection reset", retriable: true },
+  EPIPE: { reason: "connection closed while sending", retriable: true },
+  ETIMEDOUT: { reason: "connection timed out", retriable: true },
+  EHOSTUNREACH: { reason: "host unreachable", retriable: true },
+  ENETUNREACH: { reason: "network unreachable", retriable: true },
+  EAI_AGAIN: { reason: "name lookup failed temporarily", retriable: true },
+  // Decision: an unknown host is not retried: it will not appear within a backoff.
+  ENOTFOUND: { reason: "host not found", retriable: false },
+  UND_ERR_SOCKET: { reason: "connection dropped", retriable: true },
+  UND_ERR_CLOSED: { reason: "the client was closed", retriable: false },
+  UND_ERR_DESTROYED: { reason: "the client was closed", retriable: false },
+  HPE_INVALID_CONSTANT: { reason: "malformed HTTP response", retriable: true },
+};
+
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+const errorCode = (err: unknown): string | undefined => {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+};
+
+const classifyFailure = (err: unknown): Attempt => {
+  const code = errorCode(err);
+  if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return { kind: "truncated", cause: err };
+  if (code !== undefined && TIMEOUT_CODES.has(code)) return { kind: "timeout" };
+  const known = code !== undefined ? NETWORK_REASONS[code] : undefined;
+  if (known) return { kind: "network", ...known, reason: `${known.reason} (${code})`, cause: err };
+  if (code?.startsWith("HPE_")) {
+    return {
+      kind: "network",
+      reason: `malformed HTTP response (${code})`,
+      retriable: true,
+      cause: err,
+    };
+  }
+  // Decision: an unrecognised transport failure is reported as a network error and retried
+  // like a reset (for idempotent methods only): it happened below HTTP, so no answer was read.
+  return {
+    kind: "network",
+    reason: `request failed${code ? ` (${code})` : ""}`,
+    retriable: true,
+    cause: err,
+  };
+};
+
+/** Statuses after which an idempotent request is retried (issue 2 §2). */
+const RETRIABLE_STATUS = new Set([500, 502, 503, 504]);
+
+/**
+ * JSON for a request body. A Secret anywhere in the body is revealed here and only here, so
+ * kinds may put Secrets into bodies and nothing before the wire ever holds the value
+ * (design.md §1 "Secrets"); `Secret.toJSON` alone would send "(sensitive)".
+ */
+const serialiseBody = (body: unknown): string =>
+  JSON.stringify(body, function (this: unknown, key: string, value: unknown) {
+    const raw = (this as Record<string, unknown>)[key];
+    return isSecret(raw) ? raw.reveal() : value;
+  });
+
+/**
+ * Create the API client (issue 2 §2). One undici Agent (keep-alive) per client, one ETag
+ * cache, one pacer (shared 429 pause and rate-limit spacing), one concurrency limit; nothing
+ * is shared between clients. `close()` ends the Agent.
+ */
+export const createApiClient = (options: ApiClientOptions): ApiClient => {
+  const o = resolveOptions(options);
+  const { clock } = o;
+  // Keep-alive: sockets are reused between requests; 4 s idle is below the usual 5 s server
+  // keep-alive, so we do not write into a socket the server is closing. undici never
+  // follows redirects unless a redirect interceptor is installed, and none is.
+  const agent = new Agent({ keepAliveTimeout: 4_000 });
+  const limit = pLimit(o.maxConcurrentRequests);
+  const cache = createEtagCache();
+  const pacer = createPacer({
+    clock,
+    lowWatermark: o.maxConcurrentRequests,
+    maxPauseMs: o.maxRetryAfterMs,
+  });
+  const warnedRoutes = new Set<string>();
+
+  const headersFor = (call: Call, etag: string | undefined): Record<string, string> => {
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "user-agent": o.userAgent,
+    };
+    // spec: api-v3.md Authentication: V3 takes `Authorization: Bearer`, V2 `Service-Token`;
+    // rule 1: never in a query parameter.
+    if (call.api === "v3") headers.authorization = `Bearer ${o.token.reveal()}`;
+    else headers["service-token"] = o.token.reveal();
+    if (call.body !== undefined) headers["content-type"] = "application/json";
+    if (etag !== undefined) headers["if-none-match"] = etag;
+    return headers;
+  };
+
+  /** One send, inside the concurrency limit: never throws, always an Attempt. */
+  const sendOnce = async (
+    call: Call,
+    fullPath: string,
+    payload: string | undefined,
+    etag: string | undefined,
+  ): Promise<Attempt> => {
+    const controller = new AbortController();
+    let timedOut = false;
+    const onAbort = (): void => controller.abort();
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    // Decision: the per-attempt timeout is a real timer, not the injectable clock: it bounds
+    // real network time, while the clock governs waits the client chooses (pauses, backoff).
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, o.timeoutMs);
+    try {
+      if (call.signal?.aborted) return { kind: "aborted" };
+      const res = await agent.request({
+        origin: o.base.origin,
+        path: `${o.base.pathPrefix}${fullPath}`,
+        method: call.method,
+        headers: headersFor(call, etag),
+        body: payload,
+        signal: controller.signal,
+      });
+      const body = await res.body.text();
+      return { kind: "response", status: res.statusCode, headers: res.headers, body };
+    } catch (err) {
+      if (timedOut) return { kind: "timeout" };
+      if (call.signal?.aborted) return { kind: "aborted" };
+      return classifyFailure(err);
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", onAbort);
+    }
+  };
+
+  const warnIfDeprecated = (method: Method, fullPath: string, headers: RawHeaders): void => {
+    const notice = readDeprecation(headers);
+    if (notice === undefined) return;
+    const route = `${method} ${routeTemplate(fullPath.split("?")[0] ?? fullPath)}`;
+    if (warnedRoutes.has(route)) return;
+    warnedRoutes.add(route);
+    const parts = [
+      notice.sunset ? `it will be removed on ${o.scrub(notice.sunset)}` : undefined,
+      notice.link ? `see ${o.scrub(notice.link)}` : undefined,
+    ].filter((p): p is string => p !== undefined);
+    o.onWarning(
+      `the API route ${route} is deprecated${parts.length > 0 ? `: ${parts.join("; ")}` : ""}`,
+    );
+  };
+
+  const parseJson = (call: Call, fullPath: string, status: number, text: string): unknown => {
+    if (text.trim() === "") return undefined;
+    try {
+      return JSON.parse(text);
+    } catch (cause) {
+      const snippet = describeErrorBody(text, o.scrub).bodySnippet;
+      throw new ResponseFormatError(
+        {
+          method: call.method,
+          path: fullPath,
+          status,
+          reason: `the body is not valid JSON${snippet ? ` (it reads: ${snippet})` : ""}`,
+        },
+        { cause },
+      );
+    }
+  };
+
+  const waitOrAbort = async (wait: Promise<void>): Promise<boolean> => {
+    try {
+      await wait;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /**
+   * Send with retries (issue 2 §2; spec: api-v3.md Limits, Idempotency). GET, PUT and DELETE
+   * retry on 429, 500, 502, 503, 504, timeouts and dropped connections with exponential
+   * backoff and full jitter; POST only on 429 (a 429 was not processed). A 429 pauses the
+   * whole client through the pacer.
+   */
+  const execute = async (call: Call): Promise<Success> => {
+    const fullPath = apiPath(call.api, call.path, call.query);
+    let payload: string | undefined;
+    try {
+      payload = call.body === undefined ? undefined : serialiseBody(call.body);
+    } catch (cause) {
+      // Never echo the body: it may hold secrets. Only say what went wrong.
+      throw new InvalidRequestError(
+        `${call.method} ${fullPath}: the request body cannot be sent (${
+          cause instanceof Error ? cause.message : "not serialisable"
+        })`,
+      );
+    }
+    const idempotent = call.method !== "POST";
+    const aborted = (): RequestAbortedError =>
+      new RequestAbortedError(`${call.method} ${fullPath} was aborted`);
+    const backoffWait = async (attempt: number): Promise<void> => {
+      const ok = await waitOrAbort(
+        clock.sleep(backoffDelayMs(attempt, o.backoff, o.random), call.signal),
+      );
+      if (!ok) throw aborted();
+    };
+
+    for (let attempt = 1; ; ) {
+      if (!(await waitOrAbort(pacer.waitTurn(call.signal)))) throw aborted();
+      const cached = call.method === "GET" ? cache.get(fullPath) : undefined;
+      const started = clock.now();
+      const result = await limit(() =>
+        // A pause may have begun while this request queued for a slot: go back and wait.
+        pacer.isPaused()
+          ? Promise.resolve<Attempt>({ kind: "paused" })
+          : sendOnce(call, fullPath, payload, cached?.etag),
+      );
+      if (result.kind === "paused") continue;
+      o.onRequest({
+        method: call.method,
+        path: fullPath,
+        status: result.kind === "response" ? result.status : "error",
+        ms: Math.max(0, clock.now() - started),
+        attempt,
+      });
+      const canRetry = attempt < o.maxAttempts;
+
+      switch (result.kind) {
+        case "aborted":
+          throw aborted();
+        case "timeout":
+          if (idempotent && canRetry) {
+            await backoffWait(attempt++);
+            continue;
+          }
+          throw new TimeoutError({
+            method: call.method,
+            path: fullPath,
+            timeoutMs: o.timeoutMs,
+            attempts: attempt,
+          });
+        case "network":
+          if (idempotent && result.retriable && canRetry) {
+            await backoffWait(attempt++);
+            continue;
+          }
+          throw new NetworkError(
+            { method: call.method, path: fullPath, reason: result.reason, attempts: attempt },
+            { cause: result.cause },
+          );
+        case "truncated":
+          // A body shorter than its Content-Length: the connection broke mid-answer.
+          if (idempotent && canRetry) {
+            await backoffWait(attempt++);
+            continue;
+          }
+          throw new ResponseFormatError(
+            {
+              method: call.method,
+              path: fullPath,
+              reason: `the body was truncated (shorter than its Content-Length)${attempt > 1 ? ` after ${attempt} attempts` : ""}`,
+            },
+            { cause: result.cause },
+          );
+        case "response":
+          break;
+      }
+
+      const { status, headers, body } = result;
+      warnIfDeprecated(call.method, fullPath, headers);
+      pacer.observe(readRateLimit(headers));
+
+      if (status >= 200 && status < 300) {
+        const parsed = parseJson(call, fullPath, status, body);
+        const etag = headerValue(headers, "etag");
+        if (call.method === "GET" && etag !== undefined && parsed !== undefined) {
+          cache.set(fullPath, { etag, body });
+        }
+        return { path: fullPath, status, body: parsed };
+      }
+      if (status === 304 && call.method === "GET") {
+        // spec: api-v3.md Errors: 304 "conditional request matched the ETag".
+        if (cached === undefined) {
+          throw new ResponseFormatError({
+            method: call.method,
+            path: fullPath,
+            status,
+            reason: "304 Not Modified to a request that sent no If-None-Match",
+          });
+        }
+        return {
+          path: fullPath,
+          status: 200,
+          body: parseJson(call, fullPath, status, cached.body),
+        };
+      }
+
+      const fields = { method: call.method, path: fullPath, status, attempts: attempt };
+      if (status === 429) {
+        // spec: api-v3.md Limits: "on 429 wait Retry-After seconds then back off
+        // exponentially". Decision: with Retry-After the wait is exactly that (the server
+        // knows when it will take us again); without it, the backoff for this attempt.
+        // Either way the whole client waits (one shared pause).
+        const retryAfterMs = parseRetryAfter(headerValue(headers, "retry-after"), clock.now());
+        if (retryAfterMs !== undefined && retryAfterMs > o.maxRetryAfterMs) {
+          throw new ApiError({ ...fields, ...describeErrorBody(body, o.scrub), retryAfterMs });
+        }
+        if (canRetry) {
+          pacer.pauseFor(retryAfterMs ?? backoffDelayMs(attempt, o.backoff, o.random));
+          attempt++;
+          continue;
+        }
+      } else if (idempotent && RETRIABLE_STATUS.has(status) && canRetry) {
+        // Decision: a Retry-After on a 5xx (typically 503) is honoured for this request,
+        // when it is longer than the backoff; it does not pause the whole client.
+        const retryAfterMs = parseRetryAfter(headerValue(headers, "retry-after"), clock.now());
+        const delay = Math.max(
+          backoffDelayMs(attempt, o.backoff, o.random),
+          Math.min(retryAfterMs ?? 0, o.maxRetryAfterMs),
+        );
+        if (!(await waitOrAbort(clock.sleep(delay, call.signal)))) throw aborted();
+        attempt++;
+        continue;
+      }
+      if (status >= 300 && status < 400) {
+        // Never follow a redirect: the next hop could be another host, and the token would
+        // go with it. The Location is shown so the user can fix the base URL.
+        const location = headerValue(headers, "location");
+        throw new ApiError({
+          ...fields,
+          ...describeErrorBody(body, o.scrub),
+          location: location !== undefined ? o.scrub(location) : "(no Location)",
+        });
+      }
+      throw new ApiError({ ...fields, ...describeErrorBody(body, o.scrub) });
+    }
+  };
+
+  /** Run `execute`, turning any stray failure into a typed error (never a raw exception). */
+  const run = async (call: Call): Promise<Success> => {
+    try {
+      return await execute(call);
+    } catch (err) {
+      if (
+        err instanceof ApiError ||
+        err instanceof NetworkError ||
+        err instanceof TimeoutError ||
+        err instanceof ResponseFormatError ||
+        err instanceof RequestAbortedError ||
+        err instanceof InvalidRequestError
+      ) {
+        throw err;
+      }
+      throw new NetworkError(
+        {
+          method: call.method,
+          path: `${call.api === "v3" ? "/api/v3" : "/api/v2"}${call.path}`,
+          reason: `unexpected client failure: ${o.scrub(err instanceof Error ? err.message : String(err))}`,
+          attempts: 1,
+        },
+        { cause: err },
+      );
+    }
+  };
+
+  const get = async <T>(
+    api: ApiGeneration,
+    path: string,
+    query?: Query,
+    options?: RequestOptions,
+  ): Promise<T> => {
+    const res = await run({
+      method: "GET",
+      api,
+      path,
+      query,
+      body: undefined,
+      signal: options?.signal,
+    });
+    if (res.body === undefined) {
+      throw new ResponseFormatError({
+        method: "GET",
+        path: res.path,
+        status: res.status,
+        reason: "the body is empty",
+      });
+    }
+    return res.body as T;
+  };
+
+  /**
+   * Read every page of a collection or fail; never a partial list (design.md §1
+   * "Ownership"). `readPage` checks one page; `pageQuery` builds the query for a cursor.
+   */
+  const listAll = async (
+    api: ApiGeneration,
+    path: string,
+    pageQuery: (cursor: string | undefined) => Query,
+    readPage: (body: unknown) => ReturnType<typeof readV3Page>,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown[]> => {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 1; ; page++) {
+      const res = await run({
+        method: "GET",
+        api,
+        path,
+        query: pageQuery(cursor),
+        body: undefined,
+        signal,
+      });
+      const read = readPage(res.body);
+      if (!read.ok) {
+        throw new ResponseFormatError({
+          method: "GET",
+          path: res.path,
+          status: res.status,
+          reason: read.reason,
+        });
+      }
+      items.push(...read.items);
+      if (read.next === null) return items;
+      if (seen.has(read.next)) {
+        throw new ResponseFormatError({
+          method: "GET",
+          path: res.path,
+          status: res.status,
+          reason: `the next-page cursor repeats one already followed (after ${page} pages); stopping rather than looping`,
+        });
+      }
+      if (page >= o.maxPages) {
+        throw new ResponseFormatError({
+          method: "GET",
+          path: res.path,
+          status: res.status,
+          reason: `more than ${o.maxPages} pages; stopping rather than returning a partial list`,
+        });
+      }
+      seen.add(read.next);
+      cursor = read.next;
+    }
+  };
+
+  const listV3 = async <A>(
+    path: string,
+    query?: Query,
+    options?: RequestOptions,
+  ): Promise<V3Resource<A>[]> => {
+    // Decision: a `page[limit]` the caller passes wins over the documented maximum (e.g. a
+    // smaller page for a slow route); otherwise the maximum, or none where none is documented.
+    const callerLimit = query?.["page[limit]"];
+    const pageLimit: QueryValue = callerLimit ?? pageLimitFor(path);
+    const withLimit = sendLimitWithCursor(path);
+    const pageQuery = (cursor: string | undefined): Query => {
+      const { "page[limit]": _dropped, "page[cursor]": _ignored, ...rest } = query ?? {};
+      if (cursor === undefined) return { ...rest, "page[limit]": pageLimit };
+      return {
+        ...rest,
+        // spec: api-v3.md Envelopes: the cursor goes back unchanged.
+        "page[cursor]": cursor,
+        "page[limit]": withLimit ? pageLimit : undefined,
+      };
+    };
+    const items = await listAll("v3", path, pageQuery, readV3Page, options?.signal);
+    return items as V3Resource<A>[];
+  };
+
+  const listV2 = async <T>(path: string, query?: Query, options?: RequestOptions): Promise<T[]> => {
+    const pageQuery = (cursor: string | undefined): Query => {
+      const { "page-token": _ignored, ...rest } = query ?? {};
+      return { ...rest, "page-token": cursor };
+    };
+    const items = await listAll("v2", path, pageQuery, readV2Page, options?.signal);
+    return items as T[];
+  };
+
+  const post = async <T>(
+    api: ApiGeneration,
+    path: string,
+    body?: unknown,
+    query?: Query,
+    options?: RequestOptions,
+  ): Promise<T> => {
+    const res = await run({ method: "POST", api, path, query, body, signal: options?.signal });
+    return res.body as T;
+  };
+
+  const put = async <T>(
+    api: ApiGeneration,
+    path: string,
+    body: unknown,
+    query?: Query,
+    options?: RequestOptions,
+  ): Promise<T> => {
+    const res = await run({ method: "PUT", api, path, query, body, signal: options?.signal });
+    return res.body as T;
+  };
+
+  const del = async <T = unknown>(
+    api: ApiGeneration,
+    path: string,
+    query?: Query,
+    options?: RequestOptions,
+  ): Promise<T | undefined> => {
+    const res = await run({
+      method: "DELETE",
+      api,
+      path,
+      query,
+      body: undefined,
+      signal: options?.signal,
+    });
+    return res.body as T | undefined;
+  };
+
+  // A new object holding only the read methods: the write methods do not exist on it at
+  // runtime, so a plan cannot write by construction (design.md §2), not merely by type.
+  const readOnlyView: ReadOnlyApi = Object.freeze({ get, listV3, listV2 });
+
+  return Object.freeze({
+    get,
+    listV3,
+    listV2,
+    post,
+    put,
+    delete: del,
+    readOnly: () => readOnlyView,
+    close: async () => {
+      await agent.close();
+    },
+  });
+};

@@ -1,0 +1,82 @@
+import { CURSOR_ENCODES_LIMIT, PAGE_LIMIT_MAX } from "./wire.js";
+
+/**
+ * Pure rules for reading collections. spec: api-v3.md Envelopes (cursors are opaque, sent
+ * back unchanged as `page[cursor]`, paging ends when `page.next` is null) and Limits
+ * (per-collection `page[limit]` maxima; out of range is 400, not clamped).
+ */
+
+/**
+ * Decision: at most this many pages are read from one collection; more means the service is
+ * looping (or the collection is absurdly large) and the read fails rather than never ending.
+ * At 50 items a page that is 500,000 items.
+ */
+export const MAX_PAGES = 10_000;
+
+/** The largest documented `page[limit]` for a collection path, or undefined (send none). */
+export const pageLimitFor = (path: string): number | undefined =>
+  Object.hasOwn(PAGE_LIMIT_MAX, path) ? PAGE_LIMIT_MAX[path] : undefined;
+
+/**
+ * spec: api-v3.md Provider: for `/provider/branches` "the cursor encodes the limit, so
+ * sending `page[limit]` with `page[cursor]` is 400". Elsewhere the limit is sent on every
+ * page: nothing says a cursor carries it, and without it later pages could fall back to
+ * the default size.
+ */
+export const sendLimitWithCursor = (path: string): boolean => !CURSOR_ENCODES_LIMIT.has(path);
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** One page, checked; or why it cannot be used. */
+export type PageRead =
+  | { readonly ok: true; readonly items: readonly unknown[]; readonly next: string | null }
+  | { readonly ok: false; readonly reason: string };
+
+const readNext = (value: unknown, name: string): string | null | { error: string } => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string") return { error: `${name} is not a string or null` };
+  // Decision: an empty cursor is malformed, not "the end": the spec's end marker is null,
+  // and sending "" back would restart the collection from its first page.
+  if (value === "") return { error: `${name} is an empty string` };
+  return value;
+};
+
+/**
+ * A V3 collection page: `{ data: [ ... ], page: { next, prev } }`.
+ * Decision: a missing `page` or `page.next` ends the collection like `null` (the webhooks
+ * row says "follow `page.next` until absent"); a `data` that is not a list, or items that
+ * are not objects, fail the read.
+ */
+export const readV3Page = (body: unknown): PageRead => {
+  if (!isRecord(body)) return { ok: false, reason: "the body is not a JSON object" };
+  if (!Array.isArray(body.data)) {
+    return {
+      ok: false,
+      reason: body.data === undefined ? "no `data` member" : "`data` is not a list",
+    };
+  }
+  if (body.data.some((item) => !isRecord(item))) {
+    return { ok: false, reason: "an item of `data` is not an object" };
+  }
+  if (body.page !== undefined && body.page !== null && !isRecord(body.page)) {
+    return { ok: false, reason: "`page` is not an object" };
+  }
+  const next = readNext(isRecord(body.page) ? body.page.next : undefined, "`page.next`");
+  if (next !== null && typeof next === "object") return { ok: false, reason: next.error };
+  return { ok: true, items: body.data, next };
+};
+
+/** A V2 list page: `{ items: [...], next_page_token }` (spec: api-v2-v1.md conventions). */
+export const readV2Page = (body: unknown): PageRead => {
+  if (!isRecord(body)) return { ok: false, reason: "the body is not a JSON object" };
+  if (!Array.isArray(body.items)) {
+    return {
+      ok: false,
+      reason: body.items === undefined ? "no `items` member" : "`items` is not a list",
+    };
+  }
+  const next = readNext(body.next_page_token, "`next_page_token`");
+  if (next !== null && typeof next === "object") return { ok: false, reason: next.error };
+  return { ok: true, items: body.items, next };
+};
