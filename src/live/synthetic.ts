@@ -16,6 +16,10 @@ export interface ChangeLike {
   readonly address: string;
   readonly resource_type: string;
   readonly action: string;
+  /** The live id of the item, when the planner gives it. */
+  readonly id?: string;
+  /** Call placeholders; a trigger's `pipeline_id` names its pipeline. */
+  readonly params?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -33,6 +37,11 @@ export const pipelinesTouched = (
   for (const change of changes) {
     if (change.resource_type !== "pipeline" && change.resource_type !== "trigger") continue;
     if (change.action === "create") continue;
+    if (change.resource_type === "pipeline" && change.id !== undefined) out.add(change.id);
+    const pipelineParam = change.params?.pipeline_id;
+    if (change.resource_type === "trigger" && typeof pipelineParam === "string") {
+      out.add(pipelineParam);
+    }
     const segments = parseAddress(change.address);
     const projectSlug = segments?.[0]?.name === "project" ? segments[0].key : undefined;
     const pipelineKey = segments?.[1]?.name === "pipeline" ? segments[1].key : undefined;

@@ -1,0 +1,127 @@
+/**
+ * Run the built CLI (`node bin/waybill.js`) as a child process, the way users and CI run it:
+ * real argv, real env, real exit code. `npm test` builds dist/ before vitest runs; for a
+ * single test file run `npm run build` first.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const CLI_BIN = join(REPO_ROOT, "bin", "waybill.js");
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RunCliOptions {
+  /** SERVICE_BASE_URL (omitted when undefined). */
+  readonly baseUrl?: string;
+  /** SERVICE_TOKEN (omitted when undefined). */
+  readonly token?: string;
+  /** More environment variables (e.g. the values of `${env:…}` references). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Written to stdin, then closed (stdin is never a TTY here). */
+  readonly input?: string;
+  /** Kill the child after this many ms (a hung CLI fails the test instead of the run). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Run `waybill ...args`. The child gets a minimal environment (PATH, HOME and what is
+ * given), so a developer's own SERVICE_TOKEN can never leak into a test.
+ */
+export const runCli = (
+  args: readonly string[],
+  options: RunCliOptions = {},
+): Promise<CliResult> => {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? tmpdir(),
+    NO_COLOR: "1",
+    ...(options.baseUrl !== undefined ? { SERVICE_BASE_URL: options.baseUrl } : {}),
+    ...(options.token !== undefined ? { SERVICE_TOKEN: options.token } : {}),
+    ...options.env,
+  };
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({
+        code,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+};
+
+export interface TempDir {
+  readonly dir: string;
+  /** Absolute path of a file in the folder. */
+  path(name: string): string;
+  /** Write a file (folders created as needed); returns its absolute path. */
+  write(name: string, content: string, mode?: number): Promise<string>;
+  remove(): Promise<void>;
+}
+
+export const makeTempDir = async (prefix = "waybill-test-"): Promise<TempDir> => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return {
+    dir,
+    path: (name) => join(dir, name),
+    write: async (name, content, mode) => {
+      const file = join(dir, name);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, content, mode === undefined ? {} : { mode });
+      return file;
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+};
+
+/** Write `waybill.yaml` in a fresh temp folder; returns the folder and the config path. */
+export const writeTempConfig = async (
+  yaml: string,
+): Promise<{ readonly tmp: TempDir; readonly configPath: string }> => {
+  const tmp = await makeTempDir();
+  const configPath = await tmp.write("waybill.yaml", yaml);
+  return { tmp, configPath };
+};
+
+/**
+ * Assert that no secret value occurs in any output (stdout, stderr, a saved plan, ...).
+ * `outputs` names each text so a failure says where the secret leaked. Secrets shorter than
+ * eight characters are refused: they would match by chance and make the scan meaningless.
+ */
+export const expectNoSecrets = (
+  outputs: Readonly<Record<string, string>>,
+  secrets: readonly string[],
+): void => {
+  for (const secret of secrets) {
+    expect(secret.length, "a secret is too short to scan for").toBeGreaterThanOrEqual(8);
+    for (const [name, text] of Object.entries(outputs)) {
+      expect(text.includes(secret), `a secret value appears in ${name}`).toBe(false);
+    }
+  }
+};
