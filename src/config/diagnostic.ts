@@ -1,0 +1,95 @@
+import { WaybillError } from "../model/errors.js";
+
+/**
+ * One problem found in a config, with where it is. Messages say what is wrong and how to
+ * fix it, and never contain a secret value (design.md §1 "Secrets").
+ */
+export interface ConfigDiagnostic {
+  /** The file as it was named (the `-c` path, or the folder joined with the file name). */
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based. */
+  readonly col: number;
+  /** Dotted path inside the document, e.g. `contexts.deploy-prod.env.KEY`; "" for the file. */
+  readonly path: string;
+  readonly message: string;
+  /** Stable, for tools: see DIAGNOSTIC_CODES. */
+  readonly code: DiagnosticCode;
+}
+
+export const DIAGNOSTIC_CODES = [
+  // reading the file
+  "config_not_found",
+  "no_config_files",
+  "file_unreadable",
+  "file_too_large",
+  "binary_file",
+  "not_utf8",
+  "empty_file",
+  // YAML
+  "yaml_syntax",
+  "duplicate_key",
+  "alias_limit",
+  "multiple_documents",
+  // schema
+  "unknown_key",
+  "missing_key",
+  "wrong_type",
+  "invalid_value",
+  // cross-field rules
+  "invalid_cron",
+  "not_https",
+  "parameters_not_allowed",
+  "ref_required",
+  "mismatched_block",
+  "too_many_webhooks",
+  "empty_env_value",
+  "invalid_ignore_glob",
+  "project_outside_org",
+  "duplicate_address",
+  // secret references
+  "env_missing",
+  "secret_file_unreadable",
+  "invalid_reference",
+  "reference_not_allowed",
+] as const;
+
+export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+
+/** `FILE:LINE:COL: PATH: message` (the path is left out for whole-file problems). */
+export const formatDiagnostic = (d: ConfigDiagnostic): string =>
+  `${d.file}:${d.line}:${d.col}: ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
+
+/** Files in the order they were read, then by position; stable for equal positions. */
+export const sortDiagnostics = (
+  diagnostics: readonly ConfigDiagnostic[],
+  fileOrder: readonly string[],
+): ConfigDiagnostic[] => {
+  const rank = (f: string): number => {
+    const i = fileOrder.indexOf(f);
+    return i === -1 ? fileOrder.length : i;
+  };
+  return diagnostics
+    .map((d, i) => ({ d, i }))
+    .sort(
+      (a, b) =>
+        rank(a.d.file) - rank(b.d.file) ||
+        a.d.file.localeCompare(b.d.file) ||
+        a.d.line - b.d.line ||
+        a.d.col - b.d.col ||
+        a.i - b.i,
+    )
+    .map((x) => x.d);
+};
+
+/** The config is invalid; `diagnostics` holds every problem found, not only the first. */
+export class ConfigError extends WaybillError {
+  readonly code = "config_invalid";
+  readonly diagnostics: readonly ConfigDiagnostic[];
+
+  constructor(diagnostics: readonly ConfigDiagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join("\n"));
+    this.diagnostics = diagnostics;
+  }
+}

@@ -1,0 +1,32 @@
+import { createHash } from "node:crypto";
+import type { DesiredConfig } from "../model/desired.js";
+import { isSecret } from "../model/secret.js";
+
+/**
+ * A canonical JSON form of the config: object keys sorted, Maps as objects, every secret
+ * replaced by `{ "secret": origin }` (never its value), source locations and file names
+ * left out.
+ *
+ * Decision: locations and file names are not part of the digest, so moving a block
+ * between files or lines does not make a saved plan stale; what is declared does.
+ */
+const canonical = (v: unknown): unknown => {
+  if (isSecret(v)) return { secret: v.origin };
+  if (v instanceof Map) return canonical(Object.fromEntries(v));
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      if (k === "source") continue;
+      out[k] = canonical((v as Record<string, unknown>)[k]);
+    }
+    return out;
+  }
+  return v;
+};
+
+/** sha256 (hex) of the canonical JSON of the resolved config, without secret values. */
+export const configDigest = (config: DesiredConfig): string =>
+  createHash("sha256")
+    .update(JSON.stringify(canonical(config.orgs)))
+    .digest("hex");

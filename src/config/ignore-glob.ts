@@ -1,0 +1,47 @@
+/**
+ * `ignore` entries are address globs (design.md §1 "Identity"): an address in the
+ * `formatAddress` grammar whose keys may hold `*` (any run) and `?` (one character).
+ *
+ * Decision: wildcards are allowed inside keys only (`context["legacy-*"]`,
+ * `project["gh/acme/api"].webhook["*"]`), and the glob must have the shape of a real
+ * address, so a typo such as `contexts["x"]` or `project["a/b/c"].hook["*"]` is reported
+ * instead of silently ignoring nothing. To ignore everything under an item, name the item:
+ * children of an ignored address are ignored too.
+ */
+import { compileAddressGlob, parseAddress } from "../model/address.js";
+
+/** Allowed segment names after each parent segment; "" is the root. */
+const SHAPES: Readonly<Record<string, Readonly<Record<string, "keyed" | "bare">>>> = {
+  "": { org_settings: "bare", context: "keyed", project: "keyed" },
+  context: { env: "keyed", restriction: "keyed" },
+  project: { settings: "bare", env: "keyed", webhook: "keyed", pipeline: "keyed" },
+  pipeline: { trigger: "keyed" },
+};
+
+const EXAMPLE = 'e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"]';
+
+/** A message when `glob` is not a valid address glob, else undefined. */
+export const checkIgnoreGlob = (glob: string): string | undefined => {
+  const segments = parseAddress(glob.replace(/[*?]/g, "x"));
+  if (!segments) {
+    return `"${glob}" is not an address glob; write an address with * or ? inside the ["..."] keys, ${EXAMPLE}`;
+  }
+  let parent = "";
+  for (const s of segments) {
+    const kind = SHAPES[parent]?.[s.name];
+    if (!kind) {
+      const allowed = Object.keys(SHAPES[parent] ?? {});
+      return `"${glob}": "${s.name}" cannot appear ${parent ? `after ${parent}` : "first"}; expected ${allowed.length ? allowed.join(", ") : "nothing more"} (${EXAMPLE})`;
+    }
+    if ((kind === "keyed") !== (s.key !== undefined)) {
+      return `"${glob}": ${s.name} ${kind === "keyed" ? "needs a key, e.g. " + s.name + '["*"]' : "takes no key"}`;
+    }
+    parent = s.name;
+  }
+  try {
+    compileAddressGlob(glob);
+  } catch {
+    return `"${glob}" is not a valid address glob (${EXAMPLE})`;
+  }
+  return undefined;
+};

@@ -1,0 +1,172 @@
+/**
+ * The raw YAML document, as written, once it has passed schemas/waybill.schema.json.
+ *
+ * These types are hand-written next to the schema; `RAW_KEYS` lists, per schema object
+ * (`$defs` name or nested path), the keys the TS type declares, and
+ * test/unit/config-schema.test.ts walks the schema and fails when the two differ. The
+ * `KeysMatch` checks below fail to compile when a type and its key list differ, so the
+ * chain schema ⇄ RAW_KEYS ⇄ TS types cannot drift.
+ */
+
+export interface RawVcsRepo {
+  provider: string;
+  repo_id: string;
+  repo_full_name: string;
+}
+
+export interface RawRestriction {
+  project?: string;
+  expression?: string;
+  group?: string;
+}
+
+export interface RawContext {
+  id?: string;
+  env?: Record<string, string>;
+  restrictions?: RawRestriction[];
+}
+
+export interface RawWebhook {
+  id?: string;
+  url: string;
+  events: string[];
+  scope?: string;
+  should_verify_tls?: boolean;
+  is_enabled?: boolean;
+  signing_secret?: string;
+}
+
+export interface RawPipelineConfig {
+  type: "vcs" | "hosted";
+  file_path: string;
+  file_type?: string;
+  vcs?: RawVcsRepo;
+  hosted?: { provider: string };
+}
+
+export interface RawPipeline {
+  id?: string;
+  description?: string;
+  config: RawPipelineConfig;
+  checkout?: { vcs: RawVcsRepo };
+  triggers?: Record<string, RawTrigger>;
+}
+
+export interface RawFilterRule {
+  event_type?: string;
+  rule: string;
+  event_ref?: string;
+}
+
+export interface RawTriggerEvent {
+  type: "vcs" | "webhook" | "schedule";
+  vcs?: RawVcsRepo;
+  webhook?: { source?: string; secret?: string };
+  schedule?: { cron_expression: string; attribution_actor?: "system" | "current" };
+  filter?: { preset?: string; rules?: RawFilterRule[] };
+}
+
+export interface RawTrigger {
+  id?: string;
+  is_disabled?: boolean;
+  config?: { ref?: string };
+  checkout?: { ref?: string };
+  event: RawTriggerEvent;
+  parameters?: Record<string, string | number | boolean>;
+}
+
+export interface RawProject {
+  settings?: Record<string, boolean | string[]>;
+  env?: Record<string, string>;
+  webhooks?: Record<string, RawWebhook>;
+  pipelines?: Record<string, RawPipeline>;
+}
+
+export interface RawDocument {
+  org: string;
+  settings?: Record<string, boolean>;
+  contexts?: Record<string, RawContext>;
+  projects?: Record<string, RawProject>;
+  ignore?: string[];
+}
+
+/**
+ * Keys of every object in the schema, by a JSON-pointer-like name relative to `$defs`
+ * (`pipeline/config` is `$defs.pipeline.properties.config`). Settings objects are listed
+ * by src/model/desired.ts (ORG_SETTING_NAMES, PROJECT_SETTING_NAMES) and checked by the
+ * same test.
+ */
+export const RAW_KEYS = {
+  root: ["org", "settings", "contexts", "projects", "ignore"],
+  context: ["id", "env", "restrictions"],
+  restriction: ["project", "expression", "group"],
+  project: ["settings", "env", "webhooks", "pipelines"],
+  webhook: ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
+  vcsRepo: ["provider", "repo_id", "repo_full_name"],
+  pipeline: ["id", "description", "config", "checkout", "triggers"],
+  "pipeline/config": ["type", "file_path", "file_type", "vcs", "hosted"],
+  "pipeline/config/hosted": ["provider"],
+  "pipeline/checkout": ["vcs"],
+  refHolder: ["ref"],
+  trigger: ["id", "is_disabled", "config", "checkout", "event", "parameters"],
+  "trigger/event": ["type", "vcs", "webhook", "schedule", "filter"],
+  "trigger/event/webhook": ["source", "secret"],
+  "trigger/event/schedule": ["cron_expression", "attribution_actor"],
+  "trigger/event/filter": ["preset", "rules"],
+  "trigger/event/filter/rules[]": ["event_type", "rule", "event_ref"],
+} as const;
+
+/** Required keys per schema object, checked against the schema's `required` lists. */
+export const RAW_REQUIRED = {
+  root: ["org"],
+  webhook: ["url", "events"],
+  vcsRepo: ["provider", "repo_id", "repo_full_name"],
+  pipeline: ["config"],
+  "pipeline/config": ["type", "file_path"],
+  "pipeline/config/hosted": ["provider"],
+  "pipeline/checkout": ["vcs"],
+  trigger: ["event"],
+  "trigger/event": ["type"],
+  "trigger/event/schedule": ["cron_expression"],
+  "trigger/event/filter/rules[]": ["rule"],
+} as const satisfies Partial<Record<keyof typeof RAW_KEYS, readonly string[]>>;
+
+// Compile-time: each TS type declares exactly the keys of its RAW_KEYS entry, and its
+// required (non-optional) keys are exactly RAW_REQUIRED's.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type RequiredKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[keyof T];
+type KeysOf<K extends keyof typeof RAW_KEYS> = (typeof RAW_KEYS)[K][number];
+type Req<K extends keyof typeof RAW_REQUIRED> = (typeof RAW_REQUIRED)[K][number];
+type Assert<T extends true> = T;
+
+export type RawTypeChecks = [
+  Assert<Exact<keyof RawDocument, KeysOf<"root">>>,
+  Assert<Exact<RequiredKeys<RawDocument>, Req<"root">>>,
+  Assert<Exact<keyof RawContext, KeysOf<"context">>>,
+  Assert<Exact<RequiredKeys<RawContext>, never>>,
+  Assert<Exact<keyof RawRestriction, KeysOf<"restriction">>>,
+  Assert<Exact<keyof RawProject, KeysOf<"project">>>,
+  Assert<Exact<keyof RawWebhook, KeysOf<"webhook">>>,
+  Assert<Exact<RequiredKeys<RawWebhook>, Req<"webhook">>>,
+  Assert<Exact<keyof RawVcsRepo, KeysOf<"vcsRepo">>>,
+  Assert<Exact<RequiredKeys<RawVcsRepo>, Req<"vcsRepo">>>,
+  Assert<Exact<keyof RawPipeline, KeysOf<"pipeline">>>,
+  Assert<Exact<RequiredKeys<RawPipeline>, Req<"pipeline">>>,
+  Assert<Exact<keyof RawPipelineConfig, KeysOf<"pipeline/config">>>,
+  Assert<Exact<RequiredKeys<RawPipelineConfig>, Req<"pipeline/config">>>,
+  Assert<Exact<keyof NonNullable<RawPipelineConfig["hosted"]>, KeysOf<"pipeline/config/hosted">>>,
+  Assert<Exact<keyof NonNullable<RawPipeline["checkout"]>, KeysOf<"pipeline/checkout">>>,
+  Assert<Exact<keyof NonNullable<RawTrigger["config"]>, KeysOf<"refHolder">>>,
+  Assert<Exact<keyof RawTrigger, KeysOf<"trigger">>>,
+  Assert<Exact<RequiredKeys<RawTrigger>, Req<"trigger">>>,
+  Assert<Exact<keyof RawTriggerEvent, KeysOf<"trigger/event">>>,
+  Assert<Exact<RequiredKeys<RawTriggerEvent>, Req<"trigger/event">>>,
+  Assert<Exact<keyof NonNullable<RawTriggerEvent["webhook"]>, KeysOf<"trigger/event/webhook">>>,
+  Assert<Exact<keyof NonNullable<RawTriggerEvent["schedule"]>, KeysOf<"trigger/event/schedule">>>,
+  Assert<
+    Exact<RequiredKeys<NonNullable<RawTriggerEvent["schedule"]>>, Req<"trigger/event/schedule">>
+  >,
+  Assert<Exact<keyof NonNullable<RawTriggerEvent["filter"]>, KeysOf<"trigger/event/filter">>>,
+  Assert<Exact<keyof RawFilterRule, KeysOf<"trigger/event/filter/rules[]">>>,
+  Assert<Exact<RequiredKeys<RawFilterRule>, Req<"trigger/event/filter/rules[]">>>,
+];

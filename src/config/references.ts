@@ -1,0 +1,221 @@
+/**
+ * Secret references: `${env:NAME}` and `${file:PATH}` (design.md §1 "Secrets"; issue 3).
+ *
+ * A string holding a reference is sensitive as a whole and becomes a `Secret`; `$${` is a
+ * literal `${`. `${file:PATH}` is relative to the YAML file and its content is used byte
+ * for byte (no trimming). Resolution reads the environment and files through injected
+ * functions, so this module stays pure; every missing variable and unreadable file is
+ * reported in the same run.
+ */
+import { type MaybeSecret, Secret } from "../model/secret.js";
+import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { type DocPath, dottedPath, locate, type PositionIndex, pathKey } from "./yaml-doc.js";
+
+export type TemplatePart =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "env"; readonly name: string }
+  | { readonly kind: "file"; readonly path: string };
+
+export type ParsedTemplate =
+  | { readonly ok: true; readonly parts: readonly TemplatePart[] }
+  | { readonly ok: false; readonly message: string };
+
+const HINT = `write \${env:NAME} or \${file:PATH}, or $\${ for a literal \${`;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Split a string into text and references. `$${` is a literal `${`. */
+export const parseTemplate = (s: string): ParsedTemplate => {
+  const parts: TemplatePart[] = [];
+  let text = "";
+  let i = 0;
+  while (i < s.length) {
+    if (s.startsWith("$${", i)) {
+      text += "${";
+      i += 3;
+      continue;
+    }
+    if (s.startsWith("${", i)) {
+      const end = s.indexOf("}", i + 2);
+      if (end === -1) {
+        return {
+          ok: false,
+          message: `has an unterminated "\${"; ${HINT}`,
+        };
+      }
+      const body = s.slice(i + 2, end);
+      if (body.startsWith("env:") && ENV_NAME.test(body.slice(4))) {
+        if (text) parts.push({ kind: "text", text });
+        text = "";
+        parts.push({ kind: "env", name: body.slice(4) });
+      } else if (body.startsWith("file:") && body.length > 5) {
+        if (text) parts.push({ kind: "text", text });
+        text = "";
+        parts.push({ kind: "file", path: body.slice(5) });
+      } else {
+        return {
+          ok: false,
+          message: `has an invalid reference "\${${body}}"; ${HINT}`,
+        };
+      }
+      i = end + 1;
+      continue;
+    }
+    text += s[i];
+    i += 1;
+  }
+  if (text || parts.length === 0) parts.push({ kind: "text", text });
+  return { ok: true, parts };
+};
+
+/** The text of a string without references (`$${` unescaped), for non-secret fields. */
+export const unescapeText = (s: string): string => s.replaceAll("$${", "${");
+
+const hasReference = (s: string): boolean => /(^|[^$])\$\{(env|file):/.test(s);
+
+export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret";
+
+/** Which document paths may hold a reference (and what they are). */
+export const secretFieldAt = (path: DocPath): SecretField | undefined => {
+  const p = path.map(String);
+  if (p.length === 4 && p[0] === "contexts" && p[2] === "env") return "env";
+  if (p[0] !== "projects") return undefined;
+  if (p.length === 4 && p[2] === "env") return "env";
+  if (p.length === 5 && p[2] === "webhooks" && p[4] === "url") return "url";
+  if (p.length === 5 && p[2] === "webhooks" && p[4] === "signing_secret") return "signing_secret";
+  if (
+    p.length === 9 &&
+    p[2] === "pipelines" &&
+    p[4] === "triggers" &&
+    p[6] === "event" &&
+    p[7] === "webhook" &&
+    p[8] === "secret"
+  )
+    return "webhook_secret";
+  return undefined;
+};
+
+export type FileRead =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string };
+
+export interface ReferenceSources {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Read a `${file:}` target; `path` is as written, `from` the YAML file naming it. */
+  readonly readFile: (path: string, from: string) => FileRead;
+  /** false: references become `Secret.unresolved` and missing ones are not errors. */
+  readonly resolve: boolean;
+}
+
+/** Sensitive or plain values for every secret-capable string, by `pathKey`. */
+export type ResolvedValues = ReadonlyMap<string, MaybeSecret>;
+
+/**
+ * Walk the whole document: resolve references where they are allowed, report them where
+ * they are not, and report every missing variable and unreadable file.
+ */
+export const resolveReferences = (
+  file: string,
+  value: unknown,
+  positions: PositionIndex,
+  sources: ReferenceSources,
+): { readonly values: ResolvedValues; readonly diagnostics: ConfigDiagnostic[] } => {
+  const values = new Map<string, MaybeSecret>();
+  const diagnostics: ConfigDiagnostic[] = [];
+  const report = (path: DocPath, code: DiagnosticCode, message: string): void => {
+    const pos = locate(positions, path, "value");
+    diagnostics.push({ file, ...pos, path: dottedPath(path), code, message });
+  };
+
+  const resolveString = (path: DocPath, s: string, field: SecretField): void => {
+    const parsed = parseTemplate(s);
+    if (!parsed.ok) {
+      report(path, "invalid_reference", parsed.message);
+      return;
+    }
+    const refs = parsed.parts.filter((p) => p.kind !== "text");
+    const plain = parsed.parts.map((p) => (p.kind === "text" ? p.text : "")).join("");
+    if (refs.length === 0) {
+      // A literal: env values and secrets are sensitive anyway; a literal URL is not.
+      values.set(pathKey(path), field === "url" ? plain : new Secret(plain, "literal"));
+      return;
+    }
+    const only = parsed.parts.length === 1 ? parsed.parts[0] : undefined;
+    const origin =
+      only?.kind === "env" ? `env:${only.name}` : only?.kind === "file" ? `file:${only.path}` : s;
+    if (!sources.resolve) {
+      values.set(pathKey(path), Secret.unresolved(origin));
+      return;
+    }
+    let out = "";
+    let failed = false;
+    for (const part of parsed.parts) {
+      if (part.kind === "text") out += part.text;
+      else if (part.kind === "env") {
+        const v = sources.env[part.name];
+        if (v === undefined) {
+          failed = true;
+          report(
+            path,
+            "env_missing",
+            `environment variable ${part.name} is not set (referenced as \${env:${part.name}})`,
+          );
+        } else out += v;
+      } else {
+        const r = sources.readFile(part.path, file);
+        if (!r.ok) {
+          failed = true;
+          report(
+            path,
+            "secret_file_unreadable",
+            `cannot read ${part.path} (referenced as \${file:${part.path}}): ${r.reason}`,
+          );
+        } else out += r.text;
+      }
+    }
+    if (failed) return;
+    if (out === "") {
+      // spec: the service rejects empty env var values; an empty secret is never meant.
+      report(
+        path,
+        "empty_env_value",
+        `resolves to an empty value (from ${origin}); the service rejects empty values`,
+      );
+      return;
+    }
+    if (field === "url" && !out.startsWith("https://")) {
+      report(
+        path,
+        "not_https",
+        `resolves (from ${origin}) to a URL that does not start with https:// (the service delivers webhooks over HTTPS only)`,
+      );
+      return;
+    }
+    values.set(pathKey(path), new Secret(out, origin));
+  };
+
+  const walk = (node: unknown, path: DocPath): void => {
+    if (typeof node === "string") {
+      const field = secretFieldAt(path);
+      if (field) resolveString(path, node, field);
+      else if (hasReference(node)) {
+        report(
+          path,
+          "reference_not_allowed",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the syntax
+          "secret references (${env:…}, ${file:…}) are only allowed in env values, webhook url and signing_secret, and a trigger's event.webhook.secret; write $${ for a literal ${",
+        );
+      }
+      return;
+    }
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => {
+        walk(item, [...path, i]);
+      });
+    } else if (node !== null && typeof node === "object") {
+      for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
+    }
+  };
+  walk(value, []);
+  return { values, diagnostics };
+};

@@ -1,0 +1,155 @@
+/**
+ * Cross-field rules the schema cannot say (issue 3), run on the parsed document whether or
+ * not it passed the schema, so one run reports every problem. Every access is guarded: a
+ * value of the wrong type was already reported by the schema check and is skipped here.
+ */
+import { MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
+import { checkCron } from "./cron.js";
+import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { checkIgnoreGlob } from "./ignore-glob.js";
+import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
+
+type Obj = Readonly<Record<string, unknown>>;
+
+const asObj = (v: unknown): Obj | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
+
+const entries = (v: unknown): [string, unknown][] => Object.entries(asObj(v) ?? {});
+
+export const checkRules = (
+  file: string,
+  doc: unknown,
+  positions: PositionIndex,
+): ConfigDiagnostic[] => {
+  const out: ConfigDiagnostic[] = [];
+  const report = (path: DocPath, at: "key" | "value", code: DiagnosticCode, message: string) => {
+    const pos = locate(positions, path, at);
+    out.push({ file, ...pos, path: dottedPath(path), code, message });
+  };
+  const root = asObj(doc);
+  if (!root) {
+    report([], "value", "wrong_type", "the document must be a map with at least `org: <slug>`");
+    return out;
+  }
+  const org = typeof root.org === "string" ? root.org : undefined;
+
+  for (const [slug, project] of entries(root.projects)) {
+    const base = ["projects", slug];
+    // Decision: a project listed under an org must belong to it (slug prefix), since the
+    // org's files are planned together and a foreign project would be read in the wrong org.
+    if (org && slug.split("/").length === 3 && !slug.startsWith(`${org}/`)) {
+      report(
+        base,
+        "key",
+        "project_outside_org",
+        `project ${slug} is not in org ${org}; move it to a file with \`org: ${slug.split("/").slice(0, 2).join("/")}\``,
+      );
+    }
+    const p = asObj(project);
+    const webhooks = entries(p?.webhooks);
+    if (webhooks.length > MAX_WEBHOOKS_PER_PROJECT) {
+      // spec: api-v3.md "Limits" — webhooks per project: 25 (one more is 400).
+      const [name] = webhooks[MAX_WEBHOOKS_PER_PROJECT]!;
+      report(
+        [...base, "webhooks", name],
+        "key",
+        "too_many_webhooks",
+        `this project declares ${webhooks.length} webhooks; the service allows at most ${MAX_WEBHOOKS_PER_PROJECT} per project`,
+      );
+    }
+    for (const [pname, pipeline] of entries(p?.pipelines)) {
+      const pbase = [...base, "pipelines", pname];
+      const config = asObj(asObj(pipeline)?.config);
+      if (config) {
+        // Decision: a source block that the chosen type ignores is a mistake, not a no-op.
+        if (config.type === "vcs" && config.hosted !== undefined)
+          report(
+            [...pbase, "config", "hosted"],
+            "key",
+            "mismatched_block",
+            "`hosted` is only for config.type hosted; remove it or set type: hosted",
+          );
+        if (config.type === "hosted" && config.vcs !== undefined)
+          report(
+            [...pbase, "config", "vcs"],
+            "key",
+            "mismatched_block",
+            "`vcs` is only for config.type vcs; remove it or set type: vcs",
+          );
+      }
+      for (const [tname, trigger] of entries(asObj(pipeline)?.triggers)) {
+        checkTrigger([...pbase, "triggers", tname], asObj(trigger), report);
+      }
+    }
+  }
+
+  if (Array.isArray(root.ignore)) {
+    root.ignore.forEach((glob, i) => {
+      if (typeof glob !== "string") return;
+      const problem = checkIgnoreGlob(glob);
+      if (problem) report(["ignore", i], "value", "invalid_ignore_glob", problem);
+    });
+  }
+  return out;
+};
+
+const checkTrigger = (
+  base: DocPath,
+  trigger: Obj | undefined,
+  report: (path: DocPath, at: "key" | "value", code: DiagnosticCode, message: string) => void,
+): void => {
+  if (!trigger) return;
+  const event = asObj(trigger.event);
+  const type = event?.type;
+  if (type !== "vcs" && type !== "webhook" && type !== "schedule") return;
+
+  // spec: api-v3.md "Triggers": `parameters` only for scheduled triggers, otherwise 400.
+  if (trigger.parameters !== undefined && type !== "schedule") {
+    report(
+      [...base, "parameters"],
+      "key",
+      "parameters_not_allowed",
+      `parameters are only allowed on schedule triggers (this one is type ${type}); remove them`,
+    );
+  }
+  // Issue 3: schedule and webhook triggers need config.ref and checkout.ref (they have no
+  // push to take a ref from).
+  if (type === "schedule" || type === "webhook") {
+    for (const side of ["config", "checkout"] as const) {
+      const holder = asObj(trigger[side]);
+      if (holder && typeof holder.ref === "string") continue;
+      if (trigger[side] !== undefined && !holder) continue; // wrong type, reported by the schema
+      report(
+        holder ? [...base, side] : base,
+        "key",
+        "ref_required",
+        `a ${type} trigger needs ${side}.ref (the branch or tag to ${side === "config" ? "read the config from" : "check out"}), e.g. ${side}: { ref: main }`,
+      );
+    }
+  }
+  // Decision: an event block that does not match event.type would be ignored by the
+  // service; say so instead of silently dropping it.
+  for (const block of ["vcs", "webhook", "schedule"] as const) {
+    if (event?.[block] !== undefined && block !== type) {
+      report(
+        [...base, "event", block],
+        "key",
+        "mismatched_block",
+        `event.${block} is only for type ${block} (this trigger is type ${type}); remove it or change the type`,
+      );
+    }
+  }
+  const cron = asObj(event?.schedule)?.cron_expression;
+  if (typeof cron === "string" && cron.trim().split(/\s+/).length === 5) {
+    // The field count is the schema's pattern; the fields themselves are checked here.
+    const problem = checkCron(cron);
+    if (problem) {
+      report(
+        [...base, "event", "schedule", "cron_expression"],
+        "value",
+        "invalid_cron",
+        `"${cron}": ${problem}`,
+      );
+    }
+  }
+};

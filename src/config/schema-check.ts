@@ -1,0 +1,194 @@
+/**
+ * Check a parsed document against schemas/waybill.schema.json with ajv (2020-12) and turn
+ * ajv's errors into located diagnostics that say how to fix the problem.
+ */
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { closest } from "./suggest.js";
+import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
+
+/** The config schema, read from the package (src/config → ../../schemas, dist/config alike). */
+export const readConfigSchema = (): Record<string, unknown> =>
+  JSON.parse(
+    readFileSync(new URL("../../schemas/waybill.schema.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown>;
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as (ajv: Ajv2020, formats: string[]) => Ajv2020;
+
+export type SchemaCheck = (
+  file: string,
+  value: unknown,
+  positions: PositionIndex,
+) => ConfigDiagnostic[];
+
+/** Collections whose absence and emptiness mean different things (design.md "Ownership"). */
+const COLLECTIONS = new Set([
+  "contexts",
+  "env",
+  "restrictions",
+  "webhooks",
+  "pipelines",
+  "triggers",
+]);
+
+const typeName = (v: unknown): string => {
+  if (v === null) return "empty (null)";
+  if (Array.isArray(v)) return "a list";
+  switch (typeof v) {
+    case "object":
+      return "a map";
+    case "string":
+      return "a string";
+    case "boolean":
+      return "a boolean";
+    case "number":
+      return "a number";
+    default:
+      return typeof v;
+  }
+};
+
+const expectedName = (t: string): string =>
+  ({
+    object: "a map",
+    array: "a list",
+    string: "a string",
+    boolean: "a boolean (true or false)",
+    number: "a number",
+    integer: "an integer",
+    null: "null",
+  })[t] ?? t;
+
+const parsePointer = (pointer: string): string[] =>
+  pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+
+const customMessage = (e: ErrorObject): string | undefined => {
+  const messages = (e.parentSchema as { "x-messages"?: Record<string, string> } | undefined)?.[
+    "x-messages"
+  ];
+  return messages?.[e.keyword];
+};
+
+/** Create the checker once per load (ajv compiles the schema; no module-level singleton). */
+export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck => {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strict: true,
+    // `then: { required: [...] }` names keys declared in the surrounding `properties`.
+    strictRequired: false,
+    allowUnionTypes: true,
+  });
+  ajv.addKeyword("x-messages");
+  addFormats(ajv, ["uuid"]);
+  const validate = ajv.compile(schema);
+
+  return (file, value, positions) => {
+    if (validate(value)) return [];
+    const out: ConfigDiagnostic[] = [];
+    const push = (path: DocPath, at: "key" | "value", code: DiagnosticCode, message: string) => {
+      const pos = locate(positions, path, at);
+      out.push({ file, line: pos.line, col: pos.col, path: dottedPath(path), code, message });
+    };
+    for (const e of validate.errors ?? []) {
+      const path = parsePointer(e.instancePath);
+      const last = path[path.length - 1];
+      const custom = customMessage(e);
+      // ajv reports a bad property name on the object, naming the key in `propertyName`.
+      if (e.propertyName !== undefined) {
+        const keyPath = [...path, e.propertyName];
+        const why = custom ?? (e.keyword === "minLength" ? "must not be empty" : e.message);
+        push(keyPath, "key", "invalid_value", `key "${e.propertyName}" ${why}`);
+        continue;
+      }
+      switch (e.keyword) {
+        case "if":
+        case "propertyNames":
+          // Summaries of the errors reported next to them.
+          break;
+        case "additionalProperties": {
+          const key = String((e.params as { additionalProperty: string }).additionalProperty);
+          const allowed = Object.keys(
+            (e.parentSchema as { properties?: Record<string, unknown> }).properties ?? {},
+          );
+          const parent = path[path.length - 1];
+          let message: string;
+          if (key === "name" && (parent === "schedule" || parent === "webhook")) {
+            // Identity: the key under `triggers` is the API's schedule.name / webhook.name.
+            message =
+              'unknown key "name": a trigger\'s name is its key under `triggers`; remove this line';
+          } else {
+            const guess = closest(key, allowed);
+            message = guess
+              ? `unknown key "${key}"; did you mean "${guess}"?`
+              : `unknown key "${key}"; expected one of: ${allowed.join(", ")}`;
+          }
+          push([...path, key], "key", "unknown_key", message);
+          break;
+        }
+        case "required": {
+          const missing = (e.params as { missingProperty: string }).missingProperty;
+          const conditional = e.schemaPath.includes("/then/");
+          const data = e.data as { type?: unknown };
+          const why = conditional ? ` (required when type is ${String(data.type)})` : "";
+          push(path, "key", "missing_key", `missing required key "${missing}"${why}`);
+          break;
+        }
+        case "type": {
+          const expected = String((e.params as { type: string | string[] }).type)
+            .split(",")
+            .map(expectedName)
+            .join(" or ");
+          let message = `must be ${expected}, not ${typeName(e.data)}`;
+          if (e.data === null && typeof last === "string" && COLLECTIONS.has(last)) {
+            message += `; write ${expected === "a list" ? "[]" : "{}"} to manage none (live items are deleted) or remove the key to leave them unmanaged`;
+          } else if (
+            expected === "a string" &&
+            (typeof e.data === "number" || typeof e.data === "boolean")
+          ) {
+            message += "; put quotes around the value";
+          }
+          push(path, "value", "wrong_type", message);
+          break;
+        }
+        case "enum": {
+          const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+          const got = e.data;
+          let message: string;
+          if (typeof got === "string") {
+            const guess = closest(got, allowed);
+            message = `"${got}" is not allowed; ${guess ? `did you mean "${guess}"?` : `expected one of: ${allowed.join(", ")}`}`;
+          } else {
+            message = `must be one of: ${allowed.join(", ")}, not ${typeName(got)}`;
+          }
+          push(path, "value", "invalid_value", message);
+          break;
+        }
+        default: {
+          const code: DiagnosticCode =
+            e.keyword === "pattern" && last === "url"
+              ? "not_https"
+              : e.keyword === "pattern" && last === "cron_expression"
+                ? "invalid_cron"
+                : "invalid_value";
+          const message =
+            custom ??
+            (e.keyword === "minLength" && (e.params as { limit: number }).limit === 1
+              ? "must not be empty"
+              : (e.message ?? "is not valid"));
+          push(path, "value", code, message);
+        }
+      }
+    }
+    return out;
+  };
+};

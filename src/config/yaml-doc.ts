@@ -1,0 +1,186 @@
+/**
+ * YAML text → plain value plus the source position of every key and value (pure).
+ *
+ * The `yaml` package keeps source ranges; we index them by document path so that schema
+ * and rule errors, which speak in paths, can point at a line and column.
+ */
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
+import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+
+export type PathSegment = string | number;
+export type DocPath = readonly PathSegment[];
+
+export interface Pos {
+  readonly line: number;
+  readonly col: number;
+}
+
+/** Where a value sits, and where its key sits when it is a map entry. */
+export interface NodePositions {
+  readonly key?: Pos;
+  readonly value: Pos;
+}
+
+export type PositionIndex = ReadonlyMap<string, NodePositions>;
+
+export const pathKey = (path: DocPath): string => JSON.stringify(path.map(String));
+
+/** The dotted path users see: `contexts.deploy-prod.env.KEY`, `ignore.2`. */
+export const dottedPath = (path: DocPath): string => path.map(String).join(".");
+
+const START: Pos = { line: 1, col: 1 };
+
+/**
+ * Position of the node at `path` (its key when `at` is "key" and it has one). A path that
+ * is not in the index (a value reached through an alias, a missing key) falls back to its
+ * nearest indexed ancestor.
+ */
+export const locate = (index: PositionIndex, path: DocPath, at: "key" | "value" = "value"): Pos => {
+  for (let n = path.length; n >= 0; n--) {
+    const hit = index.get(pathKey(path.slice(0, n)));
+    if (hit) return (at === "key" || n < path.length ? hit.key : undefined) ?? hit.value;
+  }
+  return START;
+};
+
+export type ParsedYaml =
+  | { readonly ok: true; readonly value: unknown; readonly positions: PositionIndex }
+  | { readonly ok: false; readonly diagnostics: readonly ConfigDiagnostic[] };
+
+export interface ParseYamlOptions {
+  /** Upper bound on alias expansion ("billion laughs"); yaml's default is 100. */
+  readonly maxAliasCount?: number;
+}
+
+// Decision: yaml's own error texts are kept (they are precise) but rephrased for the
+// common cases; prettyErrors is off so no source excerpt (which could hold a literal
+// secret) ever lands in a message.
+const yamlMessage = (code: string, message: string): { code: DiagnosticCode; message: string } => {
+  switch (code) {
+    case "MULTIPLE_DOCS":
+      return {
+        code: "multiple_documents",
+        message:
+          "a file holds one YAML document; remove the extra `---` or move it to its own file",
+      };
+    case "DUPLICATE_KEY":
+      return { code: "duplicate_key", message: "duplicate key" };
+    case "TAB_AS_INDENT":
+      return { code: "yaml_syntax", message: "YAML syntax error: tabs cannot indent; use spaces" };
+    default:
+      return { code: "yaml_syntax", message: `YAML syntax error: ${message}` };
+  }
+};
+
+export const parseYaml = (
+  file: string,
+  text: string,
+  options: ParseYamlOptions = {},
+): ParsedYaml => {
+  const lineCounter = new LineCounter();
+  const pos = (offset: number): Pos => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: false, // duplicates are reported below, naming both places
+    keepSourceTokens: false,
+  });
+  const problems = [...doc.errors, ...doc.warnings];
+  if (problems.length > 0) {
+    return {
+      ok: false,
+      diagnostics: problems.map((e) => {
+        const { code, message } = yamlMessage(e.code, e.message);
+        const at = pos(e.pos[0]);
+        return { file, ...at, path: "", code, message };
+      }),
+    };
+  }
+  if (doc.contents === null) {
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          file,
+          ...START,
+          path: "",
+          code: "empty_file",
+          message: "the file is empty; it needs at least `org: <slug>`",
+        },
+      ],
+    };
+  }
+
+  const diagnostics: ConfigDiagnostic[] = [];
+  const index = new Map<string, NodePositions>();
+  const startOf = (node: unknown): Pos | undefined => {
+    const range = (node as { range?: readonly number[] } | null)?.range;
+    return range?.[0] === undefined ? undefined : pos(range[0]);
+  };
+  const walk = (node: unknown, path: DocPath, keyPos: Pos | undefined): void => {
+    const valuePos = startOf(node) ?? keyPos ?? START;
+    index.set(pathKey(path), keyPos ? { key: keyPos, value: valuePos } : { value: valuePos });
+    if (isAlias(node)) return; // not followed: the alias's target is indexed where it is written
+    if (isMap(node)) {
+      const seen = new Map<string, Pos>();
+      for (const pair of node.items) {
+        const kPos = startOf(pair.key) ?? valuePos;
+        if (!isScalar(pair.key)) {
+          diagnostics.push({
+            file,
+            ...kPos,
+            path: dottedPath(path),
+            code: "yaml_syntax",
+            message: "map keys must be plain strings",
+          });
+          continue;
+        }
+        const key = String(pair.key.value);
+        const first = seen.get(key);
+        if (first) {
+          diagnostics.push({
+            file,
+            ...kPos,
+            path: dottedPath([...path, key]),
+            code: "duplicate_key",
+            message: `duplicate key "${key}"; it is already defined at line ${first.line}:${first.col}`,
+          });
+          continue;
+        }
+        seen.set(key, kPos);
+        walk(pair.value, [...path, key], kPos);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => {
+        walk(item, [...path, i], undefined);
+      });
+    }
+  };
+  walk(doc.contents, [], undefined);
+
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: options.maxAliasCount ?? 100 });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let aliasAt: Pos = START;
+    visit(doc, {
+      Alias(_, node) {
+        aliasAt = startOf(node) ?? START;
+        return visit.BREAK;
+      },
+    });
+    diagnostics.push({
+      file,
+      ...aliasAt,
+      path: "",
+      code: "alias_limit",
+      message: `too many alias expansions (more than ${options.maxAliasCount ?? 100}); this looks like a "billion laughs" file, write the values out instead`,
+    });
+  }
+  if (diagnostics.length > 0) return { ok: false, diagnostics };
+  return { ok: true, value, positions: index };
+};
