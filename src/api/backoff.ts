@@ -9,8 +9,9 @@ export interface BackoffPolicy {
  * `min(maxDelayMs, baseDelayMs * 2^(attempt-1))`.
  */
 export const backoffCeilingMs = (attempt: number, policy: BackoffPolicy): number => {
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
-  // 2^exponent overflows to Infinity for huge attempt numbers; min() keeps it bounded.
+  // The exponent is capped so 2^exponent stays finite (0 * Infinity would be NaN); past
+  // 2^52 the maximum has long been reached anyway.
+  const exponent = Math.min(52, Math.max(0, Math.floor(attempt) - 1));
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
 };
 

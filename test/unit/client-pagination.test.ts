@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { createEtagCache } from "../../src/api/etag-cache.js";
+import {
+  pageLimitFor,
+  readV2Page,
+  readV3Page,
+  sendLimitWithCursor,
+} from "../../src/api/pagination.js";
+import { apiPath, queryString, routeTemplate } from "../../src/api/request-target.js";
+
+describe("page rules", () => {
+  it("use the documented maxima, and none elsewhere", () => {
+    expect(pageLimitFor("/projects")).toBe(50);
+    expect(pageLimitFor("/provider/branches")).toBe(100);
+    expect(pageLimitFor("/contexts")).toBeUndefined();
+    expect(pageLimitFor("/constructor")).toBeUndefined();
+    expect(sendLimitWithCursor("/provider/branches")).toBe(false);
+    expect(sendLimitWithCursor("/projects")).toBe(true);
+  });
+
+  it("check a V3 page", () => {
+    expect(readV3Page({ data: [{ id: "a" }], page: { next: "c1", prev: null } })).toEqual({
+      ok: true,
+      items: [{ id: "a" }],
+      next: "c1",
+    });
+    expect(readV3Page({ data: [], page: { next: null } })).toMatchObject({ ok: true, next: null });
+    expect(readV3Page({ data: [] })).toMatchObject({ ok: true, next: null });
+    expect(readV3Page({ page: { next: null } })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: { id: "a" } })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: [1] })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: [], page: { next: 5 } })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: [], page: { next: "" } })).toMatchObject({ ok: false });
+    expect(readV3Page([])).toMatchObject({ ok: false });
+  });
+
+  it("check a V2 page", () => {
+    expect(readV2Page({ items: [1, 2], next_page_token: "t" })).toEqual({
+      ok: true,
+      items: [1, 2],
+      next: "t",
+    });
+    expect(readV2Page({ items: [], next_page_token: null })).toMatchObject({ next: null });
+    expect(readV2Page({ data: [] })).toMatchObject({ ok: false });
+  });
+});
+
+describe("request targets", () => {
+  it("encode values, keep filter[...] names readable, drop undefined", () => {
+    expect(
+      queryString({ "filter[org_id]": "a b", "page[cursor]": "x/y+z=", skip: undefined, n: 5 }),
+    ).toBe("?filter[org_id]=a%20b&page[cursor]=x%2Fy%2Bz%3D&n=5");
+    expect(queryString({})).toBe("");
+    expect(apiPath("v2", "/context", { "page-token": "t" })).toBe("/api/v2/context?page-token=t");
+  });
+
+  it("refuse a path with its own query string", () => {
+    expect(() => apiPath("v3", "/contexts?x=1", undefined)).toThrow(/invalid API path/);
+    expect(() => apiPath("v3", "contexts", undefined)).toThrow(/invalid API path/);
+  });
+
+  it("template routes with ids and names replaced", () => {
+    expect(routeTemplate("/api/v3/contexts/0f6b3c1e-1111-2222-3333-444455556666/env-vars")).toBe(
+      "/api/v3/contexts/{id}/env-vars",
+    );
+    expect(
+      routeTemplate(
+        "/api/v3/projects/0f6b3c1e-1111-2222-3333-444455556666/environment-variables/NPM_TOKEN",
+      ),
+    ).toBe("/api/v3/projects/{id}/environment-variables/{id}");
+    expect(routeTemplate("/api/v2/project/gh%2Facme%2Fapi/envvar")).toBe(
+      "/api/v2/project/{id}/envvar",
+    );
+  });
+});
+
+describe("ETag cache", () => {
+  it("evicts the least recently used entry beyond its bound", () => {
+    const cache = createEtagCache(2);
+    cache.set("a", { etag: "1", body: "{}" });
+    cache.set("b", { etag: "2", body: "{}" });
+    cache.get("a");
+    cache.set("c", { etag: "3", body: "{}" });
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")?.etag).toBe("1");
+    expect(cache.size).toBe(2);
+  });
+});
