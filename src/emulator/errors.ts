@@ -1,0 +1,50 @@
+import { WaybillError } from "../model/errors.js";
+import type { Issue } from "./validate.js";
+
+/**
+ * An error the emulator answers over HTTP. The server renders it as the V3 envelope
+ * `{error:{type,id,title,detail,source:{pointer}}}` or, on V2, as `{message}`
+ * (spec: api-v3.md "Errors"; api-v2-v1.md "Errors" rule 1).
+ *
+ * Decision: `error.type` tokens (the spec shows none): `invalid_request`, `unknown_member`,
+ * `invalid_json`, `missing_filter`, `invalid_filter`, `invalid_page_limit`, `invalid_cursor`,
+ * `invalid_include`, `invalid_order_by`, `invalid_url`, `already_exists`, `limit_exceeded`,
+ * `not_updatable`, `not_found`, `unauthorized`, `forbidden`, `rate_limited`, `internal`.
+ */
+export class EmulatorHttpError extends WaybillError {
+  readonly code = "emulator_http";
+
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly pointer?: string,
+  ) {
+    super(`${status} ${type}: ${title}${detail ? ` — ${detail}` : ""}`);
+  }
+}
+
+/** A seed that cannot be loaded; the message names the JSON pointer of the problem. */
+export class SeedError extends WaybillError {
+  readonly code = "emulator_seed";
+}
+
+export const badRequest = (type: string, detail: string, pointer?: string): EmulatorHttpError =>
+  new EmulatorHttpError(400, type, "Bad request", detail, pointer);
+
+export const notFound = (what: string, id?: string): EmulatorHttpError =>
+  new EmulatorHttpError(
+    404,
+    "not_found",
+    "Not found",
+    id ? `${what} ${id} not found` : `${what} not found`,
+  );
+
+/** A body issue as a 400: unknown members get their own type so clients can tell. */
+export const fromIssue = (issue: Issue): EmulatorHttpError =>
+  badRequest(
+    issue.unknownMember ? "unknown_member" : "invalid_request",
+    `${issue.pointer}: ${issue.message}`,
+    issue.pointer,
+  );

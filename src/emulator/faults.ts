@@ -1,0 +1,143 @@
+/**
+ * Fault injection (docs/emulator.md "Faults"): latency and jitter, random 429/500/dropped
+ * connections, "commit then fail", and a per-route token bucket with the IETF draft
+ * `RateLimit-Policy` / `RateLimit` headers (spec: api-v3.md "Limits": rate limits).
+ * Every random draw comes from a PRNG seeded with `seed`, so a sequence of requests meets the
+ * same faults on every run.
+ */
+import { badRequest, fromIssue } from "./errors.js";
+import type { FaultOptions } from "./seed.js";
+import { check, type Schema, s } from "./validate.js";
+
+export type FaultDecision =
+  | { readonly kind: "none" }
+  | { readonly kind: "429"; readonly retryAfter: number }
+  | { readonly kind: "500" }
+  | { readonly kind: "drop" }
+  | { readonly kind: "commit_then_fail"; readonly failure: "500" | "drop" };
+
+export interface BucketVerdict {
+  readonly allowed: boolean;
+  /** Seconds until one token is back (only when refused). */
+  readonly retryAfter: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface Faults {
+  readonly options: FaultOptions;
+  /** Latency for the next request (base plus seeded jitter). */
+  latencyMs(): number;
+  /** The random fault for the next request of `method`. */
+  draw(method: string): FaultDecision;
+  /** Take a token from the route's bucket; undefined when no rate limit is configured. */
+  take(routeKey: string): BucketVerdict | undefined;
+}
+
+/** mulberry32: a tiny, well-known 32-bit PRNG, good enough for reproducible fault draws. */
+export const prng = (seed: number): (() => number) => {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
+
+const rate = (): Schema => ({ kind: "number", min: 0 });
+export const faultOptionsSchema: Schema = s.obj({
+  seed: s.int(),
+  latency_ms: s.int(0),
+  jitter_ms: s.int(0),
+  rate_429: rate(),
+  retry_after_seconds: s.int(0),
+  rate_500: rate(),
+  rate_drop: rate(),
+  rate_commit_then_fail: rate(),
+  methods: s.arr(s.str({ oneOf: ["GET", "POST", "PUT", "DELETE"] })),
+  rate_limit: s.obj({ capacity: s.int(1), refill_per_second: { kind: "number", min: 0 } }, [
+    "capacity",
+    "refill_per_second",
+  ]),
+});
+
+/** Check fault options (admin API, --faults file); rates must sum to at most 1. */
+export const parseFaultOptions = (value: unknown): FaultOptions => {
+  const issue = check(faultOptionsSchema, value);
+  if (issue) throw fromIssue(issue);
+  const f = value as FaultOptions;
+  const sum =
+    (f.rate_429 ?? 0) + (f.rate_500 ?? 0) + (f.rate_drop ?? 0) + (f.rate_commit_then_fail ?? 0);
+  if (sum > 1) throw badRequest("invalid_request", "the fault rates add up to more than 1");
+  if (f.rate_limit && f.rate_limit.refill_per_second <= 0)
+    throw badRequest(
+      "invalid_request",
+      "/rate_limit/refill_per_second: must be greater than 0",
+      "/rate_limit/refill_per_second",
+    );
+  return f;
+};
+
+const WRITES = new Set(["POST", "PUT", "DELETE"]);
+
+export const createFaults = (options: FaultOptions, now: () => number): Faults => {
+  const seed = options.seed ?? 1;
+  // Two streams, so turning jitter on does not change which requests fail.
+  const faultRand = prng(seed);
+  const jitterRand = prng(seed ^ 0x9e3779b9);
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const methods = options.methods?.map((m) => m.toUpperCase());
+
+  return {
+    options,
+    latencyMs() {
+      const base = options.latency_ms ?? 0;
+      const jitter = options.jitter_ms ?? 0;
+      return jitter > 0 ? base + Math.floor(jitterRand() * (jitter + 1)) : base;
+    },
+    draw(method) {
+      const m = method.toUpperCase();
+      if (methods && !methods.includes(m)) return { kind: "none" };
+      const r429 = options.rate_429 ?? 0;
+      const r500 = options.rate_500 ?? 0;
+      const rDrop = options.rate_drop ?? 0;
+      const rCtf = options.rate_commit_then_fail ?? 0;
+      if (r429 + r500 + rDrop + rCtf === 0) return { kind: "none" };
+      // One draw per request decides the fault, so the sequence is reproducible.
+      const r = faultRand();
+      if (r < r429) return { kind: "429", retryAfter: options.retry_after_seconds ?? 1 };
+      if (r < r429 + r500) return { kind: "500" };
+      if (r < r429 + r500 + rDrop) return { kind: "drop" };
+      // "commit then fail" only for writes (POST/PUT/DELETE).
+      if (r < r429 + r500 + rDrop + rCtf && WRITES.has(m)) {
+        return { kind: "commit_then_fail", failure: faultRand() < 0.5 ? "500" : "drop" };
+      }
+      return { kind: "none" };
+    },
+    take(routeKey) {
+      const rl = options.rate_limit;
+      if (!rl) return undefined;
+      const t = now();
+      const b = buckets.get(routeKey) ?? { tokens: rl.capacity, at: t };
+      b.tokens = Math.min(rl.capacity, b.tokens + ((t - b.at) / 1000) * rl.refill_per_second);
+      b.at = t;
+      const allowed = b.tokens >= 1;
+      if (allowed) b.tokens -= 1;
+      buckets.set(routeKey, b);
+      const window = Math.ceil(rl.capacity / rl.refill_per_second);
+      const toFull = Math.ceil((rl.capacity - b.tokens) / rl.refill_per_second);
+      const retryAfter = allowed
+        ? 0
+        : Math.max(1, Math.ceil((1 - b.tokens) / rl.refill_per_second));
+      return {
+        allowed,
+        retryAfter,
+        headers: {
+          "RateLimit-Policy": `"default";q=${rl.capacity};w=${window}`,
+          RateLimit: `"default";r=${Math.floor(b.tokens)};t=${toFull}`,
+        },
+      };
+    },
+  };
+};

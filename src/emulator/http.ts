@@ -1,0 +1,100 @@
+/**
+ * What a route handler sees and returns. Handlers are synchronous functions of the state and
+ * the request; the server (server.ts) does the I/O, auth, faults, ETags and rendering.
+ */
+import { badRequest, fromIssue } from "./errors.js";
+import { isUuid } from "./ids.js";
+import type { State } from "./store.js";
+import { check, isPlainObject, type Schema } from "./validate.js";
+
+export type ApiName = "v3" | "v2";
+
+export interface Ctx {
+  readonly state: State;
+  readonly api: ApiName;
+  readonly method: string;
+  /** Path without the query string, decoded per segment by the router. */
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Parsed JSON body, or undefined when the request had none. */
+  readonly body: unknown;
+  /** ISO timestamp of "now" (injected clock). */
+  readonly nowIso: () => string;
+  /** Per-server random secret that signs cursors, so clients cannot forge them. */
+  readonly cursorSecret: string;
+}
+
+export interface Reply {
+  readonly status: number;
+  /** JSON body; absent for 204. */
+  readonly body?: unknown;
+}
+
+export type Handler = (ctx: Ctx) => Reply;
+
+export interface Route {
+  readonly method: "GET" | "POST" | "PUT" | "DELETE";
+  /** `/api/v3/contexts/:id`; a `*name` segment matches one or more segments (V2 slugs). */
+  readonly pattern: string;
+  readonly handler: Handler;
+}
+
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+export const created = (body: unknown): Reply => ({ status: 201, body });
+/**
+ * Decision: a successful DELETE answers 204 with no body wherever the spec lists no 2xx
+ * (contexts, context env vars, context restrictions, webhooks), like the ones it does list.
+ */
+export const noContent = (): Reply => ({ status: 204 });
+
+/** spec: api-v3.md "Errors" rule 4: a missing required scope filter is 400. */
+export const requireFilter = (ctx: Ctx, name: string): string => {
+  const v = ctx.query.get(name);
+  if (v === null || v === "") throw badRequest("missing_filter", `${name} is required`);
+  return v;
+};
+
+/** A uuid-valued filter: malformed is 400 (invalid input), absent is undefined. */
+export const uuidFilter = (ctx: Ctx, name: string, required: boolean): string | undefined => {
+  const v = required ? requireFilter(ctx, name) : (ctx.query.get(name) ?? undefined);
+  if (v === undefined || v === "") return undefined;
+  if (!isUuid(v)) throw badRequest("invalid_filter", `${name} must be a UUID`);
+  return v;
+};
+
+/**
+ * Decision: a `filter[...]` parameter the route does not know is 400 (`invalid_filter`), so a
+ * client's typo (`filter[projectId]`) fails loudly instead of silently listing everything.
+ */
+export const allowFilters = (ctx: Ctx, allowed: readonly string[]): void => {
+  for (const key of ctx.query.keys()) {
+    if (key.startsWith("filter[") && !allowed.includes(key)) {
+      throw badRequest(
+        "invalid_filter",
+        `unknown filter ${key}; accepted: ${allowed.join(", ") || "none"}`,
+      );
+    }
+  }
+};
+
+/** The body checked against a schema (unknown members are 400 with a pointer). */
+export const body = (ctx: Ctx, schema: Schema): Record<string, unknown> => {
+  if (ctx.body === undefined) throw badRequest("invalid_request", "a JSON body is required", "/");
+  const issue = check(schema, ctx.body);
+  if (issue) throw fromIssue(issue);
+  if (!isPlainObject(ctx.body))
+    throw badRequest("invalid_request", "the body must be a JSON object", "/");
+  return ctx.body;
+};
+
+/** `{ data: { attributes, references } }` of a validated create body. */
+export const enveloped = (
+  b: Record<string, unknown>,
+): { attributes: Record<string, unknown>; references: Record<string, { id: string }> } => {
+  const data = b.data as Record<string, unknown>;
+  return {
+    attributes: data.attributes as Record<string, unknown>,
+    references: data.references as Record<string, { id: string }>,
+  };
+};

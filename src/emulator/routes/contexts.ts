@@ -1,0 +1,129 @@
+/** Contexts. spec: api-v3.md "Contexts", "Context". */
+import { badRequest, notFound } from "../errors.js";
+import {
+  allowFilters,
+  body,
+  type Ctx,
+  created,
+  enveloped,
+  noContent,
+  ok,
+  type Route,
+  uuidFilter,
+} from "../http.js";
+import { paginate } from "../paging.js";
+import { contextCreateSchema } from "../schemas.js";
+import { type ContextRow, findContext, nextId, restrictionId, type State } from "../store.js";
+import { orgOr404 } from "./orgs.js";
+import { embedRestriction } from "./restrictions.js";
+
+/** spec: Contexts: `include` accepts only `restrictions`; anything else is 400. */
+const wantsRestrictions = (ctx: Ctx): boolean => {
+  const include = ctx.query.get("include");
+  if (include === null) return false;
+  if (include !== "restrictions")
+    throw badRequest("invalid_include", "include accepts only restrictions");
+  return true;
+};
+
+/**
+ * spec: Context: `context-restrictions` embeds every restriction type on a single read and
+ * only group restrictions on a list.
+ */
+const renderContext = (st: State, c: ContextRow, embed: "none" | "groups" | "all") => {
+  const rs =
+    embed === "groups"
+      ? c.restrictions.filter((r) => r.restriction_type === "group")
+      : c.restrictions;
+  return {
+    id: c.id,
+    attributes: { name: c.name, created_at: c.created_at },
+    references: {
+      org: { id: c.orgId },
+      ...(embed !== "none"
+        ? { "context-restrictions": rs.map((r) => embedRestriction(st, c, r)) }
+        : {}),
+    },
+  };
+};
+
+export const contextOr404 = (ctx: Ctx, id: string): ContextRow => {
+  const c = findContext(ctx.state, id);
+  if (!c) throw notFound("context", id);
+  return c;
+};
+
+export const contextRoutes: readonly Route[] = [
+  {
+    method: "GET",
+    pattern: "/api/v3/contexts",
+    handler: (ctx) => {
+      allowFilters(ctx, ["filter[org_id]", "filter[name]"]);
+      const org = orgOr404(ctx, uuidFilter(ctx, "filter[org_id]", true)!);
+      const embed = wantsRestrictions(ctx) ? "groups" : "none";
+      // spec: filter[name] is a case-insensitive substring, applied before paging.
+      const needle = ctx.query.get("filter[name]")?.toLowerCase();
+      const hits = ctx.state.contexts
+        .filter((c) => c.orgId === org.id)
+        .filter((c) => needle === undefined || c.name.toLowerCase().includes(needle));
+      return ok(paginate(ctx, hits, (c) => renderContext(ctx.state, c, embed)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/api/v3/contexts",
+    handler: (ctx) => {
+      const { attributes, references } = enveloped(body(ctx, contextCreateSchema));
+      const org = orgOr404(ctx, references.org!.id);
+      const name = attributes.name as string;
+      // Decision: context names are unique within an org (exact match); a second is 400.
+      if (ctx.state.contexts.some((c) => c.orgId === org.id && c.name === name)) {
+        throw badRequest(
+          "already_exists",
+          `a context named ${name} already exists`,
+          "/data/attributes/name",
+        );
+      }
+      const now = ctx.nowIso();
+      const row: ContextRow = {
+        id: nextId(ctx.state, "context"),
+        orgId: org.id,
+        name,
+        created_at: now,
+        env: [],
+        // Decision: like the service, a new context is open to every org member: a group
+        // restriction whose match_pattern is the org id (spec: Context restriction). Seeds
+        // switch it off per org with `default_context_restriction: false`.
+        restrictions: org.defaultContextRestriction
+          ? [
+              {
+                id: restrictionId("group", org.id),
+                restriction_type: "group",
+                match_pattern: org.id,
+                created_at: now,
+              },
+            ]
+          : [],
+      };
+      ctx.state.contexts.push(row);
+      return created({ data: renderContext(ctx.state, row, "none") });
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/api/v3/contexts/:id",
+    handler: (ctx) => {
+      const c = contextOr404(ctx, ctx.params.id!);
+      return ok({ data: renderContext(ctx.state, c, wantsRestrictions(ctx) ? "all" : "none") });
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: "/api/v3/contexts/:id",
+    handler: (ctx) => {
+      const c = contextOr404(ctx, ctx.params.id!);
+      ctx.state.contexts.splice(ctx.state.contexts.indexOf(c), 1);
+      return noContent();
+    },
+  },
+];

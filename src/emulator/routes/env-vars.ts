@@ -1,0 +1,145 @@
+/**
+ * Context and project environment variables. spec: api-v3.md "Contexts" (env-vars routes),
+ * "Context environment variable", "Projects" (environment-variables routes). Values are
+ * secrets: no read returns them, only the last four characters (`truncated_value`).
+ */
+import { badRequest, notFound } from "../errors.js";
+import {
+  allowFilters,
+  body,
+  type Ctx,
+  created,
+  noContent,
+  ok,
+  type Route,
+  requireFilter,
+} from "../http.js";
+import { paginate } from "../paging.js";
+import { envVarSetSchema } from "../schemas.js";
+import { checkEnvName, type EnvRow } from "../store.js";
+import { contextOr404 } from "./contexts.js";
+import { projectOr404 } from "./projects.js";
+
+/** Decision: env var lists are ordered by name. */
+const sorted = (rows: readonly EnvRow[]): EnvRow[] =>
+  [...rows].sort((a, b) => a.name.localeCompare(b.name));
+
+const truncated = (value: string): string => value.slice(-4);
+
+/** `{ name, value }`, with the value non-empty. Decision: an empty value is 400. */
+const nameAndValue = (ctx: Ctx): { name: string; value: string } => {
+  const b = body(ctx, envVarSetSchema);
+  const name = b.name as string;
+  const value = b.value as string;
+  checkEnvName(name, "/name");
+  if (value === "") throw badRequest("invalid_request", "/value: must not be empty", "/value");
+  return { name, value };
+};
+
+export const envVarRoutes: readonly Route[] = [
+  {
+    method: "GET",
+    pattern: "/api/v3/contexts/:id/env-vars",
+    handler: (ctx) => {
+      const c = contextOr404(ctx, ctx.params.id!);
+      return ok(
+        paginate(ctx, sorted(c.env), (e) => ({
+          attributes: {
+            name: e.name,
+            truncated_value: truncated(e.value),
+            created_at: e.created_at,
+            updated_at: e.updated_at,
+          },
+          references: { context: { id: c.id } },
+        })),
+      );
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: "/api/v3/contexts/:id/env-vars",
+    handler: (ctx) => {
+      allowFilters(ctx, ["filter[name]"]);
+      const c = contextOr404(ctx, ctx.params.id!);
+      const name = requireFilter(ctx, "filter[name]");
+      const i = c.env.findIndex((e) => e.name === name);
+      if (i < 0) throw notFound("environment variable", name);
+      c.env.splice(i, 1);
+      return noContent();
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/api/v3/contexts/:id/env-vars/set",
+    handler: (ctx) => {
+      const c = contextOr404(ctx, ctx.params.id!);
+      const { name, value } = nameAndValue(ctx);
+      const now = ctx.nowIso();
+      let row = c.env.find((e) => e.name === name);
+      if (row) {
+        row.value = value;
+        row.updated_at = now;
+      } else {
+        row = { name, value, created_at: now, updated_at: now };
+        c.env.push(row);
+      }
+      // spec: "always 200 with the stored variable whether or not it existed"; the set
+      // operation returns the stored variable without truncated_value.
+      return ok({
+        data: {
+          attributes: { name: row.name, created_at: row.created_at, updated_at: row.updated_at },
+          references: { context: { id: c.id } },
+        },
+      });
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/api/v3/projects/:id/environment-variables",
+    handler: (ctx) => {
+      const p = projectOr404(ctx, ctx.params.id!);
+      return ok(
+        paginate(ctx, sorted(p.env), (e) => ({
+          attributes: {
+            name: e.name,
+            truncated_value: truncated(e.value),
+            created_at: e.created_at,
+          },
+          references: { project: { id: p.id } },
+        })),
+      );
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/api/v3/projects/:id/environment-variables",
+    handler: (ctx) => {
+      const p = projectOr404(ctx, ctx.params.id!);
+      const { name, value } = nameAndValue(ctx);
+      // Decision: the spec lists only 201/404; a name that exists is 400 `already_exists`
+      // (design.md: Waybill then deletes and re-creates it).
+      if (p.env.some((e) => e.name === name)) {
+        throw badRequest("already_exists", `environment variable ${name} already exists`, "/name");
+      }
+      const now = ctx.nowIso();
+      p.env.push({ name, value, created_at: now, updated_at: now });
+      return created({
+        data: {
+          attributes: { name, truncated_value: truncated(value), created_at: now },
+          references: { project: { id: p.id } },
+        },
+      });
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: "/api/v3/projects/:id/environment-variables/:name",
+    handler: (ctx) => {
+      const p = projectOr404(ctx, ctx.params.id!);
+      const i = p.env.findIndex((e) => e.name === ctx.params.name);
+      if (i < 0) throw notFound("environment variable", ctx.params.name);
+      p.env.splice(i, 1);
+      return noContent();
+    },
+  },
+];

@@ -1,0 +1,105 @@
+/** Projects and project settings. spec: api-v3.md "Projects", "Project settings". */
+import { badRequest, notFound } from "../errors.js";
+import { allowFilters, body, type Ctx, ok, type Route, uuidFilter } from "../http.js";
+import { paginate } from "../paging.js";
+import { projectSettingsSchema } from "../schemas.js";
+import { findOrg, findProject, type ProjectRow } from "../store.js";
+
+/** spec: api-v3.md "Projects": `page[limit]` (max 50). */
+const PROJECTS_MAX = 50;
+
+export const renderProject = (p: ProjectRow) => ({
+  id: p.id,
+  attributes: {
+    slug: p.slug,
+    name: p.name,
+    is_followed: p.isFollowed,
+    ...(p.lastActiveAt !== undefined ? { last_active_at: p.lastActiveAt } : {}),
+  },
+  references: { org: { id: p.orgId } },
+});
+
+export const projectOr404 = (ctx: Ctx, id: string): ProjectRow => {
+  const p = findProject(ctx.state, id);
+  if (!p) throw notFound("project", id);
+  return p;
+};
+
+const renderSettings = (p: ProjectRow) => ({
+  data: { attributes: structuredClone(p.settings), references: { project: { id: p.id } } },
+});
+
+const byName = (a: ProjectRow, b: ProjectRow): number =>
+  a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug);
+/** Most recent build first; never-built projects last, by name. */
+const byLastActive = (a: ProjectRow, b: ProjectRow): number =>
+  (b.lastActiveAt ?? "").localeCompare(a.lastActiveAt ?? "") || byName(a, b);
+
+const listProjects = (ctx: Ctx) => {
+  allowFilters(ctx, ["filter[slug]", "filter[org_id]", "filter[following]", "filter[name]"]);
+  const q = ctx.query;
+  const slug = q.get("filter[slug]");
+  const orgId = uuidFilter(ctx, "filter[org_id]", false);
+  const following = q.get("filter[following]");
+  const name = q.get("filter[name]");
+  // Rule 1: at least one of slug, org_id, following.
+  if (slug === null && orgId === undefined && following === null) {
+    throw badRequest(
+      "missing_filter",
+      "one of filter[slug], filter[org_id], filter[following] is required",
+    );
+  }
+  // Rule 2: filter[slug] must be the only filter.
+  if (slug !== null) {
+    if (orgId !== undefined || following !== null || name !== null) {
+      throw badRequest("invalid_filter", "filter[slug] cannot be combined with other filters");
+    }
+    // Rule 5: order_by is accepted and ignored with filter[slug]. Rule 6: no match is empty.
+    // Decision: slugs compare case-insensitively.
+    const hits = ctx.state.projects.filter((p) => p.slug.toLowerCase() === slug.toLowerCase());
+    return paginate(ctx, hits, renderProject, PROJECTS_MAX);
+  }
+  // Rule 4: filter[following] accepts only `true`.
+  if (following !== null && following !== "true") {
+    throw badRequest("invalid_filter", "filter[following] accepts only true");
+  }
+  // Rule 5: order_by is name (default) or last_active_at.
+  const orderBy = q.get("order_by") ?? "name";
+  if (orderBy !== "name" && orderBy !== "last_active_at") {
+    throw badRequest("invalid_order_by", "order_by must be name or last_active_at");
+  }
+  // Rule 6: an org that does not exist is 404.
+  if (orgId !== undefined && !findOrg(ctx.state, orgId)) throw notFound("org", orgId);
+  // Rule 3: filters combine; filter[name] is a case-insensitive substring search.
+  const needle = name?.toLowerCase();
+  const hits = ctx.state.projects
+    .filter((p) => orgId === undefined || p.orgId === orgId)
+    .filter((p) => following === null || p.isFollowed)
+    .filter((p) => needle === undefined || p.name.toLowerCase().includes(needle))
+    .sort(orderBy === "name" ? byName : byLastActive);
+  return paginate(ctx, hits, renderProject, PROJECTS_MAX);
+};
+
+export const projectRoutes: readonly Route[] = [
+  { method: "GET", pattern: "/api/v3/projects", handler: (ctx) => ok(listProjects(ctx)) },
+  {
+    method: "GET",
+    pattern: "/api/v3/projects/:id",
+    handler: (ctx) => ok({ data: renderProject(projectOr404(ctx, ctx.params.id!)) }),
+  },
+  {
+    method: "GET",
+    pattern: "/api/v3/projects/:id/settings",
+    handler: (ctx) => ok(renderSettings(projectOr404(ctx, ctx.params.id!))),
+  },
+  {
+    method: "POST",
+    pattern: "/api/v3/projects/:id/update-settings",
+    handler: (ctx) => {
+      const p = projectOr404(ctx, ctx.params.id!);
+      const b = body(ctx, projectSettingsSchema);
+      p.settings = { ...p.settings, ...(structuredClone(b) as ProjectRow["settings"]) };
+      return ok(renderSettings(p));
+    },
+  },
+];

@@ -1,0 +1,262 @@
+/**
+ * Body and seed schemas, in one place so a seed row and a create body of the same entity are
+ * checked by the same rules. spec: api-v3.md "Endpoints" (each body shape) and "Resource fields
+ * that are given".
+ */
+import { type Schema, s } from "./validate.js";
+
+/** spec: api-v3.md "Org settings": the 18 booleans. */
+export const ORG_SETTINGS_KEYS = [
+  "is_runner_terms_of_service_accepted",
+  "enable_ai_error_summarization",
+  "enable_ai_agents",
+  "enable_unversioned_config",
+  "enable_certified_public_orbs",
+  "enable_chunk_ip_ranges",
+  "enable_marketing_tracking",
+  "enable_minor_ai_features",
+  "enable_preferences_tracking",
+  "enable_private_orbs",
+  "enable_statistics_tracking",
+  "enable_uncertified_public_orbs",
+  "is_user_checkout_keys_disabled",
+  "is_running_disabled",
+  "is_privacy_optout_enforced",
+  "enable_image_brownouts",
+  "is_context_group_restriction_required",
+  "enable_resource_class_brownouts",
+] as const;
+
+/** spec: api-v3.md "Project settings": 12 booleans plus `pr_only_branch_overrides`. */
+export const PROJECT_BOOL_SETTINGS_KEYS = [
+  "enable_ai_error_summarization",
+  "enable_unversioned_config",
+  "enable_auto_cancel_redundant_workflows",
+  "enable_building_fork_prs",
+  "is_build_prs_only",
+  "is_ssh_disabled",
+  "is_running_disabled",
+  "can_pass_secrets_to_fork_pr_jobs",
+  "is_oss",
+  "can_set_github_status",
+  "enable_dynamic_config",
+  "is_admin_required_for_writing_settings",
+] as const;
+
+export const WEBHOOK_EVENTS = ["workflow-completed", "job-completed"] as const;
+export const RESTRICTION_TYPES = ["project", "expression", "group"] as const;
+export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
+
+const nonEmpty = () => s.str({ nonEmpty: true });
+
+export const orgSettingsSchema: Schema = s.obj(
+  Object.fromEntries(ORG_SETTINGS_KEYS.map((k) => [k, s.bool()])),
+);
+
+export const projectSettingsSchema: Schema = s.obj({
+  ...Object.fromEntries(PROJECT_BOOL_SETTINGS_KEYS.map((k) => [k, s.bool()])),
+  pr_only_branch_overrides: s.arr(s.str()),
+});
+
+export const vcsRepoSchema: Schema = s.obj(
+  { provider: nonEmpty(), repo_id: nonEmpty(), repo_full_name: nonEmpty() },
+  ["provider", "repo_id", "repo_full_name"],
+);
+
+/** `{ id uuid, rel string?, attributes string? }` (spec: Contexts, Context restrictions). */
+const refWithRel: Schema = s.obj({ id: nonEmpty(), rel: s.str(), attributes: s.str() }, ["id"]);
+const ref: Schema = s.obj({ id: nonEmpty() }, ["id"]);
+
+const enveloped = (attributes: Schema, references: Schema): Schema =>
+  s.obj({ data: s.obj({ attributes, references }, ["attributes", "references"]) }, ["data"]);
+
+// ---------------------------------------------------------------------------------------
+// Contexts, restrictions, env vars
+// ---------------------------------------------------------------------------------------
+
+export const contextCreateSchema = enveloped(
+  s.obj({ name: nonEmpty() }, ["name"]),
+  s.obj({ org: refWithRel }, ["org"]),
+);
+
+const restrictionAttrProps = {
+  restriction_type: s.str({ oneOf: RESTRICTION_TYPES }),
+  match_pattern: nonEmpty(),
+};
+export const restrictionCreateSchema = enveloped(
+  s.obj(restrictionAttrProps, ["restriction_type", "match_pattern"]),
+  s.obj({ context: refWithRel }, ["context"]),
+);
+
+/** Used by `env-vars/set` and project env var create: flat `{ name, value }`. */
+export const envVarSetSchema: Schema = s.obj({ name: nonEmpty(), value: s.str() }, [
+  "name",
+  "value",
+]);
+
+// ---------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------
+
+const webhookProps = {
+  name: nonEmpty(),
+  scope: nonEmpty(),
+  url: nonEmpty(),
+  events: s.arr(s.str({ oneOf: WEBHOOK_EVENTS })),
+  should_verify_tls: s.bool(),
+  signing_secret: s.str(),
+  is_enabled: s.bool(),
+};
+export const webhookCreateSchema = enveloped(
+  s.obj(webhookProps, ["name", "scope", "url", "events"]),
+  s.obj({ project: ref }, ["project"]),
+);
+/** spec: Webhooks: update takes only name, url, events, should_verify_tls, signing_secret. */
+export const webhookUpdateSchema: Schema = s.obj({
+  name: nonEmpty(),
+  url: nonEmpty(),
+  events: s.arr(s.str({ oneOf: WEBHOOK_EVENTS })),
+  should_verify_tls: s.bool(),
+  signing_secret: s.str(),
+});
+export const setEnabledSchema: Schema = s.obj({ is_enabled: s.bool() }, ["is_enabled"]);
+
+// ---------------------------------------------------------------------------------------
+// Pipelines and triggers
+// ---------------------------------------------------------------------------------------
+
+const pipelineConfigSchema: Schema = s.obj(
+  {
+    type: nonEmpty(),
+    file_path: nonEmpty(),
+    file_type: s.str(),
+    vcs: vcsRepoSchema,
+    hosted: s.obj({ provider: nonEmpty() }, ["provider"]),
+  },
+  ["type", "file_path"],
+);
+const pipelineProps = {
+  name: nonEmpty(),
+  description: s.str(),
+  config: pipelineConfigSchema,
+  checkout: s.obj({ vcs: vcsRepoSchema }, ["vcs"]),
+};
+export const pipelineCreateSchema = enveloped(
+  s.obj(pipelineProps, ["name", "config", "checkout"]),
+  s.obj({ project: ref }, ["project"]),
+);
+/** spec: Pipelines: update takes only name, description, config.file_path, config.file_type. */
+export const pipelineUpdateSchema: Schema = s.obj({
+  name: nonEmpty(),
+  description: s.str(),
+  config: s.obj({ file_path: nonEmpty(), file_type: s.str() }),
+});
+
+const triggerFilterSchema: Schema = s.obj({
+  preset: nonEmpty(),
+  rules: s.arr(s.obj({ event_type: s.str(), rule: nonEmpty(), event_ref: s.str() }, ["rule"])),
+});
+const webhookEventSchema: Schema = s.obj({ name: s.str(), source: s.str(), secret: s.str() });
+const scheduleEventSchema: Schema = s.obj({
+  name: s.str(),
+  cron_expression: s.str(),
+  attribution_actor: s.str({ oneOf: ["system", "current"] }),
+});
+const triggerProps = {
+  is_disabled: s.bool(),
+  config: s.obj({ ref: s.str() }),
+  checkout: s.obj({ ref: s.str() }),
+  event: s.obj(
+    {
+      type: s.str({ oneOf: TRIGGER_EVENT_TYPES }),
+      vcs: vcsRepoSchema,
+      webhook: webhookEventSchema,
+      schedule: scheduleEventSchema,
+      filter: triggerFilterSchema,
+    },
+    ["type"],
+  ),
+  parameters: s.jsonObject(),
+};
+export const triggerCreateSchema = enveloped(
+  s.obj(triggerProps, ["event"]),
+  s.obj({ pipeline: ref }, ["pipeline"]),
+);
+export const triggerUpdateSchema: Schema = s.obj({
+  is_disabled: s.bool(),
+  config: s.obj({ ref: s.str() }),
+  checkout: s.obj({ ref: s.str() }),
+  event: s.obj({
+    webhook: webhookEventSchema,
+    schedule: scheduleEventSchema,
+    filter: triggerFilterSchema,
+  }),
+  parameters: s.jsonObject(),
+});
+
+// ---------------------------------------------------------------------------------------
+// Seed (emu brief: the seed's shape)
+// ---------------------------------------------------------------------------------------
+
+const id = s.str({ nonEmpty: true });
+
+const seedTriggerSchema = s.obj({ id, ...triggerProps }, ["event"]);
+const seedPipelineSchema = s.obj({ id, ...pipelineProps, triggers: s.arr(seedTriggerSchema) }, [
+  "name",
+  "config",
+]);
+const seedWebhookSchema = s.obj({ id, ...webhookProps, auto_disabled_at: s.str() }, [
+  "name",
+  "url",
+  "events",
+]);
+const seedProjectSchema = s.obj(
+  {
+    id,
+    slug: nonEmpty(),
+    name: s.str(),
+    oauth: s.bool(),
+    is_followed: s.bool(),
+    last_active_at: s.str(),
+    repo: vcsRepoSchema,
+    settings: projectSettingsSchema,
+    env: s.record(s.str({ nonEmpty: true })),
+    webhooks: s.arr(seedWebhookSchema),
+    pipelines: s.arr(seedPipelineSchema),
+  },
+  ["slug"],
+);
+const seedContextSchema = s.obj(
+  {
+    id,
+    name: nonEmpty(),
+    created_at: s.str(),
+    env: s.record(s.str({ nonEmpty: true })),
+    restrictions: s.arr(
+      s.obj({ id, ...restrictionAttrProps, created_at: s.str() }, [
+        "restriction_type",
+        "match_pattern",
+      ]),
+    ),
+  },
+  ["name"],
+);
+const seedOrgSchema = s.obj(
+  {
+    id,
+    slug: nonEmpty(),
+    name: s.str(),
+    settings: orgSettingsSchema,
+    default_context_restriction: s.bool(),
+    groups: s.arr(s.obj({ id, name: nonEmpty(), description: s.str() }, ["name"])),
+    contexts: s.arr(seedContextSchema),
+    projects: s.arr(seedProjectSchema),
+  },
+  ["slug"],
+);
+export const seedSchema: Schema = s.obj({
+  $schema: s.str(),
+  description: s.str(),
+  tokens: s.arr(s.obj({ token: nonEmpty(), read_only: s.bool() }, ["token"])),
+  orgs: s.arr(seedOrgSchema),
+});

@@ -1,0 +1,92 @@
+/**
+ * Scripted answers (`POST /__admin/script`): a FIFO the client's tests use for deterministic
+ * 429 / 500 / HTML / dropped-connection scenarios. Each entry answers the next matching
+ * request(s) (`times`, default 1) and is then removed. docs/emulator.md "Script".
+ */
+import { fromIssue } from "./errors.js";
+import { check, type Schema, s } from "./validate.js";
+
+export interface ScriptEntry {
+  /** Match only this method (case-insensitive); any when absent. */
+  readonly method?: string;
+  /** Exact request path (no query), or a pattern with `*` wildcards; any when absent. */
+  readonly path?: string;
+  readonly times?: number;
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Raw body, sent as is. */
+  readonly body?: string;
+  /** JSON body (wins over `body`). */
+  readonly json?: unknown;
+  /** Perform the real request first, then answer with this entry ("commit then fail"). */
+  readonly commit?: boolean;
+  /** Destroy the socket without answering (after committing, with `commit`). */
+  readonly drop?: boolean;
+}
+
+const entrySchema: Schema = s.obj({
+  method: s.str({ nonEmpty: true }),
+  path: s.str({ nonEmpty: true }),
+  times: s.int(1),
+  status: { kind: "number", integer: true, min: 100 },
+  headers: s.record(s.str()),
+  body: s.str(),
+  json: s.any(),
+  commit: s.bool(),
+  drop: s.bool(),
+});
+const scriptSchema: Schema = s.obj({ responses: s.arr(entrySchema) }, ["responses"]);
+
+export const parseScript = (value: unknown): ScriptEntry[] => {
+  const issue = check(scriptSchema, value);
+  if (issue) throw fromIssue(issue);
+  return [...(value as { responses: ScriptEntry[] }).responses];
+};
+
+const pathMatches = (pattern: string, path: string): boolean => {
+  if (!pattern.includes("*")) return pattern === path;
+  const re = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
+  return re.test(path);
+};
+
+/** A FIFO of script entries with their remaining use counts. */
+export interface Script {
+  add(entries: readonly ScriptEntry[]): void;
+  clear(): void;
+  /** Remaining entries, in order. */
+  pending(): { entry: ScriptEntry; remaining: number }[];
+  /** Consume the first entry matching the request, if any. */
+  take(method: string, path: string): ScriptEntry | undefined;
+}
+
+export const createScript = (): Script => {
+  let queue: { entry: ScriptEntry; remaining: number }[] = [];
+  return {
+    add(entries) {
+      queue.push(...entries.map((entry) => ({ entry, remaining: entry.times ?? 1 })));
+    },
+    clear() {
+      queue = [];
+    },
+    pending() {
+      return queue.map((q) => ({ ...q }));
+    },
+    take(method, path) {
+      const i = queue.findIndex(
+        ({ entry }) =>
+          (entry.method === undefined || entry.method.toUpperCase() === method.toUpperCase()) &&
+          (entry.path === undefined || pathMatches(entry.path, path)),
+      );
+      if (i < 0) return undefined;
+      const slot = queue[i]!;
+      slot.remaining -= 1;
+      if (slot.remaining <= 0) queue.splice(i, 1);
+      return slot.entry;
+    },
+  };
+};

@@ -1,0 +1,128 @@
+/**
+ * The seed: the emulator's whole initial state as JSON (`waybill emulator --seed FILE`,
+ * `POST /__admin/reset`). `GET /__admin/state` dumps the state back in this shape, with every
+ * id filled in and secret values included (test only). See docs/emulator.md.
+ */
+import type { VcsRepoWire } from "../api/wire.js";
+
+export interface Seed {
+  readonly $schema?: string;
+  readonly description?: string;
+  readonly tokens?: readonly SeedToken[];
+  readonly orgs?: readonly SeedOrg[];
+}
+
+export interface SeedToken {
+  readonly token: string;
+  /** A read-only token gets 403 on every non-GET request. */
+  readonly read_only?: boolean;
+}
+
+export interface SeedOrg {
+  readonly id?: string;
+  /** e.g. `gh/acme`. */
+  readonly slug: string;
+  readonly name?: string;
+  readonly settings?: Readonly<Record<string, boolean>>;
+  /** Whether `POST /contexts` adds an "all members" group restriction. Default true. */
+  readonly default_context_restriction?: boolean;
+  readonly groups?: readonly SeedGroup[];
+  readonly contexts?: readonly SeedContext[];
+  readonly projects?: readonly SeedProject[];
+}
+
+export interface SeedGroup {
+  readonly id?: string;
+  readonly name: string;
+  readonly description?: string;
+}
+
+export interface SeedContext {
+  readonly id?: string;
+  readonly name: string;
+  readonly created_at?: string;
+  /** Variable name → value (values are secrets; only `GET /__admin/state` returns them). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly restrictions?: readonly SeedRestriction[];
+}
+
+export interface SeedRestriction {
+  readonly id?: string;
+  readonly restriction_type: "project" | "expression" | "group";
+  /**
+   * A project id (or, in a seed only, a project slug), an expression, or a group id (in a
+   * seed also a group name; the org id means every member of the org).
+   */
+  readonly match_pattern: string;
+  readonly created_at?: string;
+}
+
+export interface SeedProject {
+  readonly id?: string;
+  /** `gh/acme/api`, or `api` (then prefixed with the org slug). */
+  readonly slug: string;
+  readonly name?: string;
+  /** An OAuth project has a synthetic pipeline and trigger (spec: Pipelines, Triggers). */
+  readonly oauth?: boolean;
+  /** Default true. */
+  readonly is_followed?: boolean;
+  readonly last_active_at?: string;
+  readonly repo?: VcsRepoWire;
+  readonly settings?: Readonly<Record<string, boolean | readonly string[]>>;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly webhooks?: readonly SeedWebhook[];
+  readonly pipelines?: readonly SeedPipeline[];
+}
+
+export interface SeedWebhook {
+  readonly id?: string;
+  readonly name: string;
+  /** Default `project`. */
+  readonly scope?: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly should_verify_tls?: boolean;
+  readonly is_enabled?: boolean;
+  readonly signing_secret?: string;
+  readonly auto_disabled_at?: string;
+}
+
+export interface SeedPipeline {
+  readonly id?: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly config: SeedJson;
+  readonly checkout?: SeedJson;
+  readonly triggers?: readonly SeedTrigger[];
+}
+
+/** Trigger attributes as in `POST /triggers` (`event.webhook.secret` is kept as the secret). */
+export interface SeedTrigger {
+  readonly id?: string;
+  readonly is_disabled?: boolean;
+  readonly config?: { readonly ref?: string };
+  readonly checkout?: { readonly ref?: string };
+  readonly event: SeedJson;
+  readonly parameters?: SeedJson;
+}
+
+export type SeedJson = Readonly<Record<string, unknown>>;
+
+/**
+ * Fault injection (docs/emulator.md "Faults"). Rates are probabilities in [0, 1], drawn from
+ * a PRNG seeded with `seed`, so a run is reproducible for the same request order.
+ */
+export interface FaultOptions {
+  readonly seed?: number;
+  readonly latency_ms?: number;
+  readonly jitter_ms?: number;
+  readonly rate_429?: number;
+  readonly retry_after_seconds?: number;
+  readonly rate_500?: number;
+  readonly rate_drop?: number;
+  /** The write happens, then a 500 or a dropped connection (POST/PUT/DELETE only). */
+  readonly rate_commit_then_fail?: number;
+  /** Random faults only for these methods (latency applies to every request). */
+  readonly methods?: readonly string[];
+  readonly rate_limit?: { readonly capacity: number; readonly refill_per_second: number };
+}

@@ -1,0 +1,518 @@
+/**
+ * The HTTP shell around the pure store and route handlers: auth, the request log, scripted
+ * answers, faults, ETags, and rendering errors as the V3 envelope or the V2 `{message}`.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type AdminPort, handleAdmin, type RequestLogEntry } from "./admin.js";
+import { EmulatorHttpError } from "./errors.js";
+import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
+import type { ApiName, Ctx, Reply, Route } from "./http.js";
+import { hashUuid } from "./ids.js";
+import { createRouter } from "./router.js";
+import { contextRoutes } from "./routes/contexts.js";
+import { envVarRoutes } from "./routes/env-vars.js";
+import { orgRoutes } from "./routes/orgs.js";
+import { pipelineRoutes } from "./routes/pipelines.js";
+import { projectRoutes } from "./routes/projects.js";
+import { restrictionRoutes } from "./routes/restrictions.js";
+import { triggerRoutes } from "./routes/triggers.js";
+import { v2Routes } from "./routes/v2.js";
+import { webhookRoutes } from "./routes/webhooks.js";
+import { createScript, type ScriptEntry } from "./script.js";
+import type { FaultOptions, Seed } from "./seed.js";
+import { createState, dumpState, type State } from "./store.js";
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. The server listens on 127.0.0.1 only. */
+  readonly port?: number;
+  /** Default: no orgs and one read/write token `demo-token`. */
+  readonly seed?: Seed;
+  /** Enable the `/__admin/` API (off by default: 404). */
+  readonly admin?: boolean;
+  readonly faults?: FaultOptions;
+  /** One line per API request: method, path (no query), status, fault. Never a token. */
+  readonly log?: (line: string) => void;
+  /** Clock (ms since epoch) for timestamps and the token bucket; tests inject it. */
+  readonly now?: () => number;
+}
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT`: the service root (clients add `/api/v3`, `/api/v2`). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SEED: Seed = { tokens: [{ token: "demo-token" }] };
+
+const ROUTES: readonly Route[] = [
+  ...orgRoutes,
+  ...projectRoutes,
+  ...contextRoutes,
+  ...restrictionRoutes,
+  ...envVarRoutes,
+  ...webhookRoutes,
+  ...pipelineRoutes,
+  ...triggerRoutes,
+  ...v2Routes,
+];
+
+/** Query parameter names that carry a token on other APIs (V1 `circle-token` and the like). */
+const TOKEN_PARAMS = new Set([
+  "token",
+  "access_token",
+  "circle-token",
+  "service-token",
+  "api_key",
+  "apikey",
+  "api-key",
+]);
+
+const WRITE = new Set(["POST", "PUT", "DELETE", "PATCH"]);
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+
+/** A strong ETag: a hash of the exact body bytes (spec: api-v3.md "Limits": Caching). */
+const etagOf = (body: string): string =>
+  `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
+
+const ifNoneMatchHits = (header: string | undefined, etag: string): boolean => {
+  if (!header) return false;
+  return header
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, ""))
+    .some((t) => t === "*" || t === etag);
+};
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  /** Raw body bytes; undefined for none. */
+  body?: string;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
+  status,
+  headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+
+export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulator> => {
+  const now = opts.now ?? Date.now;
+  const startFaults = opts.faults ? parseFaultOptions(opts.faults) : {};
+  let state: State = createState(opts.seed ?? DEFAULT_SEED);
+  let faults: Faults = createFaults(startFaults, now);
+  const script = createScript();
+  let requestLog: RequestLogEntry[] = [];
+  let seq = 0;
+  const cursorSecret = randomBytes(16).toString("hex");
+  const router = createRouter(ROUTES);
+  const closing = new AbortController();
+  const sockets = new Set<Socket>();
+
+  const admin: AdminPort = {
+    reset(seed) {
+      state = createState(seed);
+      faults = createFaults(startFaults, now);
+      script.clear();
+      requestLog = [];
+      seq = 0;
+    },
+    dump: () => dumpState(state),
+    requests: () => requestLog,
+    clearRequests() {
+      requestLog = [];
+    },
+    setFaults(f) {
+      faults = createFaults(f, now);
+    },
+    faults: () => faults.options,
+    addScript: (entries: readonly ScriptEntry[]) => script.add(entries),
+    clearScript: () => script.clear(),
+    script: () => script.pending(),
+  };
+
+  const tokenValues = (): Set<string> => new Set(state.tokens.map((t) => t.token));
+
+  /** Query as a log object; token-looking values are redacted (the log is never a leak). */
+  const logQuery = (query: URLSearchParams): Record<string, string> => {
+    const tokens = tokenValues();
+    const out: Record<string, string> = {};
+    for (const [k, v] of query)
+      out[k] = TOKEN_PARAMS.has(k.toLowerCase()) || tokens.has(v) ? "(redacted)" : v;
+    return out;
+  };
+
+  const errorAnswer = (api: ApiName, err: EmulatorHttpError, reqSeq: number): Answer => {
+    if (api === "v2") return json(err.status, { message: err.detail ?? err.title });
+    return json(err.status, {
+      error: {
+        type: err.type,
+        id: hashUuid("error", cursorSecret, String(reqSeq)),
+        title: err.title,
+        ...(err.detail !== undefined ? { detail: err.detail } : {}),
+        ...(err.pointer !== undefined ? { source: { pointer: err.pointer } } : {}),
+      },
+    });
+  };
+
+  /** Auth. spec: api-v3.md "Authentication": V3 Bearer, V2 Service-Token or Basic. */
+  const authenticate = (api: ApiName, req: IncomingMessage, query: URLSearchParams): void => {
+    const tokens = tokenValues();
+    // spec: Authentication rule 1: on V3 a token in a query parameter is rejected.
+    // Decision: the same on V2 (only the legacy V1 accepts one).
+    for (const [k, v] of query) {
+      if (TOKEN_PARAMS.has(k.toLowerCase()) || tokens.has(v)) {
+        throw new EmulatorHttpError(
+          401,
+          "unauthorized",
+          "Unauthorized",
+          "a token in the query string is rejected; send it in a header",
+        );
+      }
+    }
+    let token: string | undefined;
+    const authz = req.headers.authorization;
+    if (api === "v3") {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(authz ?? "");
+      token = m?.[1];
+    } else {
+      const st = req.headers["service-token"];
+      if (typeof st === "string") token = st;
+      const basic = /^Basic\s+(\S+)\s*$/i.exec(authz ?? "");
+      if (token === undefined && basic?.[1])
+        token = Buffer.from(basic[1], "base64").toString("utf8").split(":")[0];
+    }
+    const row = token === undefined ? undefined : state.tokens.find((t) => t.token === token);
+    if (!row) {
+      throw new EmulatorHttpError(
+        401,
+        "unauthorized",
+        "Unauthorized",
+        api === "v3"
+          ? "provide a valid Authorization: Bearer header"
+          : "provide a valid Service-Token header",
+      );
+    }
+    // spec: rule 5: insufficient permission is 403. A read-only token may only read.
+    if (row.readOnly && req.method !== "GET") {
+      throw new EmulatorHttpError(403, "forbidden", "Forbidden", "this token is read-only");
+    }
+  };
+
+  /** The real handling: auth, route, body, handler. Never throws. */
+  const handle = (
+    api: ApiName,
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    raw: Buffer,
+    reqSeq: number,
+  ): Answer => {
+    try {
+      authenticate(api, req, query);
+      const m = router.match(method, path);
+      if (!m)
+        throw new EmulatorHttpError(404, "not_found", "Not found", `no route ${method} ${path}`);
+      let parsed: unknown;
+      if (method !== "GET" && raw.length > 0) {
+        try {
+          parsed = JSON.parse(raw.toString("utf8"));
+        } catch {
+          throw new EmulatorHttpError(
+            400,
+            "invalid_json",
+            "Bad request",
+            "the body is not valid JSON",
+            "/",
+          );
+        }
+      }
+      const ctx: Ctx = {
+        state,
+        api,
+        method,
+        path,
+        params: m.params,
+        query,
+        body: parsed,
+        nowIso: () => new Date(now()).toISOString(),
+        cursorSecret,
+      };
+      const reply: Reply = m.route.handler(ctx);
+      return json(reply.status, reply.body);
+    } catch (err) {
+      if (err instanceof EmulatorHttpError) return errorAnswer(api, err, reqSeq);
+      const message = err instanceof Error ? err.message : String(err);
+      opts.log?.(`emulator: internal error on ${method} ${path}: ${message}`);
+      return errorAnswer(
+        api,
+        new EmulatorHttpError(500, "internal", "Internal error", "unexpected emulator error"),
+        reqSeq,
+      );
+    }
+  };
+
+  const routeKey = (method: string, path: string): string => {
+    const m = router.match(method, path);
+    return `${method} ${m ? m.route.pattern : path}`;
+  };
+
+  const send = (res: ServerResponse, a: Answer): void => {
+    res.writeHead(a.status, a.headers);
+    res.end(a.body);
+  };
+
+  const drop = (req: IncomingMessage): void => {
+    req.socket.destroy();
+  };
+
+  const scripted = (entry: ScriptEntry, real?: Answer): Answer => {
+    const headers: Record<string, string> = {};
+    let body: string | undefined;
+    if (entry.json !== undefined) {
+      headers["Content-Type"] = "application/json; charset=utf-8";
+      body = JSON.stringify(entry.json);
+    } else if (entry.body !== undefined) {
+      headers["Content-Type"] = "text/plain; charset=utf-8";
+      body = entry.body;
+    } else if (real) {
+      Object.assign(headers, real.headers);
+      body = real.body;
+    }
+    Object.assign(headers, entry.headers ?? {});
+    return {
+      status: entry.status ?? real?.status ?? 200,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    };
+  };
+
+  const onApiRequest = async (
+    api: ApiName,
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+    raw: Buffer,
+  ): Promise<void> => {
+    const method = (req.method ?? "GET").toUpperCase();
+    seq += 1;
+    const reqSeq = seq;
+    const started = Date.now();
+    // Decide at arrival, so the fault sequence follows the request order.
+    const entry = script.take(method, path);
+    const decision: FaultDecision = entry ? { kind: "none" } : faults.draw(method);
+    const activeFaults = faults;
+    await sleep(activeFaults.latencyMs(), closing.signal);
+    if (closing.signal.aborted) return void drop(req);
+
+    let answer: Answer | undefined;
+    let fault: string | undefined;
+    let dropped = false;
+    let rateHeaders: Readonly<Record<string, string>> = {};
+
+    if (entry && !entry.commit) {
+      fault = "script";
+      if (entry.drop) dropped = true;
+      else answer = scripted(entry);
+    } else if (entry?.commit) {
+      const real = handle(api, req, method, path, query, raw, reqSeq);
+      fault = "script_commit";
+      if (entry.drop) dropped = true;
+      else answer = scripted(entry, real);
+    } else {
+      const verdict = activeFaults.take(routeKey(method, path));
+      if (verdict) rateHeaders = verdict.headers;
+      if (verdict && !verdict.allowed) {
+        fault = "rate_limit";
+        answer = errorAnswer(
+          api,
+          new EmulatorHttpError(
+            429,
+            "rate_limited",
+            "Too many requests",
+            "route rate limit reached",
+          ),
+          reqSeq,
+        );
+        answer.headers["Retry-After"] = String(verdict.retryAfter);
+      } else if (decision.kind === "429") {
+        fault = "429";
+        answer = errorAnswer(
+          api,
+          new EmulatorHttpError(429, "rate_limited", "Too many requests", "injected 429"),
+          reqSeq,
+        );
+        answer.headers["Retry-After"] = String(decision.retryAfter);
+      } else if (decision.kind === "500") {
+        fault = "500";
+        answer = errorAnswer(
+          api,
+          new EmulatorHttpError(500, "internal", "Internal error", "injected 500"),
+          reqSeq,
+        );
+      } else if (decision.kind === "drop") {
+        fault = "drop";
+        dropped = true;
+      } else {
+        answer = handle(api, req, method, path, query, raw, reqSeq);
+        if (decision.kind === "commit_then_fail" && WRITE.has(method)) {
+          // The write happened; the client only sees a failure.
+          fault = `commit_then_${decision.failure}`;
+          if (decision.failure === "drop") dropped = true;
+          else
+            answer = errorAnswer(
+              api,
+              new EmulatorHttpError(500, "internal", "Internal error", "injected 500 after commit"),
+              reqSeq,
+            );
+        }
+      }
+    }
+
+    let status = 0;
+    if (!dropped && answer) {
+      Object.assign(answer.headers, rateHeaders);
+      // spec: api-v3.md "Limits": Caching: ETag and Cache-Control; If-None-Match → 304.
+      if (
+        method === "GET" &&
+        answer.status === 200 &&
+        answer.body !== undefined &&
+        fault === undefined
+      ) {
+        const etag = etagOf(answer.body);
+        answer.headers.ETag = etag;
+        answer.headers["Cache-Control"] = "private, no-cache";
+        const inm = req.headers["if-none-match"];
+        if (ifNoneMatchHits(Array.isArray(inm) ? inm.join(",") : inm, etag)) {
+          answer = {
+            status: 304,
+            headers: { ETag: etag, "Cache-Control": "private, no-cache", ...rateHeaders },
+          };
+        }
+      }
+      status = answer.status;
+      send(res, answer);
+    } else {
+      drop(req);
+    }
+    requestLog.push({
+      seq: reqSeq,
+      method,
+      path,
+      query: logQuery(query),
+      status,
+      api,
+      ...(fault !== undefined ? { fault } : {}),
+    });
+    opts.log?.(
+      `${method} ${path} ${status === 0 ? "dropped" : status}${fault ? ` [${fault}]` : ""} ${Date.now() - started}ms`,
+    );
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = req.url ?? "/";
+      const q = url.indexOf("?");
+      const path = q < 0 ? url : url.slice(0, q);
+      const query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+      let raw: Buffer;
+      try {
+        raw = await readBody(req);
+      } catch {
+        return;
+      }
+      const method = (req.method ?? "GET").toUpperCase();
+      if (path.startsWith("/__admin/")) {
+        let parsed: unknown;
+        try {
+          parsed = raw.length > 0 ? JSON.parse(raw.toString("utf8")) : undefined;
+        } catch {
+          return send(
+            res,
+            json(400, {
+              error: {
+                type: "invalid_json",
+                title: "Bad request",
+                detail: "the body is not valid JSON",
+              },
+            }),
+          );
+        }
+        const reply = opts.admin ? handleAdmin(admin, method, path, parsed) : undefined;
+        if (!reply)
+          return send(res, json(404, { error: { type: "not_found", title: "Not found" } }));
+        return send(res, json(reply.status, reply.body));
+      }
+      const api: ApiName | undefined = path.startsWith("/api/v3/")
+        ? "v3"
+        : path.startsWith("/api/v2/")
+          ? "v2"
+          : undefined;
+      if (!api) {
+        return send(
+          res,
+          json(404, {
+            error: { type: "not_found", title: "Not found", detail: `no route ${method} ${path}` },
+          }),
+        );
+      }
+      await onApiRequest(api, req, res, path, query, raw);
+    })().catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      opts.log?.(`emulator: request failed: ${message}`);
+      if (!res.headersSent)
+        send(res, json(500, { error: { type: "internal", title: "Internal error" } }));
+    });
+  });
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        // Keep-alive sockets would hold close() open: destroy them (idle and busy).
+        for (const s of sockets) s.destroy();
+        server.closeAllConnections();
+      }),
+  };
+};
