@@ -1,0 +1,87 @@
+/**
+ * Context restrictions (spec: api-v3.md "Context restriction", Context restrictions).
+ * Create and delete only: the API has no update. Identity is type + value (the project
+ * slug, the expression, the group id, or `all-members` for the org-wide group whose
+ * match_pattern is the org id), and a restriction has no other field, so "a changed
+ * restriction" is a different address: the plan shows the old one deleted and the new one
+ * created.
+ *
+ * Decision: restrictions are never shown as `replace`: with type+value as the key, a
+ * changed restriction is a new key. The ordering still gives the safe order of a replace:
+ * within one context, restriction creates run before restriction deletes
+ * (src/plan/order.ts), so a context is never left with fewer restrictions (wider access)
+ * than either the old or the new config allows.
+ */
+
+import { restrictionKey } from "../model/address.js";
+import type { DesiredRestriction } from "../model/desired.js";
+import type { LiveRestriction } from "../model/live.js";
+import { call } from "./calls.js";
+import { newComparison } from "./compare.js";
+import type { KindEnv, ResourceKind } from "./contract.js";
+
+/** The value a config writes for a restriction: slug, expression, group id or `all-members`. */
+export const desiredRestrictionValue = (d: DesiredRestriction): string => {
+  switch (d.type) {
+    case "project":
+      return d.project;
+    case "expression":
+      return d.expression;
+    case "group":
+      return d.group;
+  }
+};
+
+/**
+ * The `match_pattern` to send: a project id, the expression, a group id, or the org id for
+ * `all-members` (spec: "A restriction for every member of the owning org is a group
+ * restriction whose match_pattern is the org id"). Undefined when a project is unknown.
+ */
+export const matchPattern = (d: DesiredRestriction, env: KindEnv): string | undefined => {
+  switch (d.type) {
+    case "project":
+      return env.projectId(d.project);
+    case "expression":
+      return d.expression;
+    case "group":
+      return d.group === "all-members" ? env.orgId : d.group;
+  }
+};
+
+export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction> = {
+  type: "context_restriction",
+  parent: "context",
+  replaceOrder: "never",
+  replaceOrderWhy:
+    "type and value are the identity: a changed restriction is a create plus a delete, creates first",
+  desiredKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
+  liveKey: (l) => restrictionKey(l.restriction_type, l.key_value),
+  liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
+  liveId: (l) => l.id,
+  pinnedId: () => undefined,
+  desiredView: (d, env) => ({
+    restriction_type: d.type,
+    match_pattern: matchPattern(d, env) ?? null,
+    value: desiredRestrictionValue(d),
+  }),
+  liveView: (l) => ({
+    restriction_type: l.restriction_type,
+    match_pattern: l.match_pattern,
+    value: l.key_value,
+  }),
+  compare: () => newComparison(),
+  unresolvedSecrets: () => [],
+  createCalls: () => [
+    call("create", "POST", "/context-restrictions", {
+      body: "envelope",
+      body_fields: ["restriction_type", "match_pattern", "references.context"],
+    }),
+  ],
+  updateCalls: () => [],
+  // spec: Context restrictions: DELETE needs filter[context_id] (ids unique only within a context).
+  deleteCalls: () => [
+    call("delete", "DELETE", "/context-restrictions/{id}", {
+      query: { "filter[context_id]": "{context_id}" },
+    }),
+  ],
+};

@@ -1,0 +1,137 @@
+/**
+ * The one contract every resource kind implements (conventions.md §3), registered in one
+ * table (src/kinds/registry.ts). The planner (src/plan) only talks to kinds through it.
+ *
+ * A kind describes, as data, everything the plan must say about an item: its identity
+ * (src/plan matches desired and live items by these keys), how it compares (field-level
+ * changes, with the spec's rules on what changes in place and what forces replacement)
+ * and the API calls each action makes. Calls are data (method, route template, generation,
+ * which body fields) so a plan can be rendered, saved and compared; they never hold a
+ * secret value. Apply (issue 5) adds executors next to these functions: an executor takes a
+ * Change and its `calls`, so adding one is adding a function to the kind's module.
+ */
+import type { ApiGeneration } from "../api/types.js";
+import type { ResourceType } from "../model/address.js";
+import type { JsonObject, JsonValue } from "./values.js";
+
+export type CallPhase = "create" | "update" | "delete";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * One API call of a change. `route` is relative to the generation's root and holds
+ * `{placeholders}` (`/webhooks/{id}/update`) filled from `Change.params`; `query` values
+ * may hold placeholders too. `body_fields` names the body members (dotted for nested ones);
+ * `sensitive_fields` those of them whose values are secrets: the executor takes them from
+ * the resolved config, never from the plan.
+ */
+export interface ApiCall {
+  /** Which part of the change the call belongs to; a replace has `delete` and `create` calls. */
+  readonly phase: CallPhase;
+  readonly method: HttpMethod;
+  readonly api: ApiGeneration;
+  readonly route: string;
+  readonly query?: Readonly<Record<string, string>>;
+  /** `envelope`: `{data:{attributes, references}}`; `flat`: a plain object; `none`: no body. */
+  readonly body: "envelope" | "flat" | "none";
+  readonly body_fields: readonly string[];
+  readonly sensitive_fields: readonly string[];
+  /**
+   * `always`, or `if_exists_refused`: only when the previous call was refused because the
+   * item already exists (400/409) — the project env var "POST; else DELETE then POST" rule
+   * (design.md §1 "Plans").
+   */
+  readonly when: "always" | "if_exists_refused";
+  /** Why the call is there, in words, when the route alone does not say. */
+  readonly note?: string;
+}
+
+/** One changed attribute. Values are masked: a secret is `(sensitive)`, never its value. */
+export interface FieldChange {
+  /** Dotted path in the API's attribute names (`config.file_path`, `event.filter`). */
+  readonly path: string;
+  readonly before: JsonValue;
+  readonly after: JsonValue;
+  readonly forces_replacement?: true;
+  readonly sensitive?: true;
+}
+
+/** The result of comparing one desired item with its live match. */
+export interface Comparison {
+  /** Every field that differs, including those that force replacement. */
+  readonly fields: readonly FieldChange[];
+  /** Non-empty when the item must be replaced: one sentence per cause. */
+  readonly replace_reasons: readonly string[];
+  /** Secret fields whose value cannot be verified (same last four, or never returned). */
+  readonly unverified: readonly string[];
+  /** Secret fields not compared because the value was not resolved (`--skip-secrets`). */
+  readonly skipped: readonly string[];
+}
+
+/** What a kind may ask the planner while comparing and building calls. */
+export interface KindEnv {
+  /** Org id (for org-level routes and `all-members` restrictions). */
+  readonly orgId: string;
+  /** A project slug to its id, when it is known (declared projects, restriction projects). */
+  readonly projectId: (slug: string) => string | undefined;
+  /** True when `--force-secrets` selects this address. */
+  readonly forceSecrets: boolean;
+}
+
+/**
+ * How a replace runs. `create_before_delete`: the new item is made first and the old one
+ * removed after (no gap; needs both to coexist). `delete_before_create`: the old one goes
+ * first (same-name items that must not coexist). `never`: the kind is never replaced.
+ */
+export type ReplaceOrder = "create_before_delete" | "delete_before_create" | "never";
+
+/**
+ * A resource kind. `D` is the desired item as the config declares it, `L` the live item
+ * as src/live read it.
+ *
+ * Failure semantics of the steps (what apply may assume when one fails):
+ * - `compare`, `desiredView`, `liveView`, the `*Calls` builders are pure and total: they
+ *   throw only on a programming error, never for data the service may return.
+ * - a failed **create** call left nothing behind, except when it timed out, lost its
+ *   connection or got a 5xx: then the item may exist and apply re-lists and adopts it
+ *   before sending again (design.md §1 "Apply");
+ * - a failed **update** left the item as it was, or (for a multi-call update such as a
+ *   webhook's `update` + `set-enabled`) with the earlier calls applied; a re-plan shows the rest;
+ * - a failed **delete** means the item still exists; a 404 on delete means it is gone.
+ */
+export interface ResourceKind<D, L> {
+  readonly type: ResourceType;
+  /** The item's parent: the org, a project, or an item of another kind (its dependency). */
+  readonly parent: "org" | "project" | ResourceType;
+  /** Identity key of a desired item inside its parent (design.md §1 "Identity"). */
+  desiredKey(d: D): string;
+  /** Identity key of a live item; matched against `desiredKey`. */
+  liveKey(l: L): string;
+  /** The key a live item that no desired item matched gets in its address. */
+  liveAddressKey(l: L): string;
+  /** The live id (undefined for kinds without one: env vars, settings). */
+  liveId(l: L): string | undefined;
+  /** The YAML's `id:` pin, which picks one of several live items sharing a key. */
+  pinnedId(d: D): string | undefined;
+  /**
+   * When several live items share the desired item's key: whether this one is its match
+   * (vcs triggers of one repo are told apart by filter). Absent: such a tie is an error.
+   */
+  tiebreak?(d: D, l: L): boolean;
+  readonly replaceOrder: ReplaceOrder;
+  /** Why this replace order (shown in docs and tests). */
+  readonly replaceOrderWhy: string;
+  /** Masked attributes of the desired item in the API's names, defaults filled in (`after`). */
+  desiredView(d: D, env: KindEnv): JsonObject;
+  /** Masked attributes of the live item in the API's names (`before`). */
+  liveView(l: L): JsonObject;
+  /** Field-level comparison; see Comparison. */
+  compare(d: D, l: L, env: KindEnv): Comparison;
+  /** Paths of secrets in the desired item that were not resolved (`--skip-secrets`). */
+  unresolvedSecrets(d: D): readonly string[];
+  /** Calls that create the item. */
+  createCalls(d: D): readonly ApiCall[];
+  /** Calls that apply an in-place update with these field changes. */
+  updateCalls(fields: readonly FieldChange[]): readonly ApiCall[];
+  /** Calls that delete the item. */
+  deleteCalls(): readonly ApiCall[];
+}

@@ -1,0 +1,162 @@
+/**
+ * Triggers (spec: api-v3.md "Trigger", Triggers). `POST /triggers/:id/update` takes
+ * is_disabled, config.ref, checkout.ref, event.webhook, event.schedule, event.filter and
+ * parameters ("replaces wholesale"); event.type and event.vcs force replacement. Default:
+ * is_disabled false.
+ *
+ * Identity (design.md §1 "Identity"): a schedule or webhook trigger by its name
+ * (`schedule.name` / `webhook.name`), a vcs trigger by its event repo and, where several
+ * live vcs triggers of one pipeline share that repo, by its filter too (`tiebreak`).
+ * The webhook secret is returned only once, on create: when the config sets one it is
+ * always "unverified" unless `--force-secrets` selects it.
+ */
+import type { DesiredTrigger, VcsRepo } from "../model/desired.js";
+import type { LiveTrigger } from "../model/live.js";
+import { call } from "./calls.js";
+import {
+  addFields,
+  addSecret,
+  compareFields,
+  compareSecret,
+  type FieldRule,
+  newComparison,
+} from "./compare.js";
+import type { ResourceKind } from "./contract.js";
+import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
+
+const RULES: readonly FieldRule[] = [
+  { path: "is_disabled", mode: "update", default: false },
+  { path: "config.ref", mode: "update" },
+  { path: "checkout.ref", mode: "update" },
+  { path: "event.type", mode: "replace" },
+  { path: "event.vcs", mode: "replace" },
+  { path: "event.webhook.name", mode: "update" },
+  { path: "event.webhook.source", mode: "update" },
+  { path: "event.schedule.name", mode: "update" },
+  { path: "event.schedule.cron_expression", mode: "update" },
+  { path: "event.schedule.attribution_actor", mode: "update" },
+  { path: "event.filter", mode: "update" },
+  { path: "parameters", mode: "update" },
+];
+
+/** The body member of `POST /triggers/:id/update` that carries a changed field. */
+export const triggerUpdateField = (path: string): string => {
+  for (const top of ["event.webhook", "event.schedule", "event.filter"]) {
+    if (path === top || path.startsWith(`${top}.`)) return top;
+  }
+  return path;
+};
+
+const repoKey = (repo: VcsRepo | undefined): string =>
+  repo === undefined ? "vcs:" : `vcs:${repo.provider}/${repo.repo_id}`;
+
+const nameKey = (name: string | undefined): string => `name:${name ?? ""}`;
+
+const desiredView = (d: DesiredTrigger): JsonObject => {
+  const event: Record<string, unknown> = { type: d.event.type, vcs: d.event.vcs };
+  if (d.event.type === "webhook" || d.event.webhook !== undefined) {
+    event.webhook = {
+      name: d.key,
+      source: d.event.webhook?.source,
+      secret: d.event.webhook?.secret === undefined ? undefined : SENSITIVE,
+    };
+  }
+  if (d.event.type === "schedule" || d.event.schedule !== undefined) {
+    event.schedule = { name: d.key, ...d.event.schedule };
+  }
+  event.filter = d.event.filter;
+  return toJsonObject({
+    is_disabled: d.is_disabled ?? false,
+    config: d.config,
+    checkout: d.checkout,
+    event,
+    parameters: d.parameters,
+  });
+};
+
+const liveView = (l: LiveTrigger): JsonObject => {
+  // The webhook secret is only in the create response; never carry it into a plan.
+  const webhook =
+    l.event.webhook === undefined
+      ? undefined
+      : { name: l.event.webhook.name, source: l.event.webhook.source };
+  return toJsonObject({
+    is_disabled: l.is_disabled,
+    config: l.config,
+    checkout: l.checkout,
+    event: { ...l.event, webhook },
+    parameters: l.parameters,
+  });
+};
+
+export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
+  type: "trigger",
+  parent: "pipeline",
+  // Decision: delete before create. Two schedule triggers with one name would make the next
+  // plan ambiguous, and two vcs triggers on one repo would start every run twice.
+  replaceOrder: "delete_before_create",
+  replaceOrderWhy:
+    "a named trigger must not exist twice, and two vcs triggers of one repo would run twice",
+  desiredKey: (d) => (d.event.type === "vcs" ? repoKey(d.event.vcs) : nameKey(d.key)),
+  liveKey: (l) =>
+    l.event.type === "vcs"
+      ? repoKey(l.event.vcs)
+      : nameKey(l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name),
+  // Decision: a live vcs trigger that no desired trigger matches is addressed as
+  // `vcs:<repo_full_name>` (it has no name in the API).
+  liveAddressKey: (l) =>
+    l.event.type === "vcs"
+      ? `vcs:${l.event.vcs?.repo_full_name ?? ""}`
+      : ((l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name) ?? ""),
+  liveId: (l) => l.id,
+  pinnedId: (d) => d.id,
+  tiebreak: (d, l) =>
+    d.event.type === "vcs" && deepEqual(toJson(d.event.filter), toJson(l.event.filter)),
+  desiredView: (d) => desiredView(d),
+  liveView: (l) => liveView(l),
+  compare: (d, l, env) => {
+    const acc = newComparison();
+    addFields(acc, compareFields(desiredView(d), liveView(l), RULES));
+    // Decision: a webhook trigger whose YAML sets no secret leaves the service's generated
+    // one alone (not a removal): the secret is not managed.
+    if (d.event.webhook?.secret !== undefined) {
+      const present = l.event.type === "webhook";
+      addSecret(
+        acc,
+        "event.webhook.secret",
+        compareSecret(d.event.webhook.secret, { present }, env.forceSecrets),
+        present,
+      );
+    }
+    return acc;
+  },
+  unresolvedSecrets: (d) =>
+    d.event.webhook?.secret !== undefined && !d.event.webhook.secret.isResolved
+      ? ["event.webhook.secret"]
+      : [],
+  createCalls: (d) => [
+    call("create", "POST", "/triggers", {
+      body: "envelope",
+      body_fields: [
+        "is_disabled",
+        ...(d.config?.ref === undefined ? [] : ["config.ref"]),
+        ...(d.checkout?.ref === undefined ? [] : ["checkout.ref"]),
+        "event",
+        ...(d.parameters === undefined ? [] : ["parameters"]),
+        "references.pipeline",
+      ],
+      sensitive_fields: d.event.webhook?.secret === undefined ? [] : ["event.webhook.secret"],
+    }),
+  ],
+  updateCalls: (fields) => {
+    const body = [...new Set(fields.map((f) => triggerUpdateField(f.path)))];
+    return [
+      call("update", "POST", "/triggers/{id}/update", {
+        body: "flat",
+        body_fields: body,
+        sensitive_fields: fields.some((f) => f.sensitive) ? ["event.webhook.secret"] : [],
+      }),
+    ];
+  },
+  deleteCalls: () => [call("delete", "DELETE", "/triggers/{id}")],
+};

@@ -1,0 +1,72 @@
+/**
+ * Plain JSON values and the comparisons the kinds share: deep equality, set equality for
+ * lists the service keeps unordered (conventions.md §4), dotted paths, and masking of
+ * secrets (design.md §1 "Secrets": shown as `(sensitive)`, never a value).
+ */
+import { isSecret } from "../model/secret.js";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+export type JsonObject = { [k: string]: JsonValue };
+
+/** What a secret looks like in a plan, in every output format. */
+export const SENSITIVE = "(sensitive)";
+
+/** Key-sorted JSON text: equal values give equal text whatever the key order. */
+export const canonical = (v: JsonValue): string => {
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  const keys = Object.keys(v).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k] as JsonValue)}`).join(",")}}`;
+};
+
+export const deepEqual = (a: JsonValue, b: JsonValue): boolean => canonical(a) === canonical(b);
+
+/** Lists compared as sets: same members, order and repeats ignored. */
+export const sameSet = (a: readonly JsonValue[], b: readonly JsonValue[]): boolean => {
+  const sa = new Set(a.map(canonical));
+  const sb = new Set(b.map(canonical));
+  if (sa.size !== sb.size) return false;
+  for (const x of sa) if (!sb.has(x)) return false;
+  return true;
+};
+
+/**
+ * Convert a model value to plain JSON: `undefined` members are dropped, a Secret becomes
+ * `(sensitive)`, Maps become objects. The result never holds a Secret value.
+ */
+export const toJson = (v: unknown): JsonValue => {
+  if (v === null || v === undefined) return null;
+  if (isSecret(v)) return SENSITIVE;
+  if (typeof v === "string" || typeof v === "boolean") return v;
+  if (typeof v === "number") return Number.isFinite(v) ? v : null;
+  if (Array.isArray(v)) return v.map(toJson);
+  if (v instanceof Map) {
+    const out: JsonObject = {};
+    for (const [k, x] of v) if (x !== undefined) out[String(k)] = toJson(x);
+    return out;
+  }
+  if (typeof v === "object") {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = toJson(x);
+    return out;
+  }
+  return null;
+};
+
+/** `toJson` for values known to be objects. */
+export const toJsonObject = (v: object): JsonObject => {
+  const j = toJson(v);
+  return j !== null && typeof j === "object" && !Array.isArray(j) ? j : {};
+};
+
+/** The value at a dotted path (`config.file_path`), or undefined. */
+export const getPath = (obj: JsonValue | undefined, path: string): JsonValue | undefined => {
+  let cur: JsonValue | undefined = obj;
+  for (const part of path.split(".")) {
+    if (cur === null || cur === undefined || typeof cur !== "object" || Array.isArray(cur)) {
+      return undefined;
+    }
+    cur = cur[part];
+  }
+  return cur;
+};

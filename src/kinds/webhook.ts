@@ -1,0 +1,174 @@
+/**
+ * Webhooks (spec: api-v3.md "Webhook", Webhooks, States and transitions).
+ * - `POST /webhooks/:id/update` takes name, url, events, should_verify_tls, signing_secret
+ *   ("omitted fields keep values; events replaces the subscription").
+ * - `is_enabled` changes only through `POST /webhooks/:id/set-enabled`: a second call of
+ *   the same update.
+ * - `scope` has no update: a change forces replacement.
+ * - "a stored secret cannot be removed": a config that drops the signing secret of a
+ *   webhook that has one needs a replacement, and the plan says why.
+ * Defaults (design.md §1 "Plans"): scope `project`, should_verify_tls true, is_enabled true.
+ * `events` compare as a set.
+ */
+import type { WebhookAttributes } from "../api/wire.js";
+import type { DesiredWebhook } from "../model/desired.js";
+import { isSecret } from "../model/secret.js";
+import { call } from "./calls.js";
+import {
+  addFields,
+  addSecret,
+  compareFields,
+  compareSecret,
+  type FieldRule,
+  newComparison,
+} from "./compare.js";
+import type { ApiCall, ResourceKind } from "./contract.js";
+import { type JsonObject, SENSITIVE } from "./values.js";
+
+export type LiveWebhook = WebhookAttributes & { readonly id: string };
+
+/** Fields `POST /webhooks/:id/update` accepts (spec: Webhooks). */
+export const WEBHOOK_UPDATE_FIELDS = [
+  "name",
+  "url",
+  "events",
+  "should_verify_tls",
+  "signing_secret",
+] as const;
+
+const RULES: readonly FieldRule[] = [
+  { path: "name", mode: "update" },
+  { path: "scope", mode: "replace", default: "project" },
+  { path: "events", mode: "update", compare: "set" },
+  { path: "should_verify_tls", mode: "update", default: true },
+  { path: "is_enabled", mode: "update", default: true },
+];
+
+export const SIGNING_SECRET_REMOVAL =
+  "signing_secret: a stored signing secret cannot be removed (spec: api-v3.md Webhooks, update), so the webhook is re-created without one";
+
+const plainView = (d: DesiredWebhook): JsonObject => ({
+  name: d.name,
+  scope: d.scope ?? "project",
+  events: [...d.events],
+  should_verify_tls: d.should_verify_tls ?? true,
+  is_enabled: d.is_enabled ?? true,
+});
+
+export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook> = {
+  type: "webhook",
+  parent: "project",
+  // Decision: create the new webhook before deleting the old one. The API allows two
+  // webhooks with one name (create is not idempotent), the old id is known in the plan so
+  // apply deletes exactly that one, and deliveries never stop. When the project is at its
+  // maximum (25) the planner switches this change to delete-before-create.
+  replaceOrder: "create_before_delete",
+  replaceOrderWhy:
+    "two webhooks may share a name, so the new one is created first and deliveries never stop",
+  desiredKey: (d) => d.name,
+  liveKey: (l) => l.name,
+  liveAddressKey: (l) => l.name,
+  liveId: (l) => l.id,
+  pinnedId: (d) => d.id,
+  desiredView: (d) => {
+    const out: JsonObject = {
+      ...plainView(d),
+      url: isSecret(d.url) ? SENSITIVE : d.url,
+    };
+    if (d.signing_secret !== undefined) out.signing_secret = SENSITIVE;
+    return out;
+  },
+  liveView: (l) => {
+    const out: JsonObject = {
+      name: l.name,
+      scope: l.scope,
+      url: l.url,
+      events: [...l.events],
+      should_verify_tls: l.should_verify_tls,
+      is_enabled: l.is_enabled,
+    };
+    if (l.has_signing_secret) out.signing_secret = SENSITIVE;
+    return out;
+  },
+  compare: (d, l, env) => {
+    const acc = newComparison();
+    addFields(
+      acc,
+      compareFields(
+        plainView(d),
+        {
+          name: l.name,
+          scope: l.scope,
+          events: [...l.events],
+          should_verify_tls: l.should_verify_tls,
+          is_enabled: l.is_enabled,
+        },
+        RULES,
+      ),
+    );
+    // The url is returned in full, so it compares exactly even when it came from a secret.
+    if (typeof d.url === "string") {
+      if (d.url !== l.url) acc.fields.push({ path: "url", before: l.url, after: d.url });
+    } else if (!d.url.isResolved) {
+      acc.skipped.push("url");
+    } else if (d.url.reveal() !== l.url) {
+      acc.fields.push({ path: "url", before: SENSITIVE, after: SENSITIVE, sensitive: true });
+    }
+    // spec: signing_secret is write-only; has_signing_secret says whether one is stored.
+    const outcome = compareSecret(
+      d.signing_secret,
+      { present: l.has_signing_secret },
+      env.forceSecrets,
+    );
+    addSecret(acc, "signing_secret", outcome, l.has_signing_secret, SIGNING_SECRET_REMOVAL);
+    return acc;
+  },
+  unresolvedSecrets: (d) => {
+    const out: string[] = [];
+    if (isSecret(d.url) && !d.url.isResolved) out.push("url");
+    if (d.signing_secret !== undefined && !d.signing_secret.isResolved) out.push("signing_secret");
+    return out;
+  },
+  createCalls: (d) => {
+    const fields = ["name", "scope", "url", "events", "should_verify_tls", "is_enabled"];
+    const sensitive: string[] = [];
+    if (isSecret(d.url)) sensitive.push("url");
+    if (d.signing_secret !== undefined) {
+      fields.push("signing_secret");
+      sensitive.push("signing_secret");
+    }
+    return [
+      call("create", "POST", "/webhooks", {
+        body: "envelope",
+        body_fields: [...fields, "references.project"],
+        sensitive_fields: sensitive,
+        note: "not idempotent: an uncertain create is re-listed before any retry",
+      }),
+    ];
+  },
+  updateCalls: (fields) => {
+    const calls: ApiCall[] = [];
+    const update = fields.filter((f) =>
+      (WEBHOOK_UPDATE_FIELDS as readonly string[]).includes(f.path),
+    );
+    if (update.length > 0) {
+      calls.push(
+        call("update", "POST", "/webhooks/{id}/update", {
+          body: "flat",
+          body_fields: update.map((f) => f.path),
+          sensitive_fields: update.filter((f) => f.sensitive).map((f) => f.path),
+        }),
+      );
+    }
+    if (fields.some((f) => f.path === "is_enabled")) {
+      calls.push(
+        call("update", "POST", "/webhooks/{id}/set-enabled", {
+          body: "flat",
+          body_fields: ["is_enabled"],
+        }),
+      );
+    }
+    return calls;
+  },
+  deleteCalls: () => [call("delete", "DELETE", "/webhooks/{id}")],
+};

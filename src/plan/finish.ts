@@ -1,0 +1,114 @@
+/**
+ * The last step of planning: `--target` selection (with dependencies), the summary, and
+ * the mass-delete guard data (design.md §1 "Ownership").
+ */
+import type { Change, CollectionGuard, Plan, Summary } from "./types.js";
+
+export interface FinishInput {
+  readonly orgs: readonly { slug: string; id: string }[];
+  readonly changes: readonly Change[];
+  readonly unverified: readonly string[];
+  readonly skipped: number;
+  readonly unresolvedCreates: number;
+  readonly warnings: readonly string[];
+  readonly collections: readonly { org: string; collection: string; live_count: number }[];
+  readonly targets: readonly string[] | undefined;
+  readonly matchTarget: ((address: string) => boolean) | undefined;
+  readonly skipSecrets: boolean;
+}
+
+/** design.md §1 "Ownership": more than 3 deletions and more than 25% of the live items. */
+export const exceedsMassDelete = (deleteCount: number, liveCount: number): boolean =>
+  deleteCount > 3 && deleteCount > liveCount * 0.25;
+
+const key = (org: string, address: string): string => `${org}\u0000${address}`;
+
+/**
+ * The changes `--target` selects: those whose address (or an ancestor) a glob matches,
+ * plus, transitively, the changes they depend on (a new context for a targeted new env var,
+ * a replaced pipeline for a targeted trigger).
+ */
+export const selectTargets = (
+  changes: readonly Change[],
+  match: (address: string) => boolean,
+): Change[] => {
+  const byAddress = new Map<string, Change>();
+  for (const c of changes) byAddress.set(key(c.org, c.address), c);
+  const selected = new Set<string>();
+  const stack: Change[] = changes.filter((c) => match(c.address));
+  while (stack.length > 0) {
+    const c = stack.pop() as Change;
+    const k = key(c.org, c.address);
+    if (selected.has(k)) continue;
+    selected.add(k);
+    for (const dep of c.depends_on) {
+      const d = byAddress.get(key(c.org, dep));
+      if (d) stack.push(d);
+    }
+  }
+  return changes.filter((c) => selected.has(key(c.org, c.address)));
+};
+
+export const summarise = (changes: readonly Change[]): Summary => ({
+  create: changes.filter((c) => c.action === "create").length,
+  update: changes.filter((c) => c.action === "update").length,
+  replace: changes.filter((c) => c.action === "replace").length,
+  delete: changes.filter((c) => c.action === "delete").length,
+});
+
+export const finishPlan = (input: FinishInput): Plan => {
+  const warnings = [...input.warnings];
+  let changes = [...input.changes];
+  let unverified = [...input.unverified];
+  if (input.matchTarget !== undefined && input.targets !== undefined) {
+    const match = input.matchTarget;
+    changes = selectTargets(changes, match);
+    unverified = unverified.filter((u) => match(u.slice(0, u.indexOf("#"))));
+    if (changes.length === 0 && input.changes.length > 0) {
+      warnings.push(`--target ${input.targets.join(", ")} selects none of the planned changes`);
+    }
+    if (changes.length < input.changes.length) {
+      warnings.push(
+        `the plan is limited by --target: ${input.changes.length - changes.length} other change(s) are left for a later apply`,
+      );
+    }
+  }
+  const mass_delete: CollectionGuard[] = [];
+  for (const col of input.collections) {
+    const delete_count = changes.filter(
+      (c) => c.action === "delete" && c.org === col.org && c.collection === col.collection,
+    ).length;
+    if (delete_count === 0) continue;
+    mass_delete.push({
+      org: col.org,
+      collection: col.collection,
+      live_count: col.live_count,
+      delete_count,
+      exceeds: exceedsMassDelete(delete_count, col.live_count),
+    });
+  }
+  const unresolved = changes.filter((c) => (c.unresolved_secrets?.length ?? 0) > 0).length;
+  if (input.skipSecrets) {
+    warnings.push(
+      "planned with --skip-secrets: secret values were not compared, and this plan cannot be saved or applied",
+    );
+  }
+  if (unresolved > 0) {
+    warnings.push(
+      `${unresolved} change(s) create items whose secrets were not resolved (--skip-secrets)`,
+    );
+  }
+  return {
+    format_version: 1,
+    orgs: input.orgs.map((o) => ({ slug: o.slug, id: o.id })),
+    changes,
+    summary: summarise(changes),
+    unverified_secrets: unverified.length,
+    unverified,
+    skipped_secrets: input.skipped,
+    saveable: !input.skipSecrets && unresolved === 0 && input.unresolvedCreates === 0,
+    warnings,
+    guards: { mass_delete, mass_delete_exceeded: mass_delete.some((g) => g.exceeds) },
+    ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
+  };
+};

@@ -1,0 +1,191 @@
+/**
+ * The operation graph apply runs (design.md §1 "Apply"): parents before children on
+ * create and update (a context before its env vars and restrictions, a pipeline before its
+ * triggers), children before parents on delete, and a replace split in two operations in
+ * the order its kind needs (create-then-delete where the two can coexist, otherwise
+ * delete-then-create). Pure; a cycle is a programming error and throws.
+ */
+import { ancestorsOf } from "../model/address.js";
+import { PlanError } from "../model/errors.js";
+import type { Change, Plan } from "./types.js";
+
+export type OperationPhase = "create" | "update" | "delete";
+
+export interface Operation {
+  /** `<org>|<phase>|<address>`: unique in the graph. */
+  readonly id: string;
+  /** Index of the change in `plan.changes`. */
+  readonly change: number;
+  readonly phase: OperationPhase;
+  readonly org: string;
+  readonly address: string;
+  /** Operations that must succeed first; when one fails this one is skipped. */
+  readonly after: readonly string[];
+}
+
+export interface OperationGraph {
+  /** Topologically sorted: every operation comes after all of its `after`. */
+  readonly operations: readonly Operation[];
+}
+
+const opId = (org: string, phase: OperationPhase, address: string): string =>
+  `${org}|${phase}|${address}`;
+
+const phasesOf = (c: Change): OperationPhase[] => {
+  switch (c.action) {
+    case "create":
+      return ["create"];
+    case "update":
+      return ["update"];
+    case "delete":
+      return ["delete"];
+    case "replace":
+      return c.replace_order === "create_before_delete"
+        ? ["create", "delete"]
+        : ["delete", "create"];
+  }
+};
+
+export const orderOperations = (plan: Plan): OperationGraph => {
+  interface Node {
+    id: string;
+    change: number;
+    phase: OperationPhase;
+    org: string;
+    address: string;
+    after: Set<string>;
+  }
+  const nodes: Node[] = [];
+  const byId = new Map<string, Node>();
+  plan.changes.forEach((c, i) => {
+    const phases = phasesOf(c);
+    phases.forEach((phase, n) => {
+      const node: Node = {
+        id: opId(c.org, phase, c.address),
+        change: i,
+        phase,
+        org: c.org,
+        address: c.address,
+        after: new Set(),
+      };
+      // The second half of a replace waits for the first.
+      if (n === 1) node.after.add(opId(c.org, phases[0] as OperationPhase, c.address));
+      nodes.push(node);
+      byId.set(node.id, node);
+    });
+  });
+
+  for (const node of nodes) {
+    const ancestors = ancestorsOf(node.address);
+    if (node.phase === "create" || node.phase === "update") {
+      // Parents first: an ancestor created (or re-created) in this apply.
+      for (const a of ancestors) {
+        if (byId.has(opId(node.org, "create", a))) node.after.add(opId(node.org, "create", a));
+      }
+    } else {
+      // Children first: this delete waits for nothing; its ancestors' deletes wait for it.
+      for (const a of ancestors) {
+        const parent = byId.get(opId(node.org, "delete", a));
+        if (parent) parent.after.add(node.id);
+      }
+    }
+  }
+
+  // Restrictions of one context: creates before deletes, so the context never has fewer
+  // restrictions (wider access) than either config allows (src/kinds/context-restriction.ts).
+  const restrictionCreates = new Map<string, string[]>();
+  for (const node of nodes) {
+    const c = plan.changes[node.change] as Change;
+    if (c.resource_type === "context_restriction" && node.phase === "create") {
+      const k = `${node.org}\u0000${c.collection}`;
+      restrictionCreates.set(k, [...(restrictionCreates.get(k) ?? []), node.id]);
+    }
+  }
+  for (const node of nodes) {
+    const c = plan.changes[node.change] as Change;
+    if (c.resource_type !== "context_restriction" || node.phase !== "delete") continue;
+    for (const id of restrictionCreates.get(`${node.org}\u0000${c.collection}`) ?? []) {
+      node.after.add(id);
+    }
+  }
+
+  // Kahn's algorithm, taking ready nodes in plan order (a min-heap on position) so the
+  // result is deterministic and stays O(n log n) for thousands of operations.
+  const position = new Map(nodes.map((n, i) => [n.id, i]));
+  const indegree = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const node of nodes) {
+    indegree.set(node.id, node.after.size);
+    for (const a of node.after) {
+      const list = dependents.get(a);
+      if (list) list.push(node.id);
+      else dependents.set(a, [node.id]);
+    }
+  }
+  const heap = new MinHeap<Node>((n) => position.get(n.id) ?? 0);
+  for (const n of nodes) if (n.after.size === 0) heap.push(n);
+  const out: Operation[] = [];
+  for (let n = heap.pop(); n !== undefined; n = heap.pop()) {
+    out.push({
+      id: n.id,
+      change: n.change,
+      phase: n.phase,
+      org: n.org,
+      address: n.address,
+      after: [...n.after],
+    });
+    for (const d of dependents.get(n.id) ?? []) {
+      const left = (indegree.get(d) ?? 0) - 1;
+      indegree.set(d, left);
+      if (left === 0) heap.push(byId.get(d) as Node);
+    }
+  }
+  if (out.length !== nodes.length) {
+    throw new PlanError("the plan's operations depend on each other in a cycle");
+  }
+  return { operations: out };
+};
+
+/** A binary min-heap on a numeric rank (local to one orderOperations call). */
+class MinHeap<T> {
+  readonly #items: T[] = [];
+  readonly #rank: (t: T) => number;
+
+  constructor(rank: (t: T) => number) {
+    this.#rank = rank;
+  }
+
+  push(t: T): void {
+    const a = this.#items;
+    a.push(t);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.#rank(a[p] as T) <= this.#rank(a[i] as T)) break;
+      [a[p], a[i]] = [a[i] as T, a[p] as T];
+      i = p;
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.#items;
+    if (a.length === 0) return undefined;
+    const top = a[0] as T;
+    const last = a.pop() as T;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.#rank(a[l] as T) < this.#rank(a[m] as T)) m = l;
+        if (r < a.length && this.#rank(a[r] as T) < this.#rank(a[m] as T)) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i] as T, a[m] as T];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

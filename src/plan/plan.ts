@@ -1,0 +1,583 @@
+/**
+ * The planner: desired × live → Plan. PURE: no I/O, no clock, no environment
+ * (conventions.md §1). Rules from design.md §1: Identity, Ownership, Secrets, Plans.
+ * Inputs are never mutated.
+ */
+import type { ApiCall, Comparison, KindEnv, ResourceKind } from "../kinds/contract.js";
+import { KINDS } from "../kinds/registry.js";
+import type { LiveWebhook } from "../kinds/webhook.js";
+import { addr, ancestorsOf, compileAddressGlob, formatAddress } from "../model/address.js";
+import {
+  type DesiredConfig,
+  type DesiredOrg,
+  type DesiredPipeline,
+  type DesiredProject,
+  MAX_WEBHOOKS_PER_PROJECT,
+} from "../model/desired.js";
+import { PlanError } from "../model/errors.js";
+import type { LiveOrg, LivePipeline, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
+import { finishPlan } from "./finish.js";
+import { keyedDiff } from "./keyed-diff.js";
+import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
+
+/** Compiled address globs: a glob selects an address when it matches it or an ancestor. */
+export const globMatcher = (globs: readonly string[]): ((address: string) => boolean) => {
+  const res = globs.map(compileAddressGlob);
+  if (res.length === 0) return () => false;
+  return (address) => {
+    if (res.some((r) => r.test(address))) return true;
+    return ancestorsOf(address).some((a) => res.some((r) => r.test(a)));
+  };
+};
+
+/** What the whole run accumulates (local to one planChanges call). */
+interface Acc {
+  readonly changes: Change[];
+  readonly unverified: string[];
+  readonly warnings: string[];
+  skipped: number;
+  unresolvedCreates: number;
+  readonly collections: Map<string, { org: string; collection: string; live_count: number }>;
+}
+
+interface OrgCtx {
+  readonly slug: string;
+  readonly env: Omit<KindEnv, "forceSecrets">;
+  readonly ignored: (address: string) => boolean;
+  readonly forced: (address: string) => boolean;
+  readonly skipSecrets: boolean;
+  readonly acc: Acc;
+}
+
+/** One collection to diff: a kind, its parent and its items. */
+interface CollectionSpec<D, L> {
+  readonly kind: ResourceKind<D, L>;
+  /** Collection name for guards (`contexts`, `context["x"].env`). */
+  readonly collection: string;
+  /** The item address from its key. */
+  readonly address: (key: string) => string;
+  /** The YAML key of a desired item (its address key). */
+  readonly desiredAddressKey: (d: D) => string;
+  /** undefined: the collection is not managed. */
+  readonly desired: readonly D[] | undefined;
+  /** undefined: not read (an error when managed, unless the parent is new). */
+  readonly live: readonly L[] | undefined;
+  readonly params: Readonly<Record<string, ParamValue>>;
+  /** Address of a parent created or replaced by this plan. */
+  readonly pendingParent?: string;
+  /** Extra params per item (env var `name`). */
+  readonly itemParams?: (key: string) => Readonly<Record<string, ParamValue>>;
+  /** Overrides the kind's replace order (webhooks at the project maximum). */
+  readonly replaceOrder?: "create_before_delete" | "delete_before_create";
+  /** Matched items must be replaced for this reason (the parent is replaced). */
+  readonly forcedReplace?: string;
+  /** Reason for deleting an unmatched live item. */
+  readonly deleteReason?: string;
+}
+
+interface Matched<D, L> {
+  readonly desired: D;
+  readonly live: L | undefined;
+  readonly address: string;
+  readonly action: "create" | "update" | "replace" | "none";
+}
+
+const DELETE_REASON = "not in the config, and the config manages this collection";
+
+const diffCollection = <D, L>(
+  ctx: OrgCtx,
+  spec: CollectionSpec<D, L>,
+): { matched: Matched<D, L>[]; deleted: { live: L; address: string }[] } => {
+  const { kind, acc } = { kind: spec.kind, acc: ctx.acc };
+  if (spec.desired === undefined) return { matched: [], deleted: [] };
+  if (spec.live === undefined && spec.pendingParent === undefined) {
+    throw new PlanError(
+      `${spec.collection}: the live collection was not read, so it cannot be planned`,
+    );
+  }
+  const desired = spec.desired.filter((d) => {
+    const a = spec.address(spec.desiredAddressKey(d));
+    if (!ctx.ignored(a)) return true;
+    acc.warnings.push(`${a} is declared but excluded by \`ignore\`: it is not planned`);
+    return false;
+  });
+  const liveAll = spec.live ?? [];
+  const live = liveAll.filter((l) => !ctx.ignored(spec.address(kind.liveAddressKey(l))));
+  const guardKey = `${ctx.slug}\u0000${spec.collection}`;
+  acc.collections.set(guardKey, {
+    org: ctx.slug,
+    collection: spec.collection,
+    live_count: live.length,
+  });
+
+  const diff = keyedDiff({
+    desired,
+    live,
+    desiredKey: (d) => kind.desiredKey(d),
+    liveKey: (l) => kind.liveKey(l),
+    liveId: (l) => kind.liveId(l),
+    pinnedId: (d) => kind.pinnedId(d),
+    ...(kind.tiebreak ? { tiebreak: (d: D, l: L) => kind.tiebreak?.(d, l) ?? false } : {}),
+    describe: (d) => spec.address(spec.desiredAddressKey(d)),
+  });
+
+  const base = (address: string, key: string) => ({
+    address,
+    resource_type: kind.type,
+    org: ctx.slug,
+    collection: spec.collection,
+    depends_on: spec.pendingParent === undefined ? [] : [spec.pendingParent],
+    params: { ...spec.params, ...(spec.itemParams?.(key) ?? {}) },
+  });
+
+  const matched: Matched<D, L>[] = [];
+  for (const { desired: d, live: l } of diff.pairs) {
+    const key = spec.desiredAddressKey(d);
+    const address = spec.address(key);
+    const env: KindEnv = { ...ctx.env, forceSecrets: ctx.forced(address) };
+    const unresolved = kind.unresolvedSecrets(d);
+    if (unresolved.length > 0 && !ctx.skipSecrets) {
+      throw new PlanError(
+        `${address}: ${unresolved.join(", ")} has no value (only \`plan --skip-secrets\` plans without secrets)`,
+      );
+    }
+    if (l === undefined) {
+      if (unresolved.length > 0) acc.unresolvedCreates += 1;
+      acc.changes.push({
+        ...base(address, key),
+        action: "create",
+        reason: "not in the live state",
+        before: null,
+        after: kind.desiredView(d, env),
+        fields: [],
+        calls: kind.createCalls(d),
+        ...(unresolved.length > 0 ? { unresolved_secrets: unresolved } : {}),
+      });
+      matched.push({ desired: d, live: undefined, address, action: "create" });
+      continue;
+    }
+    const cmp: Comparison = kind.compare(d, l, env);
+    for (const path of cmp.unverified) acc.unverified.push(`${address}#${path}`);
+    acc.skipped += cmp.skipped.length;
+    const id = kind.liveId(l);
+    const params = { ...base(address, key).params, ...(id === undefined ? {} : { id }) };
+    const reasons = [...cmp.replace_reasons];
+    if (spec.forcedReplace !== undefined) reasons.unshift(spec.forcedReplace);
+    if (reasons.length > 0) {
+      const order =
+        spec.replaceOrder ??
+        (kind.replaceOrder === "never" ? "delete_before_create" : kind.replaceOrder);
+      const del = kind.deleteCalls();
+      const create = kind.createCalls(d);
+      const calls: ApiCall[] =
+        order === "create_before_delete" ? [...create, ...del] : [...del, ...create];
+      if (unresolved.length > 0) acc.unresolvedCreates += 1;
+      acc.changes.push({
+        ...base(address, key),
+        params,
+        action: "replace",
+        reason: reasons.join("; "),
+        before: kind.liveView(l),
+        after: kind.desiredView(d, env),
+        fields: cmp.fields,
+        calls,
+        replace_order: order,
+        ...(id === undefined ? {} : { id }),
+        ...(unresolved.length > 0 ? { unresolved_secrets: unresolved } : {}),
+      });
+      matched.push({ desired: d, live: l, address, action: "replace" });
+      continue;
+    }
+    if (cmp.fields.length > 0) {
+      acc.changes.push({
+        ...base(address, key),
+        params,
+        action: "update",
+        reason: `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,
+        before: kind.liveView(l),
+        after: kind.desiredView(d, env),
+        fields: cmp.fields,
+        calls: kind.updateCalls(cmp.fields),
+        ...(id === undefined ? {} : { id }),
+      });
+      matched.push({ desired: d, live: l, address, action: "update" });
+      continue;
+    }
+    matched.push({ desired: d, live: l, address, action: "none" });
+  }
+
+  const deleted: { live: L; address: string }[] = [];
+  const seen = new Map<string, number>();
+  for (const l of diff.unmatched)
+    seen.set(kind.liveAddressKey(l), (seen.get(kind.liveAddressKey(l)) ?? 0) + 1);
+  for (const l of diff.unmatched) {
+    let key = kind.liveAddressKey(l);
+    const id = kind.liveId(l);
+    // Decision: two live items that share a key and are both deleted get `#<id>` in their
+    // address keys, so every change has its own address.
+    if ((seen.get(key) ?? 0) > 1 && id !== undefined) key = `${key}#${id}`;
+    const address = spec.address(key);
+    acc.changes.push({
+      ...base(address, key),
+      params: { ...base(address, key).params, ...(id === undefined ? {} : { id }) },
+      action: "delete",
+      reason: spec.deleteReason ?? DELETE_REASON,
+      before: kind.liveView(l),
+      after: null,
+      fields: [],
+      calls: kind.deleteCalls(),
+      ...(id === undefined ? {} : { id }),
+    });
+    deleted.push({ live: l, address });
+  }
+  return { matched, deleted };
+};
+
+/** Merge several `DesiredOrg` entries with one slug (a folder of files sharing an org). */
+const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
+  const bySlug = new Map<string, DesiredOrg>();
+  for (const o of orgs) {
+    const prev = bySlug.get(o.slug);
+    if (prev === undefined) {
+      bySlug.set(o.slug, o);
+      continue;
+    }
+    const settings =
+      prev.settings === undefined
+        ? o.settings
+        : o.settings === undefined
+          ? prev.settings
+          : { ...prev.settings, ...o.settings };
+    const contexts =
+      prev.contexts === undefined
+        ? o.contexts
+        : o.contexts === undefined
+          ? prev.contexts
+          : new Map([...prev.contexts, ...o.contexts]);
+    bySlug.set(o.slug, {
+      ...prev,
+      ...(settings === undefined ? {} : { settings }),
+      ...(contexts === undefined ? {} : { contexts }),
+      projects: new Map([...prev.projects, ...o.projects]),
+      ignore: [...prev.ignore, ...o.ignore],
+    });
+  }
+  return [...bySlug.values()];
+};
+
+const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
+  if (org.contexts === undefined) return;
+  const res = diffCollection(ctx, {
+    kind: KINDS.context,
+    collection: "contexts",
+    address: (k) => addr.context(k),
+    desiredAddressKey: (c) => c.name,
+    desired: [...org.contexts.values()],
+    live: live.contexts,
+    params: { org_id: live.id },
+  });
+  for (const m of res.matched) {
+    const name = m.desired.name;
+    const pending = m.action === "create" ? m.address : undefined;
+    const contextId: ParamValue = m.live ? m.live.id : { pending: m.address };
+    const params = { org_id: live.id, context_id: contextId };
+    diffCollection(ctx, {
+      kind: KINDS.context_env_var,
+      collection: `${m.address}.env`,
+      address: (k) => addr.contextEnvVar(name, k),
+      desiredAddressKey: (e) => e.name,
+      desired: m.desired.env === undefined ? undefined : [...m.desired.env.values()],
+      live: m.live ? m.live.env : [],
+      params,
+      ...(pending === undefined ? {} : { pendingParent: pending }),
+      itemParams: (k) => ({ name: k }),
+    });
+    diffCollection(ctx, {
+      kind: KINDS.context_restriction,
+      collection: `${m.address}.restrictions`,
+      address: (k) =>
+        formatAddress([
+          { name: "context", key: name },
+          { name: "restriction", key: k },
+        ]),
+      desiredAddressKey: (r) => KINDS.context_restriction.desiredKey(r),
+      desired: m.desired.restrictions,
+      live: m.live ? m.live.restrictions : [],
+      params,
+      ...(pending === undefined ? {} : { pendingParent: pending }),
+    });
+    const restrictionCreates = ctx.acc.changes.filter(
+      (c) =>
+        c.org === ctx.slug &&
+        c.resource_type === "context_restriction" &&
+        c.action === "create" &&
+        c.collection === `${m.address}.restrictions`,
+    );
+    for (const c of restrictionCreates) {
+      if (c.after?.match_pattern === null) {
+        throw new PlanError(
+          `${c.address}: the project ${String(c.after.value)} is absent or not visible, so the restriction cannot be created`,
+        );
+      }
+    }
+  }
+  // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
+  const deletes = new Set(res.deleted.map((d) => d.address));
+  for (let i = 0; i < ctx.acc.changes.length; i++) {
+    const c = ctx.acc.changes[i] as Change;
+    if (c.action !== "delete" || c.org !== ctx.slug || !deletes.has(c.address)) continue;
+    const liveCtx = res.deleted.find((d) => d.address === c.address)?.live;
+    const n = liveCtx?.env?.length ?? null;
+    ctx.acc.changes[i] = {
+      ...c,
+      destroys_secrets: n,
+      reason: `${c.reason}; destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
+    };
+  }
+};
+
+const planPipelines = (
+  ctx: OrgCtx,
+  slug: string,
+  dp: DesiredProject,
+  lp: LiveProject,
+  projectParams: Readonly<Record<string, ParamValue>>,
+): void => {
+  if (dp.pipelines === undefined) return;
+  if (lp.pipelines === undefined) {
+    throw new PlanError(
+      `${addr.project(slug)}: pipelines were not read, so they cannot be planned`,
+    );
+  }
+  const synthetic = lp.pipelines.filter((p) => p.synthetic);
+  for (const d of dp.pipelines.values()) {
+    const s = synthetic.find((p) => p.name === d.name || p.id === d.id);
+    if (s) {
+      throw new PlanError(
+        `${addr.pipeline(slug, d.name)}: this is the synthetic OAuth pipeline (id ${s.id}), which the service derives from the project and cannot be created, updated or deleted; remove it from the config`,
+      );
+    }
+  }
+  const livePipelines = lp.pipelines.filter((p) => !p.synthetic);
+  const liveTriggers = (lp.triggers ?? []).filter((t) => !t.synthetic);
+  const syntheticTriggers = (lp.triggers ?? []).filter((t) => t.synthetic);
+  const res = diffCollection<DesiredPipeline, LivePipeline>(ctx, {
+    kind: KINDS.pipeline,
+    collection: `${addr.project(slug)}.pipelines`,
+    address: (k) => addr.pipeline(slug, k),
+    desiredAddressKey: (p) => p.name,
+    desired: [...dp.pipelines.values()],
+    live: livePipelines,
+    params: projectParams,
+  });
+  const triggersOf = (pipelineId: string): LiveTrigger[] =>
+    liveTriggers.filter((t) => t.pipeline_id === pipelineId);
+
+  for (const m of res.matched) {
+    const pname = m.desired.name;
+    const collection = `${m.address}.triggers`;
+    const address = (k: string) => addr.trigger(slug, pname, k);
+    const replaced = m.action === "replace";
+    const created = m.action === "create";
+    const pipelineId: ParamValue = m.live && !replaced ? m.live.id : { pending: m.address };
+    const params = { ...projectParams, pipeline_id: pipelineId };
+    const desiredTriggers =
+      m.desired.triggers === undefined ? undefined : [...m.desired.triggers.values()];
+    if (desiredTriggers && m.live) {
+      for (const d of desiredTriggers) {
+        const key = KINDS.trigger.desiredKey(d);
+        const s = syntheticTriggers.find(
+          (t) =>
+            (t.pipeline_id === m.live?.id &&
+              KINDS.trigger.liveKey(t) === key &&
+              d.event.type !== "vcs") ||
+            t.id === d.id,
+        );
+        if (s) {
+          throw new PlanError(
+            `${address(d.key)}: this is the synthetic OAuth trigger (id ${s.id}), which cannot be created, updated or deleted; remove it from the config`,
+          );
+        }
+      }
+    }
+    const live = m.live ? triggersOf(m.live.id) : [];
+    if (replaced && desiredTriggers === undefined) {
+      // Decision: triggers are not managed here, but they cannot outlive their pipeline:
+      // they are deleted first (and not re-created), and the plan warns.
+      ctx.acc.warnings.push(
+        `${m.address} is replaced: its ${live.length} live trigger(s) are deleted and not re-created, because the config does not manage its triggers`,
+      );
+      diffCollection(ctx, {
+        kind: KINDS.trigger,
+        collection,
+        address,
+        desiredAddressKey: (t) => t.key,
+        desired: [],
+        live,
+        params,
+        deleteReason:
+          "forced by the pipeline's replacement (its triggers are not managed, so not re-created)",
+      });
+      continue;
+    }
+    diffCollection(ctx, {
+      kind: KINDS.trigger,
+      collection,
+      address,
+      desiredAddressKey: (t) => t.key,
+      desired: desiredTriggers,
+      live: created ? [] : live,
+      params,
+      ...(created || replaced ? { pendingParent: m.address } : {}),
+      ...(replaced ? { forcedReplace: "forced by the pipeline's replacement" } : {}),
+    });
+  }
+  // Triggers of a deleted pipeline go first (children before parents, design.md §1 "Apply").
+  for (const del of res.deleted) {
+    const live = triggersOf(del.live.id);
+    if (live.length === 0) continue;
+    const pname = del.live.name;
+    diffCollection(ctx, {
+      kind: KINDS.trigger,
+      collection: `${del.address}.triggers`,
+      address: (k) => addr.trigger(slug, pname, k),
+      desiredAddressKey: (t) => t.key,
+      desired: [],
+      live,
+      params: { ...projectParams, pipeline_id: del.live.id },
+      deleteReason: `its pipeline ${JSON.stringify(pname)} is deleted`,
+    });
+  }
+};
+
+const planProject = (ctx: OrgCtx, slug: string, dp: DesiredProject, liveOrg: LiveOrg): void => {
+  const projectAddress = addr.project(slug);
+  if (ctx.ignored(projectAddress)) {
+    ctx.acc.warnings.push(
+      `${projectAddress} is declared but excluded by \`ignore\`: it is not planned`,
+    );
+    return;
+  }
+  const lp = liveOrg.projects.get(slug);
+  if (lp === undefined) {
+    throw new PlanError(`${projectAddress}: the project was not read, so it cannot be planned`);
+  }
+  if (lp.status === "not_visible") {
+    // design.md §1: never plan a create over something that may exist.
+    throw new PlanError(`${projectAddress}: absent or not visible (${lp.reason})`);
+  }
+  const params = { org_id: liveOrg.id, project_id: lp.id };
+  if (dp.settings !== undefined) {
+    diffCollection(ctx, {
+      kind: KINDS.project_settings,
+      collection: `${projectAddress}.settings`,
+      address: () => addr.projectSettings(slug),
+      desiredAddressKey: () => "settings",
+      desired: [dp.settings],
+      live: lp.settings === undefined ? undefined : [lp.settings],
+      params,
+    });
+  }
+  diffCollection(ctx, {
+    kind: KINDS.project_env_var,
+    collection: `${projectAddress}.env`,
+    address: (k) => addr.projectEnvVar(slug, k),
+    desiredAddressKey: (e) => e.name,
+    desired: dp.env === undefined ? undefined : [...dp.env.values()],
+    live: lp.env,
+    params,
+    itemParams: (k) => ({ name: k }),
+  });
+  if (dp.webhooks !== undefined) {
+    const liveHooks: readonly LiveWebhook[] | undefined = lp.webhooks;
+    const creates = [...dp.webhooks.values()].filter(
+      (w) => !(liveHooks ?? []).some((l) => l.name === w.name || l.id === w.id),
+    ).length;
+    // Decision: at the project's webhook maximum (spec: Limits, 25) a create-first replace
+    // would be refused, so such replaces delete first.
+    const atMax = (liveHooks?.length ?? 0) + creates >= MAX_WEBHOOKS_PER_PROJECT;
+    diffCollection(ctx, {
+      kind: KINDS.webhook,
+      collection: `${projectAddress}.webhooks`,
+      address: (k) => addr.webhook(slug, k),
+      desiredAddressKey: (w) => w.name,
+      desired: [...dp.webhooks.values()],
+      live: liveHooks,
+      params,
+      ...(atMax ? { replaceOrder: "delete_before_create" as const } : {}),
+    });
+  }
+  planPipelines(ctx, slug, dp, lp, params);
+};
+
+const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
+  if (org.settings !== undefined) {
+    diffCollection(ctx, {
+      kind: KINDS.org_settings,
+      collection: "org_settings",
+      address: () => addr.orgSettings(),
+      desiredAddressKey: () => "settings",
+      desired: [org.settings],
+      live: live.settings === undefined ? undefined : [live.settings],
+      params: { org_id: live.id },
+    });
+  }
+  planContexts(ctx, org, live);
+  for (const [slug, dp] of org.projects) planProject(ctx, slug, dp, live);
+};
+
+/**
+ * Plan the changes that make `live` look like `desired`.
+ * Throws PlanError for what cannot be planned safely: an ambiguous identity, a declared
+ * parent that is absent or not visible, a synthetic item in the config, a collection that
+ * was not read, a missing secret without `skipSecrets`.
+ */
+export const planChanges = (
+  desired: DesiredConfig,
+  live: LiveState,
+  options: PlanOptions = {},
+): Plan => {
+  const acc: Acc = {
+    changes: [],
+    unverified: [],
+    warnings: [],
+    skipped: 0,
+    unresolvedCreates: 0,
+    collections: new Map(),
+  };
+  const forced = globMatcher(options.forceSecrets ?? []);
+  const orgs: { slug: string; id: string }[] = [];
+  for (const org of mergeOrgs(desired.orgs)) {
+    const liveOrg = live.orgs.find((o) => o.slug === org.slug);
+    if (liveOrg === undefined) {
+      throw new PlanError(`org ${org.slug}: absent or not visible (it was not read)`);
+    }
+    orgs.push({ slug: org.slug, id: liveOrg.id });
+    const found = new Map<string, string>();
+    for (const [s, p] of liveOrg.projects) if (p.status === "found") found.set(s, p.id);
+    const ctx: OrgCtx = {
+      slug: org.slug,
+      env: {
+        orgId: liveOrg.id,
+        projectId: (s) => found.get(s) ?? liveOrg.projectIds?.get(s),
+      },
+      ignored: globMatcher(org.ignore),
+      forced,
+      skipSecrets: options.skipSecrets ?? false,
+      acc,
+    };
+    planOrg(ctx, org, liveOrg);
+  }
+  return finishPlan({
+    orgs,
+    changes: acc.changes,
+    unverified: acc.unverified,
+    skipped: acc.skipped,
+    unresolvedCreates: acc.unresolvedCreates,
+    warnings: acc.warnings,
+    collections: [...acc.collections.values()],
+    targets: options.targets,
+    matchTarget: options.targets === undefined ? undefined : globMatcher(options.targets),
+    skipSecrets: options.skipSecrets ?? false,
+  });
+};

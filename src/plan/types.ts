@@ -1,0 +1,134 @@
+/**
+ * The plan: what `plan` prints and saves and `apply` runs (design.md §1 "Plans").
+ * Plain JSON data (no Secret, no Map), so it renders, saves and compares as it is; every
+ * secret is `(sensitive)`. `schemas/plan.schema.json` describes the same shape and a test
+ * keeps the two in step.
+ */
+
+import type { ApiCall, FieldChange, ReplaceOrder } from "../kinds/contract.js";
+import type { JsonObject } from "../kinds/values.js";
+import type { ResourceType } from "../model/address.js";
+
+export type Action = "create" | "update" | "replace" | "delete";
+
+/**
+ * A value a call's `{placeholder}` takes: a literal (a live id, a name), or the id of an
+ * item that another change of this plan creates (`{ pending: address }`), known only
+ * once that change has run.
+ */
+export type ParamValue = string | { readonly pending: string };
+
+interface ChangeBase {
+  readonly address: string;
+  readonly resource_type: ResourceType;
+  /** The org slug the address lives in (addresses are unique within an org). */
+  readonly org: string;
+  /**
+   * The collection the item belongs to, for the mass-delete guard and ownership
+   * (`contexts`, `context["x"].env`, `project["p"].webhooks`, ...).
+   */
+  readonly collection: string;
+  /** Why the change is planned, in one sentence. */
+  readonly reason: string;
+  readonly before: JsonObject | null;
+  readonly after: JsonObject | null;
+  readonly fields: readonly FieldChange[];
+  /** Values of the calls' placeholders: org_id, project_id, context_id, pipeline_id, id, name. */
+  readonly params: Readonly<Record<string, ParamValue>>;
+  /** Addresses of other changes this one needs first (parents created in the same apply). */
+  readonly depends_on: readonly string[];
+  /** The calls, in order. A replace holds its delete and create calls (see `phase`). */
+  readonly calls: readonly ApiCall[];
+  /**
+   * Secret fields whose value was not resolved (`--skip-secrets`): on a create they are
+   * still planned, but the plan cannot be saved or applied.
+   */
+  readonly unresolved_secrets?: readonly string[];
+}
+
+export interface CreateChange extends ChangeBase {
+  readonly action: "create";
+  readonly before: null;
+  readonly after: JsonObject;
+}
+
+export interface UpdateChange extends ChangeBase {
+  readonly action: "update";
+  readonly before: JsonObject;
+  readonly after: JsonObject;
+  /** The live id, when the kind has one. */
+  readonly id?: string;
+}
+
+export interface ReplaceChange extends ChangeBase {
+  readonly action: "replace";
+  readonly before: JsonObject;
+  readonly after: JsonObject;
+  readonly id?: string;
+  /** Which half runs first (src/plan/order.ts). */
+  readonly replace_order: Exclude<ReplaceOrder, "never">;
+}
+
+export interface DeleteChange extends ChangeBase {
+  readonly action: "delete";
+  readonly before: JsonObject;
+  readonly after: null;
+  readonly id?: string;
+  /** A context delete: how many env vars (secrets) it destroys; null when not known. */
+  readonly destroys_secrets?: number | null;
+}
+
+export type Change = CreateChange | UpdateChange | ReplaceChange | DeleteChange;
+
+export interface Summary {
+  readonly create: number;
+  readonly update: number;
+  readonly replace: number;
+  readonly delete: number;
+}
+
+/** Mass-delete guard data of one collection (design.md §1 "Ownership"). */
+export interface CollectionGuard {
+  readonly org: string;
+  readonly collection: string;
+  readonly live_count: number;
+  readonly delete_count: number;
+  /** More than 3 deletions and more than 25% of the live items: apply refuses (exit 4). */
+  readonly exceeds: boolean;
+}
+
+export interface Guards {
+  /** Only collections with at least one deletion. */
+  readonly mass_delete: readonly CollectionGuard[];
+  /** True when any collection exceeds the limit: apply needs `--allow-mass-delete`. */
+  readonly mass_delete_exceeded: boolean;
+}
+
+export interface Plan {
+  readonly format_version: 1;
+  /** The orgs planned, slug and id. */
+  readonly orgs: readonly { readonly slug: string; readonly id: string }[];
+  readonly changes: readonly Change[];
+  readonly summary: Summary;
+  /** Secrets left alone because they cannot be verified (same last four, or not returned). */
+  readonly unverified_secrets: number;
+  /** Addresses and fields of the unverified secrets, `address#field`. */
+  readonly unverified: readonly string[];
+  /** Secrets not compared because they were not resolved (`--skip-secrets`). */
+  readonly skipped_secrets: number;
+  /** False when the plan was made without some secrets: it cannot be saved or applied. */
+  readonly saveable: boolean;
+  readonly warnings: readonly string[];
+  readonly guards: Guards;
+  /** The `--target` globs, when given. */
+  readonly targets?: readonly string[];
+}
+
+export interface PlanOptions {
+  /** `--target` globs: addresses and everything inside them, plus what they depend on. */
+  readonly targets?: readonly string[];
+  /** `--force-secrets` globs: [] none, ["*"] all. */
+  readonly forceSecrets?: readonly string[];
+  /** `plan --skip-secrets`: unresolved secrets are allowed and the plan is unsaveable. */
+  readonly skipSecrets?: boolean;
+}
