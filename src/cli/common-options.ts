@@ -6,6 +6,10 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { createApiClient } from "../api/client.js";
+import type { Api, RequestLogEntry } from "../api/types.js";
+import { formatDiagnostic, loadConfig } from "../config/index.js";
+import type { DesiredConfig } from "../model/desired.js";
 import { UsageError } from "../model/errors.js";
 import { Secret } from "../model/secret.js";
 import type { CliIO } from "./io.js";
@@ -192,4 +196,49 @@ export const progressReporter = (
       );
     },
   };
+};
+
+/**
+ * Where `--verbose` request log lines go: `GET /api/v3/contexts?... 200 12ms`. The client
+ * never puts the token in an entry (src/api/types.ts RequestLogEntry).
+ */
+export const verboseLogger =
+  (io: CliIO) =>
+  (entry: RequestLogEntry): void => {
+    io.stderr.write(
+      `${entry.method} ${entry.path} ${entry.status} ${Math.round(entry.ms)}ms${entry.attempt > 1 ? ` (attempt ${entry.attempt})` : ""}\n`,
+    );
+  };
+
+/**
+ * Load and validate the config. On failure every diagnostic is printed on stderr and
+ * undefined is returned: the caller exits 1 and no API call is made (issue 3).
+ */
+export const loadDesired = async (
+  options: CommonOptions,
+  io: CliIO,
+  resolveSecrets: boolean,
+): Promise<DesiredConfig | undefined> => {
+  const loaded = await loadConfig(options.configPath, { env: io.env, resolveSecrets });
+  if (loaded.ok) return loaded.config;
+  for (const d of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
+  io.stderr.write(
+    `Error: the config is invalid (${loaded.diagnostics.length} problem${loaded.diagnostics.length === 1 ? "" : "s"}); no API call was made\n`,
+  );
+  return undefined;
+};
+
+/** Build the API client from the resolved options (the client refuses http:// off loopback). */
+export const connect = async (
+  flags: CommonOptionFlags,
+  options: CommonOptions,
+  io: CliIO,
+): Promise<Api> => {
+  const { baseUrl, token } = await resolveConnection(flags, io);
+  return createApiClient({
+    baseUrl,
+    token,
+    maxConcurrentRequests: options.parallelism,
+    ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),
+  });
 };

@@ -6,6 +6,8 @@
 import type { ReadOnlyApi } from "../api/types.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
+import { planChanges } from "../plan/plan.js";
+import type { Plan, PlanOptions } from "../plan/types.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
 import { readLiveState } from "./read-live-state.js";
 import { type ChangeLike, markSynthetic, pipelinesTouched, probeSynthetic } from "./synthetic.js";
@@ -46,4 +48,19 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
     live = markSynthetic(live, synthetic);
     plan = planner(live);
   }
+};
+
+/** `planChanges` options (src/plan), passed through. */
+export type RunPlanOptions = PlanRunOptions & PlanOptions;
+
+/** Read, plan, probe, re-plan with the pure planner (src/plan `planChanges`). */
+export const runPlan = (
+  api: ReadOnlyApi,
+  desired: DesiredConfig,
+  options: RunPlanOptions,
+): Promise<{ plan: Plan; live: LiveState }> => {
+  const { onProgress, ...planOptions } = options;
+  return runPlanWith(api, desired, (live) => planChanges(desired, live, planOptions), {
+    ...(onProgress ? { onProgress } : {}),
+  });
 };
