@@ -1,12 +1,80 @@
+import { Option } from "commander";
+import {
+  DEFAULT_CONFIG_PATH,
+  formatDiagnostic,
+  formatSummary,
+  loadConfig,
+  summarizeConfig,
+} from "../config/index.js";
 import type { RegisterCommand } from "./commands.js";
+import { EXIT } from "./exit-codes.js";
 
-/** Placeholder until its issue lands; prints that it is not built yet. */
+interface ValidateFlags {
+  readonly config: string;
+  readonly format: "text" | "json";
+  readonly skipSecrets?: boolean;
+}
+
+/**
+ * `waybill validate`: offline — parse, schema-check and cross-check the config, resolve
+ * secret references (design.md §1 "Commands"). Never makes a network call: it builds no
+ * API client at all.
+ *
+ * Decision: in text format the problems go to stderr (like every command's errors) and
+ * the OK summary to stdout; in json format one JSON document goes to stdout either way,
+ * so CI can parse it without looking at the exit code first.
+ */
 export const registerValidate: RegisterCommand = (program, io, setExit) => {
   program
     .command("validate")
-    .description("(not built yet)")
-    .action(() => {
-      io.stderr.write("waybill validate: not built yet\n");
-      setExit(1);
+    .description(
+      "Check the config offline (YAML, schema, cross-field rules, secret references) and print every problem as FILE:LINE:COL: PATH: message. Makes no API call.",
+    )
+    .option(
+      "-c, --config <path>",
+      "config file, or a folder whose *.yaml/*.yml files are merged",
+      DEFAULT_CONFIG_PATH,
+    )
+    .addOption(
+      new Option("--format <format>", "output format").choices(["text", "json"]).default("text"),
+    )
+    .option(
+      "--skip-secrets",
+      "do not resolve secret references (env:, file:); for pull requests from forks",
+    )
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  $ waybill validate                               # checks ./waybill.yaml",
+        "  $ waybill validate -c config/ --format json      # a folder of *.yaml files, as JSON",
+        "",
+      ].join("\n"),
+    )
+    .action(async (flags: ValidateFlags) => {
+      const result = await loadConfig(flags.config, {
+        env: io.env,
+        resolveSecrets: flags.skipSecrets !== true,
+      });
+      if (flags.format === "json") {
+        const doc = result.ok
+          ? {
+              format_version: 1,
+              valid: true,
+              files: result.config.files,
+              summary: summarizeConfig(result.config),
+              diagnostics: [],
+            }
+          : { format_version: 1, valid: false, diagnostics: result.diagnostics };
+        io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+      } else if (result.ok) {
+        io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
+      } else {
+        for (const d of result.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
+        const n = result.diagnostics.length;
+        io.stderr.write(`${n} ${n === 1 ? "problem" : "problems"} found; the config is invalid\n`);
+      }
+      setExit(result.ok ? EXIT.ok : EXIT.error);
     });
 };

@@ -16,3 +16,4 @@ export {
   loadConfig,
   loadConfigOrThrow,
 } from "./load.js";
+export { type ConfigSummary, formatSummary, summarizeConfig } from "./summary.js";

@@ -27,10 +27,7 @@ export const checkRules = (
     out.push({ file, ...pos, path: dottedPath(path), code, message });
   };
   const root = asObj(doc);
-  if (!root) {
-    report([], "value", "wrong_type", "the document must be a map with at least `org: <slug>`");
-    return out;
-  }
+  if (!root) return out; // the schema check reports a document that is not a map
   const org = typeof root.org === "string" ? root.org : undefined;
 
   for (const [slug, project] of entries(root.projects)) {

@@ -148,7 +148,10 @@ export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck 
             .split(",")
             .map(expectedName)
             .join(" or ");
-          let message = `must be ${expected}, not ${typeName(e.data)}`;
+          let message =
+            path.length === 0
+              ? `the document must be a map with at least \`org: <slug>\`, not ${typeName(e.data)}`
+              : `must be ${expected}, not ${typeName(e.data)}`;
           if (e.data === null && typeof last === "string" && COLLECTIONS.has(last)) {
             message += `; write ${expected === "a list" ? "[]" : "{}"} to manage none (live items are deleted) or remove the key to leave them unmanaged`;
           } else if (

@@ -88,16 +88,19 @@ export const parseYaml = (
     uniqueKeys: false, // duplicates are reported below, naming both places
     keepSourceTokens: false,
   });
-  const problems = [...doc.errors, ...doc.warnings];
-  if (problems.length > 0) {
-    return {
-      ok: false,
-      diagnostics: problems.map((e) => {
-        const { code, message } = yamlMessage(e.code, e.message);
-        const at = pos(e.pos[0]);
-        return { file, ...at, path: "", code, message };
-      }),
-    };
+  // Decision: only the first YAML error of a file is reported; the parser's later errors
+  // are nearly always consequences of the first (one bad line yields dozens).
+  const first = doc.errors[0] ?? doc.warnings[0];
+  if (first) {
+    const { code, message } = yamlMessage(first.code, first.message);
+    const at = pos(first.pos[0]);
+    const line = text.split("\n")[at.line - 1] ?? "";
+    // A flow collection ({ … } / [ … ]) cannot hold a plain value starting with `${`.
+    const hint =
+      code === "yaml_syntax" && /[{[,:]\s*\$\{/.test(line)
+        ? `; a value that starts with \${ inside { … } or [ … ] must be quoted, e.g. "\${env:NAME}"`
+        : "";
+    return { ok: false, diagnostics: [{ file, ...at, path: "", code, message: message + hint }] };
   }
   if (doc.contents === null) {
     return {
