@@ -70,3 +70,27 @@ export const getPath = (obj: JsonValue | undefined, path: string): JsonValue | u
   }
   return cur;
 };
+
+/**
+ * Mask in `before` every member that is `(sensitive)` in `after`: a value the config marks
+ * as secret (a url from `${env:…}`) stays hidden on both sides of a change, even when the
+ * service returns it in full.
+ */
+export const maskLike = (before: JsonObject, after: JsonObject): JsonObject => {
+  const out: JsonObject = { ...before };
+  for (const [k, a] of Object.entries(after)) {
+    const b = out[k];
+    if (b === undefined || b === null) continue;
+    if (a === SENSITIVE) out[k] = SENSITIVE;
+    else if (
+      a !== null &&
+      typeof a === "object" &&
+      !Array.isArray(a) &&
+      typeof b === "object" &&
+      !Array.isArray(b)
+    ) {
+      out[k] = maskLike(b, a);
+    }
+  }
+  return out;
+};

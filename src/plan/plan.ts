@@ -5,6 +5,7 @@
  */
 import type { ApiCall, Comparison, KindEnv, ResourceKind } from "../kinds/contract.js";
 import { KINDS } from "../kinds/registry.js";
+import { maskLike } from "../kinds/values.js";
 import type { LiveWebhook } from "../kinds/webhook.js";
 import { addr, ancestorsOf, compileAddressGlob, formatAddress } from "../model/address.js";
 import {
@@ -177,7 +178,7 @@ const diffCollection = <D, L>(
         params,
         action: "replace",
         reason: reasons.join("; "),
-        before: kind.liveView(l),
+        before: maskLike(kind.liveView(l), kind.desiredView(d, env)),
         after: kind.desiredView(d, env),
         fields: cmp.fields,
         calls,
@@ -194,7 +195,7 @@ const diffCollection = <D, L>(
         params,
         action: "update",
         reason: `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,
-        before: kind.liveView(l),
+        before: maskLike(kind.liveView(l), kind.desiredView(d, env)),
         after: kind.desiredView(d, env),
         fields: cmp.fields,
         calls: kind.updateCalls(cmp.fields),

@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import { PlanError } from "../../src/model/errors.js";
+import { planChanges } from "../../src/plan/plan.js";
+import type { PlanOptions } from "../../src/plan/types.js";
+import {
+  desired,
+  dOrg,
+  dPipeline,
+  dProject,
+  dTrigger,
+  dVcsTrigger,
+  live,
+  lOrg,
+  lPipeline,
+  lProject,
+  lSchedule,
+  lTrigger,
+  OTHER_REPO,
+  PROJECT,
+  REPO,
+  secret,
+} from "../helpers/builders.js";
+
+type DT = ReturnType<typeof dTrigger>;
+type LT = ReturnType<typeof lTrigger>;
+
+const plan = (d: DT[] | undefined, l: LT[], options: PlanOptions = {}) =>
+  planChanges(
+    desired(
+      dOrg({
+        projects: [
+          dProject(PROJECT, { pipelines: [dPipeline("build", d ? { triggers: d } : {})] }),
+        ],
+      }),
+    ),
+    live(lOrg({ projects: [lProject(PROJECT, { pipelines: [lPipeline("build")], triggers: l })] })),
+    options,
+  );
+const brief = (p: ReturnType<typeof plan>) => p.changes.map((c) => `${c.action} ${c.address}`);
+const T = (k: string) => `project["gh/acme/api"].pipeline["build"].trigger["${k}"]`;
+const PL = "pl:build";
+const vcs = (id: string, preset = "all-pushes", repo = REPO) =>
+  lTrigger(id, PL, { type: "vcs", vcs: repo, filter: { preset } });
+const hook = (name: string) =>
+  lTrigger(`tr:${name}`, PL, { type: "webhook", webhook: { name, source: "ext" } });
+
+describe("trigger", () => {
+  it.each([
+    { name: "no-op schedule", d: [dTrigger("nightly")], l: [lSchedule("nightly", PL)], want: [] },
+    {
+      name: "default is_disabled false is not a change",
+      d: [dTrigger("nightly", { is_disabled: false })],
+      l: [lSchedule("nightly", PL)],
+      want: [],
+    },
+    { name: "no-op vcs matched by repo", d: [dVcsTrigger("pushes")], l: [vcs("v1")], want: [] },
+    { name: "create", d: [dTrigger("nightly")], l: [], want: [`create ${T("nightly")}`] },
+    { name: "delete", d: [], l: [lSchedule("nightly", PL)], want: [`delete ${T("nightly")}`] },
+    {
+      name: "delete of a vcs trigger is addressed by repo",
+      d: [],
+      l: [vcs("v1")],
+      want: [`delete ${T("vcs:acme/api")}`],
+    },
+    { name: "unmanaged", d: undefined, l: [lSchedule("nightly", PL)], want: [] },
+  ])("$name", ({ d, l, want }) => {
+    expect(brief(plan(d, l))).toEqual(want);
+  });
+
+  it.each([
+    { path: "is_disabled", body: "is_disabled", d: dTrigger("nightly", { is_disabled: true }) },
+    { path: "config.ref", body: "config.ref", d: dTrigger("nightly", { config: { ref: "main" } }) },
+    {
+      path: "checkout.ref",
+      body: "checkout.ref",
+      d: dTrigger("nightly", { checkout: { ref: "dev" } }),
+    },
+    {
+      path: "event.schedule.cron_expression",
+      body: "event.schedule",
+      d: dTrigger("nightly", {
+        event: { type: "schedule", schedule: { cron_expression: "0 3 * * *" } },
+      }),
+    },
+    {
+      path: "event.schedule.attribution_actor",
+      body: "event.schedule",
+      d: dTrigger("nightly", {
+        event: {
+          type: "schedule",
+          schedule: { cron_expression: "0 2 * * *", attribution_actor: "current" },
+        },
+      }),
+    },
+    {
+      path: "event.filter",
+      body: "event.filter",
+      d: dTrigger("nightly", {
+        event: {
+          type: "schedule",
+          schedule: { cron_expression: "0 2 * * *" },
+          filter: { preset: "only-tags" },
+        },
+      }),
+    },
+    {
+      path: "parameters",
+      body: "parameters",
+      d: dTrigger("nightly", { parameters: { deploy: true } }),
+    },
+  ])("update of $path sends $body", ({ path, body, d }) => {
+    const p = plan([d], [lSchedule("nightly", PL, { parameters: { deploy: false } })]);
+    expect(brief(p)).toEqual([`update ${T("nightly")}`]);
+    expect(p.changes[0]?.fields.map((f) => f.path)).toEqual([path]);
+    expect(p.changes[0]?.calls).toEqual([
+      expect.objectContaining({ route: "/triggers/{id}/update", body_fields: [body] }),
+    ]);
+  });
+
+  it("parameters are replaced whole", () => {
+    const p = plan(
+      [dTrigger("nightly", { parameters: { a: 1 } })],
+      [lSchedule("nightly", PL, { parameters: { a: 1, b: 2 } })],
+    );
+    expect(p.changes[0]?.fields).toEqual([
+      { path: "parameters", before: { a: 1, b: 2 }, after: { a: 1 } },
+    ]);
+  });
+
+  it("a changed event.type forces replacement (same name)", () => {
+    const p = plan(
+      [dTrigger("nightly", { event: { type: "webhook", webhook: { source: "ext" } } })],
+      [lSchedule("nightly", PL)],
+    );
+    expect(brief(p)).toEqual([`replace ${T("nightly")}`]);
+    expect(p.changes[0]?.reason).toContain("event.type");
+    expect(p.changes[0]?.calls.map((c) => c.phase)).toEqual(["delete", "create"]);
+  });
+
+  it("a changed event.vcs forces replacement (pinned id)", () => {
+    const p = plan(
+      [dVcsTrigger("pushes", { preset: "all-pushes" }, OTHER_REPO, { id: "v1" })],
+      [vcs("v1")],
+    );
+    expect(brief(p)).toEqual([`replace ${T("pushes")}`]);
+    expect(p.changes[0]?.reason).toContain("event.vcs");
+  });
+
+  it("vcs triggers sharing a repo are told apart by filter", () => {
+    const d = [
+      dVcsTrigger("prs", { preset: "only-open-prs" }),
+      dVcsTrigger("pushes", { preset: "all-pushes" }),
+    ];
+    expect(brief(plan(d, [vcs("v1", "all-pushes"), vcs("v2", "only-open-prs")]))).toEqual([]);
+    // One filter changed: the other live trigger is the only candidate left.
+    const p = plan(d, [vcs("v1", "all-pushes"), vcs("v2", "only-tags")]);
+    expect(brief(p)).toEqual([`update ${T("prs")}`]);
+    expect(p.changes[0]?.params.id).toBe("v2");
+  });
+
+  it("ambiguity: two live vcs triggers, same repo, neither filter matches → error with ids", () => {
+    const d = [dVcsTrigger("pushes", { preset: "only-merged-prs" })];
+    const l = [vcs("v1", "all-pushes"), vcs("v2", "only-tags")];
+    expect(() => plan(d, l)).toThrow(PlanError);
+    expect(() => plan(d, l)).toThrow(/v1, v2/);
+    const pinned = plan(
+      [dVcsTrigger("pushes", { preset: "only-merged-prs" }, REPO, { id: "v2" })],
+      l,
+    );
+    expect(brief(pinned)).toEqual([`update ${T("pushes")}`, `delete ${T("vcs:acme/api")}`]);
+  });
+
+  it("ambiguity: two live schedules with one name", () => {
+    const l = [lSchedule("n", PL), { ...lSchedule("n", PL), id: "tr:n2" }];
+    expect(() => plan([dTrigger("n")], l)).toThrow(/tr:n, tr:n2/);
+  });
+
+  it("a webhook trigger's secret is never returned: unverified, or forced", () => {
+    const d = [
+      dTrigger("ext", {
+        event: { type: "webhook", webhook: { source: "ext", secret: secret("hook-secret") } },
+      }),
+    ];
+    const p = plan(d, [hook("ext")]);
+    expect(brief(p)).toEqual([]);
+    expect(p.unverified_secrets).toBe(1);
+    const f = plan(d, [hook("ext")], { forceSecrets: [T("*")] });
+    expect(brief(f)).toEqual([`update ${T("ext")}`]);
+    expect(f.changes[0]?.calls[0]).toMatchObject({
+      body_fields: ["event.webhook"],
+      sensitive_fields: ["event.webhook.secret"],
+    });
+  });
+
+  it("a webhook secret returned by a create response is never carried into the plan", () => {
+    const l = lTrigger("tr:ext", PL, {
+      type: "webhook",
+      webhook: { name: "ext", source: "ext", secret: "LEAKED-VALUE" },
+    });
+    const p = plan([], [l]);
+    expect(JSON.stringify(p)).not.toContain("LEAKED-VALUE");
+  });
+
+  it("synthetic triggers are skipped", () => {
+    const s = { ...lSchedule("oauth", PL), synthetic: true };
+    expect(brief(plan([], [s]))).toEqual([]);
+    expect(() => plan([dTrigger("oauth")], [s])).toThrow(/synthetic/);
+  });
+});
