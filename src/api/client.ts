@@ -14,7 +14,7 @@ import {
   ResponseFormatError,
   TimeoutError,
 } from "./errors.js";
-import { createEtagCache } from "./etag-cache.js";
+import { type CachedResponse, createEtagCache } from "./etag-cache.js";
 import {
   headerValue,
   parseRetryAfter,
@@ -243,6 +243,17 @@ const classifyFailure = (err: unknown): Attempt => {
   };
 };
 
+/** Whether a body is a non-empty JSON document (only those are worth caching). */
+const isJson = (text: string): boolean => {
+  if (text.trim() === "") return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Statuses after which an idempotent request is retried (issue 2 §2). */
 const RETRIABLE_STATUS = new Set([500, 502, 503, 504]);
 
@@ -404,14 +415,26 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
 
     for (let attempt = 1; ; ) {
       if (!(await waitOrAbort(pacer.waitTurn(call.signal)))) throw aborted();
-      const cached = call.method === "GET" ? cache.get(fullPath) : undefined;
-      const started = clock.now();
-      const result = await limit(() =>
+      let cached: CachedResponse | undefined;
+      let started = clock.now();
+      const result = await limit(() => {
         // A pause may have begun while this request queued for a slot: go back and wait.
-        pacer.isPaused()
-          ? Promise.resolve<Attempt>({ kind: "paused" })
-          : sendOnce(call, fullPath, payload, cached?.etag),
-      );
+        if (pacer.isPaused()) return Promise.resolve<Attempt>({ kind: "paused" });
+        // Read the cache at send time: a request queued behind an identical one then
+        // revalidates the answer that one just stored.
+        cached = call.method === "GET" ? cache.get(fullPath) : undefined;
+        started = clock.now();
+        return sendOnce(call, fullPath, payload, cached?.etag).then((attempt) => {
+          // Store a validated answer before the slot is released, for the same reason.
+          if (call.method === "GET" && attempt.kind === "response" && attempt.status === 200) {
+            const etag = headerValue(attempt.headers, "etag");
+            if (etag !== undefined && isJson(attempt.body)) {
+              cache.set(fullPath, { etag, body: attempt.body });
+            }
+          }
+          return attempt;
+        });
+      });
       if (result.kind === "paused") continue;
       o.onRequest({
         method: call.method,
@@ -468,12 +491,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       pacer.observe(readRateLimit(headers));
 
       if (status >= 200 && status < 300) {
-        const parsed = parseJson(call, fullPath, status, body);
-        const etag = headerValue(headers, "etag");
-        if (call.method === "GET" && etag !== undefined && parsed !== undefined) {
-          cache.set(fullPath, { etag, body });
-        }
-        return { path: fullPath, status, body: parsed };
+        return { path: fullPath, status, body: parseJson(call, fullPath, status, body) };
       }
       if (status === 304 && call.method === "GET") {
         // spec: api-v3.md Errors: 304 "conditional request matched the ETag".
