@@ -143,35 +143,40 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
   const orgId = org.id as string;
 
   const settingsP = needs.settings ? readOrgSettings(api, orgId) : Promise.resolve(undefined);
-  const projectIdsP = resolveProjectSlugs(api, orgId, needs.referencedSlugs);
-  const contextsP = needs.contexts ? readContexts(api, orgId, needs) : Promise.resolve(undefined);
-  const projectsP = projectIdsP.then((resolved) =>
-    Promise.all(
-      [...needs.projects.entries()].map(
-        async ([slug, project]): Promise<[string, LiveProject | NotVisible]> => {
-          const r = resolved.get(slug);
-          if (r === undefined || r.status === "not_visible") {
-            return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
-          }
-          return [slug, await readProject(api, r.id, slug, project)];
-        },
-      ),
+  // Each slug's promise settles on its own, so a project's reads start as soon as its own
+  // id is known, not when the slowest slug is.
+  const resolving = resolveProjectSlugs(api, orgId, needs.referencedSlugs);
+  const projectIdsP = Promise.all(
+    [...resolving].map(async ([slug, r]) => [slug, await r] as const),
+  ).then((entries) => {
+    const ids = new Map<string, string>();
+    for (const [slug, r] of entries) if (r.status === "found") ids.set(slug, r.id);
+    return ids;
+  });
+  // Restriction keys need the referenced slugs' ids, not the projects' own reads.
+  const contextsP = needs.contexts
+    ? Promise.all([readContexts(api, orgId, needs), projectIdsP]).then(([raw, ids]) =>
+        resolveRestrictionKeys(api, orgId, raw, ids),
+      )
+    : Promise.resolve(undefined);
+  const projectsP = Promise.all(
+    [...needs.projects.entries()].map(
+      async ([slug, project]): Promise<[string, LiveProject | NotVisible]> => {
+        const r = await (resolving.get(slug) ?? Promise.resolve(undefined));
+        if (r === undefined || r.status === "not_visible") {
+          return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
+        }
+        return [slug, await readProject(api, r.id, slug, project)];
+      },
     ),
   );
 
-  const [settings, resolved, rawContexts, projects] = await Promise.all([
+  const [settings, projectIds, contexts, projects] = await Promise.all([
     settingsP,
     projectIdsP,
     contextsP,
     projectsP,
   ]);
-
-  const projectIds = new Map<string, string>();
-  for (const [slug, r] of resolved) if (r.status === "found") projectIds.set(slug, r.id);
-  const contexts =
-    rawContexts === undefined
-      ? undefined
-      : await resolveRestrictionKeys(api, orgId, rawContexts, projectIds);
 
   return {
     status: "found",
@@ -204,55 +209,54 @@ const singletonAttributes = <A>(body: V3One<A> | undefined, what: string): A => 
 
 type Resolved = { readonly status: "found"; readonly id: string } | NotVisible;
 
-/** Resolve project slugs to ids, by slug look-ups or one org listing (see resolve.ts). */
-const resolveProjectSlugs = async (
+/**
+ * Resolve project slugs to ids, by slug look-ups or one org listing (see resolve.ts): one
+ * promise per slug (slug look-ups settle one by one; a listing settles them all at once).
+ */
+const resolveProjectSlugs = (
   api: ReadOnlyApi,
   orgId: string,
   slugs: readonly string[],
-): Promise<Map<string, Resolved>> => {
-  if (slugs.length === 0) return new Map();
+): Map<string, Promise<Resolved>> => {
   if (chooseProjectLookup(slugs.length) === "by_slug") {
-    const entries = await Promise.all(
-      slugs.map(async (slug): Promise<[string, Resolved]> => {
-        const what = `GET /api/v3/projects?filter[slug]=${slug}`;
-        try {
-          // spec: api-v3.md Projects, rule 2: filter[slug] must be the only filter;
-          // rule 6: a slug matching no project is an empty collection.
-          const found = await api.listV3<ProjectAttributes>("/projects", { "filter[slug]": slug });
-          const p =
-            found.find((x) => x.attributes.slug === slug) ??
-            (found.length === 1 ? found[0] : undefined);
-          if (!p?.id)
-            return [slug, { status: "not_visible", reason: `${what} returned no project` }];
-          return [slug, { status: "found", id: p.id }];
-        } catch (err) {
-          if (isNotVisible(err))
-            return [slug, { status: "not_visible", reason: notVisibleReason(what, err) }];
-          throw err;
-        }
-      }),
-    );
-    return new Map(entries);
+    return new Map(slugs.map((slug) => [slug, resolveOneSlug(api, slug)]));
   }
   // spec: api-v3.md Projects: filter[org_id] alone; page[limit] max 50 (the client sends it).
   const what = `GET /api/v3/projects?filter[org_id]=${orgId}`;
-  const all = await api.listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId });
-  const idBySlug = new Map<string, string>();
-  for (const p of all) if (p.id) idBySlug.set(p.attributes.slug, p.id);
+  const listing = api
+    .listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId })
+    .then((all) => {
+      const idBySlug = new Map<string, string>();
+      for (const p of all) if (p.id) idBySlug.set(p.attributes.slug, p.id);
+      return { idBySlug, count: all.length };
+    });
   return new Map(
-    slugs.map((slug): [string, Resolved] => {
-      const id = idBySlug.get(slug);
-      return [
-        slug,
-        id === undefined
-          ? {
-              status: "not_visible",
-              reason: `${what} lists no project ${slug} (${all.length} listed)`,
-            }
-          : { status: "found", id },
-      ];
-    }),
+    slugs.map((slug) => [
+      slug,
+      listing.then(({ idBySlug, count }): Resolved => {
+        const id = idBySlug.get(slug);
+        return id === undefined
+          ? { status: "not_visible", reason: `${what} lists no project ${slug} (${count} listed)` }
+          : { status: "found", id };
+      }),
+    ]),
   );
+};
+
+const resolveOneSlug = async (api: ReadOnlyApi, slug: string): Promise<Resolved> => {
+  const what = `GET /api/v3/projects?filter[slug]=${slug}`;
+  try {
+    // spec: api-v3.md Projects, rule 2: filter[slug] must be the only filter;
+    // rule 6: a slug matching no project is an empty collection.
+    const found = await api.listV3<ProjectAttributes>("/projects", { "filter[slug]": slug });
+    const p =
+      found.find((x) => x.attributes.slug === slug) ?? (found.length === 1 ? found[0] : undefined);
+    if (!p?.id) return { status: "not_visible", reason: `${what} returned no project` };
+    return { status: "found", id: p.id };
+  } catch (err) {
+    if (isNotVisible(err)) return { status: "not_visible", reason: notVisibleReason(what, err) };
+    throw err;
+  }
 };
 
 /**
