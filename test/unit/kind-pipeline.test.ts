@@ -18,6 +18,7 @@ import {
 } from "../helpers/builders.js";
 
 type DP = ReturnType<typeof dPipeline>;
+type DPOpts = Parameters<typeof dPipeline>[1];
 type LP = ReturnType<typeof lPipeline>;
 type LT = ReturnType<typeof lSchedule>;
 
@@ -65,7 +66,7 @@ describe("pipeline", () => {
       },
     },
   ])("update of $path", ({ path, d }) => {
-    const p = plan([dPipeline("build", d as Partial<DP>)], [lPipeline("build")]);
+    const p = plan([dPipeline("build", d as DPOpts)], [lPipeline("build")]);
     expect(brief(p)).toEqual([`update ${P}`]);
     expect(p.changes[0]?.calls).toEqual([
       expect.objectContaining({ route: "/pipelines/{id}/update", body_fields: [path] }),
@@ -94,7 +95,7 @@ describe("pipeline", () => {
     },
     { cause: "checkout.vcs", d: { checkout: { vcs: OTHER_REPO } } },
   ])("a change of $cause forces replacement, delete before create", ({ cause, d }) => {
-    const p = plan([dPipeline("build", d as Partial<DP>)], [lPipeline("build")]);
+    const p = plan([dPipeline("build", d as DPOpts)], [lPipeline("build")]);
     expect(brief(p)).toEqual([`replace ${P}`]);
     const c = p.changes[0];
     expect(c?.reason).toContain(cause);

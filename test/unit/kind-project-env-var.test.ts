@@ -32,7 +32,12 @@ const brief = (p: ReturnType<typeof plan>) => p.changes.map((c) => `${c.action} 
 const E = (k: string) => `project["gh/acme/api"].env["${k}"]`;
 
 describe("project env var", () => {
-  it.each([
+  it.each<{
+    name: string;
+    d: Record<string, string> | undefined;
+    l: Record<string, string>;
+    want: string[];
+  }>([
     { name: "create", d: { K: "v" }, l: {}, want: [`create ${E("K")}`] },
     { name: "delete", d: {}, l: { OLD: "abcd" }, want: [`delete ${E("OLD")}`] },
     { name: "unmanaged", d: undefined, l: { OLD: "abcd" }, want: [] },

@@ -25,7 +25,12 @@ describe("org settings", () => {
   const plan = (d: Record<string, boolean> | undefined, l: Record<string, boolean>) =>
     planChanges(desired(dOrg(d ? { settings: d } : {})), live(lOrg({ settings: l })));
 
-  it.each([
+  it.each<{
+    name: string;
+    d: Record<string, boolean> | undefined;
+    l: Record<string, boolean>;
+    want: string[];
+  }>([
     { name: "no-op", d: { enable_private_orbs: true }, l: { enable_private_orbs: true }, want: [] },
     {
       name: "undeclared keys are left alone",
