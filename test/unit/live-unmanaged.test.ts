@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import type { Query, ReadOnlyApi } from "../../src/api/types.js";
+import type { V3Resource } from "../../src/api/wire.js";
+import { listUnmanaged, liveTriggerKey } from "../../src/live/unmanaged.js";
+import type { DesiredOrg } from "../../src/model/desired.js";
+import type { LiveState } from "../../src/model/live.js";
+
+const source = { file: "waybill.yaml", line: 1, col: 1 };
+const ORG = "0a000000-0000-4000-8000-000000000001";
+const API = "0b000000-0000-4000-8000-000000000001";
+
+/** A recording fake of the read-only client over canned V3 collections. */
+const fakeApi = (collections: Record<string, unknown[]>) => {
+  const calls: string[] = [];
+  const list = async <A>(path: string, query?: Query): Promise<V3Resource<A>[]> => {
+    const q = Object.entries(query ?? {})
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join("&");
+    const key = q ? `${path}?${q}` : path;
+    calls.push(key);
+    const found = collections[key];
+    if (!found) throw new Error(`unexpected read ${key}`);
+    return found as V3Resource<A>[];
+  };
+  const api: ReadOnlyApi = {
+    get: () => Promise.reject(new Error("unexpected get")),
+    listV3: list,
+    listV2: () => Promise.reject(new Error("unexpected listV2")),
+  };
+  return { api, calls };
+};
+
+const trigger = (id: string, pipeline: string, event: Record<string, unknown>) => ({
+  id,
+  pipeline_id: pipeline,
+  synthetic: false,
+  is_disabled: false,
+  event: event as never,
+});
+
+describe("listUnmanaged", () => {
+  it("reads the collections the config leaves out and lists them, and ignored items", async () => {
+    const { api, calls } = fakeApi({
+      [`/contexts?filter[org_id]=${ORG}`]: [
+        { id: "c1", attributes: { name: "prod" } },
+        { id: "c2", attributes: { name: "legacy-x" } },
+      ],
+      [`/projects/${API}/environment-variables`]: [{ attributes: { name: "FOO" } }],
+      [`/pipelines?filter[project_id]=${API}`]: [
+        { id: "p1", attributes: { name: "build", config: { type: "vcs", file_path: "x" } } },
+      ],
+      [`/triggers?filter[project_id]=${API}`]: [
+        {
+          id: "t1",
+          attributes: {
+            is_disabled: false,
+            event: { type: "schedule", schedule: { name: "nightly" } },
+          },
+          references: { pipeline: { id: "p1" } },
+        },
+      ],
+    });
+    const desired: DesiredOrg = {
+      slug: "gh/acme",
+      source,
+      ignore: ['context["legacy-*"]', 'project["gh/acme/api"].webhook["old"]'],
+      projects: new Map([["gh/acme/api", { slug: "gh/acme/api", source, webhooks: new Map() }]]),
+    };
+    const live: LiveState = {
+      orgs: [
+        {
+          status: "found",
+          id: ORG,
+          slug: "gh/acme",
+          projects: new Map([
+            [
+              "gh/acme/api",
+              {
+                status: "found",
+                id: API,
+                slug: "gh/acme/api",
+                webhooks: [
+                  {
+                    id: "w1",
+                    name: "old",
+                    scope: "project",
+                    url: "https://x.example.com",
+                    events: [],
+                    should_verify_tls: true,
+                    has_signing_secret: false,
+                    is_enabled: true,
+                  },
+                ],
+              },
+            ],
+          ]),
+        },
+      ],
+    };
+    const items = await listUnmanaged(api, [desired], live);
+    expect(items).toEqual(
+      expect.arrayContaining([
+        { address: 'context["prod"]', resource_type: "context", why: "unmanaged" },
+        { address: 'context["legacy-x"]', resource_type: "context", why: "ignored" },
+        {
+          address: 'project["gh/acme/api"].env["FOO"]',
+          resource_type: "project_env_var",
+          why: "unmanaged",
+        },
+        {
+          address: 'project["gh/acme/api"].webhook["old"]',
+          resource_type: "webhook",
+          why: "ignored",
+        },
+        {
+          address: 'project["gh/acme/api"].pipeline["build"]',
+          resource_type: "pipeline",
+          why: "unmanaged",
+        },
+        {
+          address: 'project["gh/acme/api"].pipeline["build"].trigger["nightly"]',
+          resource_type: "trigger",
+          why: "unmanaged",
+        },
+      ]),
+    );
+    expect(items).toHaveLength(6);
+    // The managed webhooks collection was not read again.
+    expect(calls.some((c) => c.startsWith("/webhooks"))).toBe(false);
+  });
+
+  it("keys live triggers by their name, or by repo for vcs triggers", () => {
+    expect(liveTriggerKey(trigger("t", "p", { type: "schedule", schedule: { name: "n" } }))).toBe(
+      "n",
+    );
+    expect(liveTriggerKey(trigger("t", "p", { type: "webhook", webhook: { name: "w" } }))).toBe(
+      "w",
+    );
+    expect(
+      liveTriggerKey(
+        trigger("t", "p", {
+          type: "vcs",
+          vcs: { provider: "github_app", repo_id: "1", repo_full_name: "acme/api" },
+        }),
+      ),
+    ).toBe("vcs:acme/api");
+  });
+});
