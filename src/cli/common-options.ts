@@ -228,17 +228,52 @@ export const loadDesired = async (
   return undefined;
 };
 
+/**
+ * Every resolved secret value of the config (env var values, signing secrets, anything from
+ * `${env:}`/`${file:}`), found by walking the loaded model for Secret instances.
+ */
+export const collectSecretValues = (desired: DesiredConfig): string[] => {
+  const out = new Set<string>();
+  const seen = new Set<object>();
+  const walk = (v: unknown): void => {
+    if (v instanceof Secret) {
+      if (v.isResolved) out.add(v.reveal());
+      return;
+    }
+    if (typeof v !== "object" || v === null || seen.has(v)) return;
+    seen.add(v);
+    const children = v instanceof Map ? v.values() : Array.isArray(v) ? v : Object.values(v);
+    for (const child of children) walk(child);
+  };
+  walk(desired);
+  return [...out];
+};
+
+/**
+ * Decision: error texts the service sends back are scrubbed of the config's secret values
+ * too (not only of the token, which the client always removes): a service that echoes a
+ * rejected value in `detail` must not make Waybill print it. Values shorter than four
+ * characters are left: they would mangle ordinary words and are not secret in practice.
+ */
+export const secretScrubber = (secrets: readonly string[]): ((text: string) => string) => {
+  const values = secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  return (text) => values.reduce((t, s) => t.split(s).join("(sensitive)"), text);
+};
+
 /** Build the API client from the resolved options (the client refuses http:// off loopback). */
 export const connect = async (
   flags: CommonOptionFlags,
   options: CommonOptions,
   io: CliIO,
+  desired?: DesiredConfig,
 ): Promise<Api> => {
   const { baseUrl, token } = await resolveConnection(flags, io);
   return createApiClient({
     baseUrl,
     token,
     maxConcurrentRequests: options.parallelism,
+    onWarning: (message) => io.stderr.write(`Warning: ${message}\n`),
+    ...(desired ? { scrub: secretScrubber(collectSecretValues(desired)) } : {}),
     ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),
   });
 };

@@ -1,0 +1,105 @@
+/** The shared CLI options of plan/drift (src/cli/common-options.ts): pure parts. */
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import {
+  collectSecretValues,
+  resolveCommonOptions,
+  resolveConnection,
+  secretScrubber,
+} from "../../src/cli/common-options.js";
+import type { CliIO } from "../../src/cli/io.js";
+import type { DesiredConfig } from "../../src/model/desired.js";
+import { Secret } from "../../src/model/secret.js";
+
+const source = { file: "w.yaml", line: 1, col: 1 };
+const io = (env: Record<string, string> = {}, tty = false): CliIO & { err: () => string } => {
+  const stderr = new PassThrough();
+  const chunks: Buffer[] = [];
+  stderr.on("data", (b: Buffer) => chunks.push(b));
+  return {
+    stdin: new PassThrough(),
+    stdout: Object.assign(new PassThrough(), { isTTY: tty }),
+    stderr,
+    env,
+    err: () => Buffer.concat(chunks).toString("utf8"),
+  };
+};
+const flags = { config: "./waybill.yaml", parallelism: 10, target: [], color: true };
+
+describe("common options", () => {
+  it("finds every resolved secret in a loaded config, and none of the plain values", () => {
+    const desired: DesiredConfig = {
+      files: ["w.yaml"],
+      orgs: [
+        {
+          slug: "gh/acme",
+          source,
+          ignore: [],
+          contexts: new Map([
+            [
+              "c",
+              {
+                name: "c",
+                source,
+                env: new Map([["A", { name: "A", source, value: new Secret("context-secret-1") }]]),
+              },
+            ],
+          ]),
+          projects: new Map([
+            [
+              "gh/acme/api",
+              {
+                slug: "gh/acme/api",
+                source,
+                webhooks: new Map([
+                  [
+                    "w",
+                    {
+                      name: "w",
+                      source,
+                      url: "https://plain.example.com",
+                      events: [],
+                      signing_secret: new Secret("signing-secret-2"),
+                    },
+                  ],
+                ]),
+                env: new Map([["U", { name: "U", source, value: Secret.unresolved("env:U") }]]),
+              },
+            ],
+          ]),
+        },
+      ],
+    };
+    expect(collectSecretValues(desired).sort()).toEqual(["context-secret-1", "signing-secret-2"]);
+  });
+
+  it("scrubs secret values out of texts, longest first", () => {
+    const scrub = secretScrubber(["abcdefgh", "abcd", "xy"]);
+    expect(scrub("value abcdefgh rejected; abcd; xy")).toBe(
+      "value (sensitive) rejected; (sensitive); xy",
+    );
+  });
+
+  it("takes the base URL and token from the environment, never printing the token", async () => {
+    const c = await resolveConnection(
+      flags,
+      io({ SERVICE_BASE_URL: "https://s.example.com", SERVICE_TOKEN: "tok-123456789" }),
+    );
+    expect(c.baseUrl).toBe("https://s.example.com");
+    expect(c.token.reveal()).toBe("tok-123456789");
+    expect(String(c.token)).toBe("(sensitive)");
+    await expect(resolveConnection(flags, io({ SERVICE_TOKEN: "t" }))).rejects.toThrow(
+      /SERVICE_BASE_URL/,
+    );
+    await expect(resolveConnection(flags, io({ SERVICE_BASE_URL: "https://s" }))).rejects.toThrow(
+      /SERVICE_TOKEN or pass --token-file/,
+    );
+  });
+
+  it("colours only on a TTY, without --no-color and without NO_COLOR", () => {
+    expect(resolveCommonOptions(flags, io({}, true)).color).toBe(true);
+    expect(resolveCommonOptions(flags, io({}, false)).color).toBe(false);
+    expect(resolveCommonOptions({ ...flags, color: false }, io({}, true)).color).toBe(false);
+    expect(resolveCommonOptions(flags, io({ NO_COLOR: "1" }, true)).color).toBe(false);
+  });
+});
