@@ -1,12 +1,145 @@
+import { readFile } from "node:fs/promises";
+import { parseFaultOptions } from "../emulator/faults.js";
+import {
+  DEFAULT_SEED,
+  type EmulatorOptions,
+  type FaultOptions,
+  type Seed,
+  startEmulator,
+} from "../emulator/index.js";
+import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
+import { EXIT } from "./exit-codes.js";
 
-/** Placeholder until its issue lands; prints that it is not built yet. */
-export const registerEmulator: RegisterCommand = (program, io, setExit) => {
-  program
-    .command("emulator")
-    .description("(not built yet)")
-    .action(() => {
-      io.stderr.write("waybill emulator: not built yet\n");
-      setExit(1);
-    });
+/** What the command needs from the outside world, injectable so tests run it in-process. */
+export interface EmulatorCommandDeps {
+  /** Resolves when the emulator should stop (SIGINT/SIGTERM in the real CLI). */
+  readonly waitForStop: () => Promise<void>;
+  readonly readFile: (path: string) => Promise<string>;
+}
+
+const waitForSignal = (): Promise<void> =>
+  new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+
+interface EmulatorFlags {
+  readonly port: string;
+  readonly seed?: string;
+  readonly admin?: boolean;
+  readonly latency?: string;
+  readonly faults?: string;
+}
+
+const EXAMPLES = `
+Examples:
+  # serve the demo state; then: curl -H 'Authorization: Bearer demo-token' http://127.0.0.1:8787/api/v3/orgs
+  $ waybill emulator --seed examples/demo/seed.json --port 8787
+
+  # for tests: admin API on, 50 ms of latency, and faults from a file
+  $ waybill emulator --seed seed.json --admin --latency 50 --faults faults.json
+
+The seed, fault and admin API formats are described in docs/emulator.md.
+`;
+
+const parseIntFlag = (name: string, raw: string, max: number): number => {
+  if (!/^\d+$/.test(raw) || Number(raw) > max) {
+    throw new UsageError(`${name} must be an integer from 0 to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
 };
+
+const readJson = async (
+  deps: EmulatorCommandDeps,
+  flag: string,
+  path: string,
+): Promise<unknown> => {
+  let text: string;
+  try {
+    text = await deps.readFile(path);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`${flag} ${path}: cannot read the file (${reason})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`${flag} ${path}: not valid JSON (${reason})`);
+  }
+};
+
+/** The `waybill emulator` command with its outside world injected. */
+export const makeRegisterEmulator =
+  (deps: EmulatorCommandDeps): RegisterCommand =>
+  (program, io, setExit) => {
+    program
+      .command("emulator")
+      .description(
+        "Start the bundled emulator of the service on 127.0.0.1 (V3 and V2 routes Waybill uses), for tests and demos. Runs until Ctrl-C.",
+      )
+      .option("--port <n>", "port to listen on (0 picks a free port)", "0")
+      .option(
+        "--seed <file>",
+        "JSON seed: tokens, orgs, contexts, projects... (default: empty, token demo-token)",
+      )
+      .option(
+        "--admin",
+        "enable the test-only /__admin/ API (reset, state dump with secrets, request log, faults)",
+      )
+      .option("--latency <ms>", "add this many milliseconds to every API response")
+      .option(
+        "--faults <file>",
+        "JSON fault options (rates of 429/500/drops, token-bucket rate limit, PRNG seed)",
+      )
+      .addHelpText("after", EXAMPLES)
+      .action(async (flags: EmulatorFlags) => {
+        const port = parseIntFlag("--port", flags.port, 65535);
+        const seed = flags.seed
+          ? ((await readJson(deps, "--seed", flags.seed)) as Seed)
+          : DEFAULT_SEED;
+        let faults: FaultOptions = flags.faults
+          ? ((await readJson(deps, "--faults", flags.faults)) as FaultOptions)
+          : {};
+        if (flags.latency !== undefined) {
+          faults = { ...faults, latency_ms: parseIntFlag("--latency", flags.latency, 600_000) };
+        }
+        try {
+          faults = parseFaultOptions(faults);
+        } catch (err) {
+          throw new UsageError(`--faults: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        const options: EmulatorOptions = {
+          port,
+          seed,
+          admin: flags.admin === true,
+          faults,
+          log: (line) => io.stderr.write(`${line}\n`),
+        };
+        const emu = await startEmulator(options);
+        io.stdout.write(`Emulator listening on ${emu.url}\n`);
+        // Decision: seed token values are never printed (a seed may hold a real-looking
+        // token); only the well-known demo token is named, as a hint.
+        if ((seed.tokens ?? []).some((t) => t.token === "demo-token")) {
+          io.stdout.write(
+            `Try: SERVICE_BASE_URL=${emu.url} SERVICE_TOKEN=demo-token, or curl -H 'Authorization: Bearer demo-token' ${emu.url}/api/v3/orgs\n`,
+          );
+        }
+        if (options.admin) io.stdout.write(`Admin API: ${emu.url}/__admin/ (test only)\n`);
+        await deps.waitForStop();
+        await emu.close();
+        io.stderr.write("Emulator stopped\n");
+        setExit(EXIT.ok);
+      });
+  };
+
+export const registerEmulator: RegisterCommand = makeRegisterEmulator({
+  waitForStop: waitForSignal,
+  readFile: (path) => readFile(path, "utf8"),
+});
