@@ -288,6 +288,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     maxPauseMs: o.maxRetryAfterMs,
   });
   const warnedRoutes = new Set<string>();
+  let closing: Promise<void> | undefined;
 
   const headersFor = (call: Call, etag: string | undefined): Record<string, string> => {
     const headers: Record<string, string> = {
@@ -301,6 +302,36 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     if (call.body !== undefined) headers["content-type"] = "application/json";
     if (etag !== undefined) headers["if-none-match"] = etag;
     return headers;
+  };
+
+  /**
+   * What a response changes for every request of the client, applied inside the send's
+   * concurrency slot: the ETag cache, the rate-limit pacing, and the shared 429 pause.
+   */
+  const steer = (
+    sent: { readonly status: number; readonly headers: RawHeaders; readonly body: string },
+    method: Method,
+    fullPath: string,
+    attempt: number,
+  ): void => {
+    pacer.observe(readRateLimit(sent.headers));
+    if (sent.status === 200 && method === "GET") {
+      const etag = headerValue(sent.headers, "etag");
+      if (etag !== undefined && isJson(sent.body)) cache.set(fullPath, { etag, body: sent.body });
+    }
+    if (sent.status === 429) {
+      // spec: api-v3.md Limits: "on 429 wait Retry-After seconds then back off
+      // exponentially". Decision: with Retry-After the wait is exactly that (the server
+      // knows when it will take us again); without it, the backoff for this attempt. Either
+      // way the whole client waits (one shared pause), also when this request gives up. A
+      // Retry-After beyond maxRetryAfterMs pauses nobody: that request fails at once.
+      const retryAfterMs = parseRetryAfter(headerValue(sent.headers, "retry-after"), clock.now());
+      if (retryAfterMs === undefined) {
+        pacer.pauseFor(backoffDelayMs(attempt, o.backoff, o.random));
+      } else if (retryAfterMs <= o.maxRetryAfterMs) {
+        pacer.pauseFor(retryAfterMs);
+      }
+    }
   };
 
   /** One send, inside the concurrency limit: never throws, always an Attempt. */
@@ -320,6 +351,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       timedOut = true;
       controller.abort();
     }, o.timeoutMs);
+    let headersRead = false;
     try {
       if (call.signal?.aborted) return { kind: "aborted" };
       const res = await agent.request({
@@ -330,11 +362,14 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         body: payload,
         signal: controller.signal,
       });
+      headersRead = true;
       const body = await res.body.text();
       return { kind: "response", status: res.statusCode, headers: res.headers, body };
     } catch (err) {
       if (timedOut) return { kind: "timeout" };
       if (call.signal?.aborted) return { kind: "aborted" };
+      // The status line and headers arrived but the body broke off: a truncated answer.
+      if (headersRead) return { kind: "truncated", cause: err };
       return classifyFailure(err);
     } finally {
       clearTimeout(timer);
@@ -413,6 +448,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       if (!ok) throw aborted();
     };
 
+    // Whether an earlier attempt may have been processed although no success was read
+    // (a 5xx, a timeout, a dropped connection): see the DELETE 404 rule below.
+    let uncertain = false;
     for (let attempt = 1; ; ) {
       if (!(await waitOrAbort(pacer.waitTurn(call.signal)))) throw aborted();
       let cached: CachedResponse | undefined;
@@ -424,15 +462,12 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         // revalidates the answer that one just stored.
         cached = call.method === "GET" ? cache.get(fullPath) : undefined;
         started = clock.now();
-        return sendOnce(call, fullPath, payload, cached?.etag).then((attempt) => {
-          // Store a validated answer before the slot is released, for the same reason.
-          if (call.method === "GET" && attempt.kind === "response" && attempt.status === 200) {
-            const etag = headerValue(attempt.headers, "etag");
-            if (etag !== undefined && isJson(attempt.body)) {
-              cache.set(fullPath, { etag, body: attempt.body });
-            }
-          }
-          return attempt;
+        return sendOnce(call, fullPath, payload, cached?.etag).then((sent) => {
+          // Everything that steers the OTHER requests happens before the slot is released:
+          // p-limit starts the next queued send as soon as this function settles, so a
+          // pause set any later would let that send through into the limit (or the 429).
+          if (sent.kind === "response") steer(sent, call.method, fullPath, attempt);
+          return sent;
         });
       });
       if (result.kind === "paused") continue;
@@ -450,6 +485,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           throw aborted();
         case "timeout":
           if (idempotent && canRetry) {
+            uncertain = true;
             await backoffWait(attempt++);
             continue;
           }
@@ -461,6 +497,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           });
         case "network":
           if (idempotent && result.retriable && canRetry) {
+            uncertain = true;
             await backoffWait(attempt++);
             continue;
           }
@@ -471,6 +508,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         case "truncated":
           // A body shorter than its Content-Length: the connection broke mid-answer.
           if (idempotent && canRetry) {
+            uncertain = true;
             await backoffWait(attempt++);
             continue;
           }
@@ -478,7 +516,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
             {
               method: call.method,
               path: fullPath,
-              reason: `the body was truncated (shorter than its Content-Length)${attempt > 1 ? ` after ${attempt} attempts` : ""}`,
+              reason: `the body was cut off before its end${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`,
             },
             { cause: result.cause },
           );
@@ -488,7 +526,6 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
 
       const { status, headers, body } = result;
       warnIfDeprecated(call.method, fullPath, headers);
-      pacer.observe(readRateLimit(headers));
 
       if (status >= 200 && status < 300) {
         return { path: fullPath, status, body: parseJson(call, fullPath, status, body) };
@@ -512,16 +549,12 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
 
       const fields = { method: call.method, path: fullPath, status, attempts: attempt };
       if (status === 429) {
-        // spec: api-v3.md Limits: "on 429 wait Retry-After seconds then back off
-        // exponentially". Decision: with Retry-After the wait is exactly that (the server
-        // knows when it will take us again); without it, the backoff for this attempt.
-        // Either way the whole client waits (one shared pause).
+        // The shared pause was set by steer(); this request waits for it like the others.
         const retryAfterMs = parseRetryAfter(headerValue(headers, "retry-after"), clock.now());
         if (retryAfterMs !== undefined && retryAfterMs > o.maxRetryAfterMs) {
           throw new ApiError({ ...fields, ...describeErrorBody(body, o.scrub), retryAfterMs });
         }
         if (canRetry) {
-          pacer.pauseFor(retryAfterMs ?? backoffDelayMs(attempt, o.backoff, o.random));
           attempt++;
           continue;
         }
@@ -534,8 +567,16 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           Math.min(retryAfterMs ?? 0, o.maxRetryAfterMs),
         );
         if (!(await waitOrAbort(clock.sleep(delay, call.signal)))) throw aborted();
+        uncertain = true;
         attempt++;
         continue;
+      }
+      if (status === 404 && call.method === "DELETE" && uncertain) {
+        // Decision: a retried DELETE that finds nothing is a success: the earlier attempt
+        // most likely did the delete before failing ("commit then fail"), and either way
+        // the item is gone, which is what the caller asked for. A first-attempt 404 is
+        // still an error (the caller's view of the live state was wrong).
+        return { path: fullPath, status, body: undefined };
       }
       if (status >= 300 && status < 400) {
         // Never follow a redirect: the next hop could be another host, and the token would
@@ -742,8 +783,10 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     put,
     delete: del,
     readOnly: () => readOnlyView,
-    close: async () => {
-      await agent.close();
+    close: () => {
+      // Idempotent: a second close() waits for the first instead of failing.
+      closing ??= agent.close();
+      return closing;
     },
   });
 };

@@ -81,10 +81,18 @@ const admin = async (url: string, method: string, path: string, body?: unknown) 
 export const startHarness = async (
   seed: unknown = baseSeed(),
   options: Partial<ApiClientOptions> = {},
+  faults?: Record<string, unknown>,
 ): Promise<Harness> => {
-  const emulator = await startEmulator({ seed: seed as never, admin: true });
-  const url = emulator.url.replace(/\/$/, "");
   const clock = createFakeClock();
+  // The emulator shares the virtual clock, so its token bucket refills in virtual time as
+  // the client's pauses advance it.
+  const emulator = await startEmulator({
+    seed: seed as never,
+    admin: true,
+    now: () => clock.now(),
+    ...(faults !== undefined ? { faults: faults as never } : {}),
+  });
+  const url = emulator.url.replace(/\/$/, "");
   const log: RequestLogEntry[] = [];
   const timedLog: { entry: RequestLogEntry; at: number }[] = [];
   const warnings: string[] = [];
