@@ -21,7 +21,22 @@ const SHAPES: Readonly<Record<string, Readonly<Record<string, "keyed" | "bare">>
 const EXAMPLE = 'e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"]';
 
 /** A message when `glob` is not a valid address glob, else undefined. */
+/** True when a `*` or `?` stands outside the quoted keys. */
+const wildcardOutsideKeys = (glob: string): boolean => {
+  let inKey = false;
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (inKey && ch === "\\") i += 1;
+    else if (ch === '"') inKey = !inKey;
+    else if (!inKey && (ch === "*" || ch === "?")) return true;
+  }
+  return false;
+};
+
 export const checkIgnoreGlob = (glob: string): string | undefined => {
+  if (wildcardOutsideKeys(glob)) {
+    return `"${glob}": * and ? may only appear inside the ["..."] keys (${EXAMPLE})`;
+  }
   const segments = parseAddress(glob.replace(/[*?]/g, "x"));
   if (!segments) {
     return `"${glob}" is not an address glob; write an address with * or ? inside the ["..."] keys, ${EXAMPLE}`;

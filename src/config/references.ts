@@ -69,7 +69,7 @@ export const parseTemplate = (s: string): ParsedTemplate => {
 };
 
 /** The text of a string without references (`$${` unescaped), for non-secret fields. */
-export const unescapeText = (s: string): string => s.replaceAll("$${", "${");
+export const unescapeText = (s: string): string => s.replaceAll("$${", () => "${");
 
 const hasReference = (s: string): boolean => /(^|[^$])\$\{(env|file):/.test(s);
 
