@@ -58,7 +58,14 @@ export const summarise = (changes: readonly Change[]): Summary => ({
 
 export const finishPlan = (input: FinishInput): Plan => {
   const warnings = [...input.warnings];
-  let changes = [...input.changes];
+  // Terraform's order: by org (as declared), then by address, so a parent comes right
+  // before its children and the order does not depend on the YAML's.
+  const orgRank = new Map(input.orgs.map((o, i) => [o.slug, i]));
+  let changes = [...input.changes].sort(
+    (a, b) =>
+      (orgRank.get(a.org) ?? 0) - (orgRank.get(b.org) ?? 0) ||
+      (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+  );
   let unverified = [...input.unverified];
   if (input.matchTarget !== undefined && input.targets !== undefined) {
     const match = input.matchTarget;

@@ -260,7 +260,9 @@ describe("context restriction", () => {
 
   it("create resolves the match_pattern: project id, org id for all-members", () => {
     const p = withR([rProject(PROJECT), rGroup("all-members")], []);
-    expect(p.changes.map((c) => c.after?.match_pattern)).toEqual([PROJECT_ID, ORG_ID]);
+    expect(
+      Object.fromEntries(p.changes.map((c) => [c.after?.value, c.after?.match_pattern])),
+    ).toEqual({ [PROJECT]: PROJECT_ID, "all-members": ORG_ID });
     expect(p.changes[0]?.calls[0]).toMatchObject({
       method: "POST",
       route: "/context-restrictions",

@@ -118,11 +118,12 @@ describe("pipeline", () => {
     expect(brief(p)).toEqual([
       `replace ${P}`,
       `replace ${P}.trigger["nightly"]`,
-      `create ${P}.trigger["weekly"]`,
       `delete ${P}.trigger["old"]`,
+      `create ${P}.trigger["weekly"]`,
     ]);
     expect(p.changes[1]?.reason).toContain("forced by the pipeline's replacement");
     expect(p.changes[1]?.params.pipeline_id).toEqual({ pending: P });
+    expect(p.changes[3]?.params.pipeline_id).toEqual({ pending: P });
     const ops = orderOperations(p).operations.map((o) => `${o.phase} ${o.address}`);
     const at = (s: string) => ops.indexOf(s);
     expect(at(`delete ${P}.trigger["nightly"]`)).toBeLessThan(at(`delete ${P}`));

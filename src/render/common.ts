@@ -1,0 +1,73 @@
+/** Pieces every plan renderer shares (design.md §1 "Plans"). */
+import type { ApiCall } from "../kinds/contract.js";
+import { type JsonValue, SENSITIVE } from "../kinds/values.js";
+import type { Change, Plan } from "../plan/types.js";
+
+export const summaryLine = (plan: Plan): string => {
+  const s = plan.summary;
+  if (s.create + s.update + s.replace + s.delete === 0) return "No changes.";
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
+};
+
+export const unverifiedLine = (plan: Plan): string | undefined =>
+  plan.unverified_secrets === 0
+    ? undefined
+    : `${plan.unverified_secrets} secret${plan.unverified_secrets === 1 ? " is" : "s are"} unverified (same last four characters, or never returned by the service) and left alone; use --force-secrets to re-set them.`;
+
+export const headline = (c: Change): string => {
+  switch (c.action) {
+    case "create":
+      return `${c.address} will be created`;
+    case "update":
+      return `${c.address} will be updated in place`;
+    case "replace":
+      return `${c.address} must be replaced (${c.replace_order === "create_before_delete" ? "create, then delete" : "delete, then create"})`;
+    case "delete":
+      return `${c.address} will be destroyed`;
+  }
+};
+
+export const SYMBOL: Readonly<Record<Change["action"], string>> = {
+  create: "+",
+  update: "~",
+  replace: "-/+",
+  delete: "-",
+};
+
+/** A value as text: `(sensitive)` bare, strings quoted, other JSON compact. */
+export const formatValue = (v: JsonValue): string => {
+  if (v === SENSITIVE) return SENSITIVE;
+  if (v === null) return "null";
+  return JSON.stringify(v);
+};
+
+/** Flatten an attribute object into `[path, value]` leaves (arrays stay whole). */
+export const leaves = (obj: JsonValue, prefix = ""): [string, JsonValue][] => {
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    return prefix === "" ? [] : [[prefix, obj]];
+  }
+  const out: [string, JsonValue][] = [];
+  for (const [k, v] of Object.entries(obj)) {
+    const path = prefix === "" ? k : `${prefix}.${k}`;
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0) {
+      out.push(...leaves(v, path));
+    } else {
+      out.push([path, v]);
+    }
+  }
+  return out;
+};
+
+/** One call as a line: `POST /webhooks/{id}/update (name, url)`, with its condition. */
+export const formatCall = (c: ApiCall): string => {
+  const query =
+    c.query === undefined
+      ? ""
+      : `?${Object.entries(c.query)
+          .map(([k, v]) => `${k}=${v}`)
+          .join("&")}`;
+  const api = c.api === "v3" ? "" : ` [${c.api}]`;
+  const fields = c.body_fields.length > 0 ? ` (${c.body_fields.join(", ")})` : "";
+  const when = c.when === "if_exists_refused" ? "if refused because it exists: " : "";
+  return `${when}${c.method} ${c.route}${query}${api}${fields}`;
+};

@@ -1,0 +1,3 @@
+export { renderJson } from "./json.js";
+export { MARKDOWN_LIMIT, renderMarkdown } from "./markdown.js";
+export { renderText, type TextOptions } from "./text.js";

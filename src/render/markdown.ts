@@ -1,0 +1,61 @@
+/**
+ * The plan as one pull-request comment (design.md §1 "Plans"): the summary line first,
+ * details collapsed in `<details>`, under 65,000 characters (a note says when it was cut).
+ */
+import type { Plan } from "../plan/types.js";
+import { summaryLine, unverifiedLine } from "./common.js";
+import { renderChanges } from "./text.js";
+
+/** The comment limit minus a margin for whatever the CI step wraps around it. */
+export const MARKDOWN_LIMIT = 65_000;
+
+/** Text outside a code block: keep HTML and Markdown control characters literal. */
+const escapeMd = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** A code fence longer than any backtick run inside the content, so it cannot be closed early. */
+const fenceFor = (content: string): string => {
+  let longest = 0;
+  for (const m of content.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return "`".repeat(Math.max(3, longest + 1));
+};
+
+export const renderMarkdown = (plan: Plan, limit = MARKDOWN_LIMIT): string => {
+  const head: string[] = [`**${summaryLine(plan)}**`];
+  const unverified = unverifiedLine(plan);
+  const notes: string[] = [];
+  if (unverified) notes.push(unverified);
+  if (plan.guards.mass_delete_exceeded) {
+    for (const g of plan.guards.mass_delete.filter((x) => x.exceeds)) {
+      notes.push(
+        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection}; apply needs --allow-mass-delete.`,
+      );
+    }
+  }
+  if (!plan.saveable) notes.push("This plan cannot be saved or applied (secrets were skipped).");
+  for (const w of plan.warnings) notes.push(`Warning: ${w}`);
+  if (notes.length > 0) head.push("", ...notes.map((n) => `- ${escapeMd(n)}`));
+  if (plan.changes.length === 0) return `${head.join("\n")}\n`;
+
+  const body = renderChanges(plan, false);
+  const fence = fenceFor(body.join("\n"));
+  const summary = `<details><summary>${plan.changes.length} change${plan.changes.length === 1 ? "" : "s"}</summary>`;
+  const open = [...head, "", summary, "", `${fence}diff`];
+  const close = [fence, "", "</details>"];
+  const size = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0);
+  const fixed = size(open) + size(close);
+  if (fixed + size(body) <= limit) return `${[...open, ...body, ...close].join("\n")}\n`;
+
+  // Cut at a line boundary and say so (a note outside the code block).
+  const note = (shown: number) =>
+    `_Output cut to stay under ${limit.toLocaleString("en-US")} characters: ${shown} of ${body.length} lines shown. Run \`waybill plan\` for the full plan._`;
+  const budget = limit - fixed - note(body.length).length - 2;
+  const kept: string[] = [];
+  let used = 0;
+  for (const line of body) {
+    if (used + line.length + 1 > budget) break;
+    kept.push(line);
+    used += line.length + 1;
+  }
+  return `${[...open, ...kept, ...close, "", note(kept.length)].join("\n")}\n`;
+};

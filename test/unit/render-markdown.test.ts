@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { planChanges } from "../../src/plan/plan.js";
+import { MARKDOWN_LIMIT, renderMarkdown } from "../../src/render/markdown.js";
+import { dContext, desired, dOrg, live, lOrg } from "../helpers/builders.js";
+import { mixedPlan } from "../helpers/plan-fixtures.js";
+
+describe("renderMarkdown", () => {
+  it("puts the summary line first and the details in <details>", () => {
+    const md = renderMarkdown(mixedPlan());
+    const lines = md.split("\n");
+    expect(lines[0]).toBe("**Plan: 4 to create, 7 to update, 2 to replace, 5 to delete.**");
+    expect(md).toContain("<details><summary>18 changes</summary>");
+    expect(md).toContain("```diff\n");
+    expect(md).toContain("</details>");
+    expect(md).toContain('-/+ project["gh/acme/api"].webhook["scoped"]');
+    expect(md).toContain("- 2 secrets are unverified");
+    expect(md.length).toBeLessThan(MARKDOWN_LIMIT);
+  });
+
+  it("an empty plan is one line", () => {
+    expect(renderMarkdown(planChanges(desired(dOrg()), live(lOrg())))).toBe("**No changes.**\n");
+  });
+
+  it("cuts a huge plan under 65,000 characters and says so", () => {
+    const env: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) env[`VARIABLE_NUMBER_${i}`] = `value-${i}`;
+    const plan = planChanges(
+      desired(dOrg({ contexts: [dContext("big", { env })] })),
+      live(lOrg({ contexts: [] })),
+    );
+    const md = renderMarkdown(plan);
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(md.split("\n")[0]).toBe(
+      "**Plan: 3001 to create, 0 to update, 0 to replace, 0 to delete.**",
+    );
+    expect(md).toMatch(/Output cut to stay under 65,000 characters: \d+ of \d+ lines shown/);
+    // The code block and the details are still closed.
+    expect(md).toMatch(/```\n\n<\/details>\n\n_Output cut/);
+  });
+
+  it("a small limit still gives a well-formed comment", () => {
+    const md = renderMarkdown(mixedPlan(), 1500);
+    expect(md.length).toBeLessThanOrEqual(1500);
+    expect(md.match(/```/g)?.length).toBe(2);
+  });
+
+  it("a backtick run in a value cannot close the code block early", () => {
+    const plan = planChanges(
+      desired(dOrg({ contexts: [dContext("a```b")] })),
+      live(lOrg({ contexts: [] })),
+    );
+    const md = renderMarkdown(plan);
+    expect(md).toContain("````diff");
+  });
+
+  it("escapes HTML in notes outside the code block", () => {
+    const plan = { ...mixedPlan(), warnings: ["<script>x</script>"] };
+    expect(renderMarkdown(plan)).toContain("&lt;script&gt;");
+  });
+});
