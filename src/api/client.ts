@@ -187,7 +187,12 @@ interface Call {
   readonly signal: AbortSignal | undefined;
 }
 
-/** The error codes of Node and undici that mean "the connection failed", and how to say so. */
+/**
+ * The error codes of Node and undici that mean "the connection failed", and how to say so.
+ * `retriable` applies to GET, PUT and DELETE only. Decision: a POST is not retried even on
+ * "connection refused", although nothing was sent: the issue allows POST retries only on
+ * 429, and apply already recovers an uncertain create by re-listing (design.md §1 Apply).
+ */
 const NETWORK_REASONS: Readonly<Record<string, { reason: string; retriable: boolean }>> = {
   ECONNREFUSED: { reason: "connection refused", retriable: true },
   ECONNRESET: { reason: "connection reset", retriable: true },
