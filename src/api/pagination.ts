@@ -46,7 +46,7 @@ const readNext = (value: unknown, name: string): string | null | { error: string
  * A V3 collection page: `{ data: [ ... ], page: { next, prev } }`.
  * Decision: a missing `page` or `page.next` ends the collection like `null` (the webhooks
  * row says "follow `page.next` until absent"); a `data` that is not a list, or items that
- * are not objects, fail the read.
+ * are not resources with an `attributes` object, fail the read.
  */
 export const readV3Page = (body: unknown): PageRead => {
   if (!isRecord(body)) return { ok: false, reason: "the body is not a JSON object" };
@@ -56,8 +56,10 @@ export const readV3Page = (body: unknown): PageRead => {
       reason: body.data === undefined ? "no `data` member" : "`data` is not a list",
     };
   }
-  if (body.data.some((item) => !isRecord(item))) {
-    return { ok: false, reason: "an item of `data` is not an object" };
+  // spec: api-v3.md Envelopes: every resource is `{ id, attributes, references }`. An item
+  // without `attributes` would fail later, far from the response; fail here, with the path.
+  if (body.data.some((item) => !isRecord(item) || !isRecord(item.attributes))) {
+    return { ok: false, reason: "an item of `data` is not a resource with `attributes`" };
   }
   if (body.page !== undefined && body.page !== null && !isRecord(body.page)) {
     return { ok: false, reason: "`page` is not an object" };

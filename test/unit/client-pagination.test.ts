@@ -19,10 +19,15 @@ describe("page rules", () => {
   });
 
   it("check a V3 page", () => {
-    expect(readV3Page({ data: [{ id: "a" }], page: { next: "c1", prev: null } })).toEqual({
+    expect(
+      readV3Page({ data: [{ id: "a", attributes: {} }], page: { next: "c1", prev: null } }),
+    ).toEqual({
       ok: true,
-      items: [{ id: "a" }],
+      items: [{ id: "a", attributes: {} }],
       next: "c1",
+    });
+    expect(readV3Page({ data: [{ id: "a" }], page: { next: null } })).toMatchObject({
+      ok: false,
     });
     expect(readV3Page({ data: [], page: { next: null } })).toMatchObject({ ok: true, next: null });
     expect(readV3Page({ data: [] })).toMatchObject({ ok: true, next: null });
