@@ -30,7 +30,7 @@ import {
   readV3Page,
   sendLimitWithCursor,
 } from "./pagination.js";
-import { apiPath, routeTemplate } from "./request-target.js";
+import { API_ROOT, apiPath, routeTemplate } from "./request-target.js";
 import type {
   Api,
   ApiGeneration,
@@ -615,7 +615,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       throw new NetworkError(
         {
           method: call.method,
-          path: `${call.api === "v3" ? "/api/v3" : "/api/v2"}${call.path}`,
+          path: `${API_ROOT[call.api]}${call.path}`,
           reason: `unexpected client failure: ${o.scrub(err instanceof Error ? err.message : String(err))}`,
           attempts: 1,
         },
