@@ -1,0 +1,190 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the corpus is searched for ${ references
+/**
+ * `waybill validate` as users run it: the built CLI in a child process (npm test builds
+ * dist/ first). Checks exit codes, text and JSON output, the default path, --help, that
+ * every corpus case fails with its diagnostics and leaks no secret, and that validate
+ * never talks to the service even when a base URL and token are set.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConfigDiagnostic } from "../../src/config/index.js";
+import { formatDiagnostic } from "../../src/config/index.js";
+import { expectNoSecrets, runCli, writeTempConfig } from "../helpers/cli.js";
+
+const INVALID = "test/fixtures/invalid";
+const ENV = {
+  PROD_SECRET: "S3CR3T-prod-4f9a1c",
+  NPM_TOKEN: "S3CR3T-npm-77c1d0",
+  SLACK_SECRET: "S3CR3T-slack-0b2e55",
+  HTTP_HOOK_URL: "http://S3CR3T-hook.example.com/x",
+  EMPTY_VAR: "",
+};
+const SECRETS = [
+  ENV.PROD_SECRET,
+  ENV.NPM_TOKEN,
+  ENV.SLACK_SECRET,
+  ENV.HTTP_HOOK_URL,
+  "FILESECRET-9d2c7e",
+];
+
+interface Expected {
+  readonly config: string;
+  readonly options?: Readonly<Record<string, unknown>>;
+  readonly diagnostics: readonly ConfigDiagnostic[];
+}
+const expectedFor = (name: string): Expected =>
+  JSON.parse(readFileSync(join(INVALID, `${name}.expected.json`), "utf8")) as Expected;
+/** The corpus stores file names relative to the corpus folder; the CLI prints them as given. */
+const asGiven = (d: ConfigDiagnostic): ConfigDiagnostic => ({ ...d, file: join(INVALID, d.file) });
+
+describe("waybill validate", () => {
+  it("prints a one-line summary and exits 0 for a valid config", async () => {
+    const r = await runCli(["validate", "-c", "examples/small.yaml"], {
+      env: { PROD_AWS_SECRET: "prod-aws-secret-5678" },
+    });
+    expect(r).toEqual({
+      code: 0,
+      stdout:
+        "OK: 1 file, 1 org (gh/acme): 1 context, 1 restriction, 1 project, 2 env vars, 1 webhook, 0 pipelines, 0 triggers\n",
+      stderr: "",
+    });
+  });
+
+  it("reads ./waybill.yaml by default, and a folder with -c", async () => {
+    const { tmp } = await writeTempConfig("org: gh/acme\ncontexts: {}\n");
+    try {
+      const r = await runCli(["validate"], { cwd: tmp.dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^OK: 1 file, 1 org \(gh\/acme\): 0 contexts/);
+    } finally {
+      await tmp.remove();
+    }
+    const folder = await runCli(["validate", "-c", "examples/large-org", "--skip-secrets"]);
+    expect(folder.code).toBe(0);
+    expect(folder.stdout).toMatch(/^OK: 6 files, 2 orgs \(gh\/acme, gh\/acme-labs\)/);
+  });
+
+  it("prints every problem as FILE:LINE:COL: PATH: message and exits 1", async () => {
+    const expected = expectedFor("many-errors-one-file");
+    const r = await runCli(["validate", "-c", join(INVALID, expected.config)], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      [
+        ...expected.diagnostics.map((d) => formatDiagnostic(asGiven(d))),
+        `${expected.diagnostics.length} problems found; the config is invalid`,
+        "",
+      ].join("\n"),
+    );
+    expect(expected.diagnostics.length).toBeGreaterThan(3);
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, SECRETS);
+  });
+
+  it("--format json prints one document on stdout, valid or not", async () => {
+    const expected = expectedFor("missing-env-vars");
+    const bad = await runCli(
+      ["validate", "-c", join(INVALID, expected.config), "--format", "json"],
+      { env: ENV },
+    );
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toEqual({
+      format_version: 1,
+      valid: false,
+      diagnostics: expected.diagnostics.map(asGiven),
+    });
+    expectNoSecrets({ stdout: bad.stdout, stderr: bad.stderr }, SECRETS);
+
+    const good = await runCli(["validate", "-c", "examples/full.yaml", "--format", "json"], {
+      env: {
+        PROD_AWS_SECRET: "prod-aws-secret-5678",
+        NPM_TOKEN: "npm-token-5678",
+        SLACK_SIGNING_SECRET: "slack-signing-5678",
+        RELEASE_HOOK_SECRET: "release-hook-5678",
+      },
+    });
+    expect(good.code).toBe(0);
+    const doc = JSON.parse(good.stdout) as { valid: boolean; summary: Record<string, unknown> };
+    expect(doc.valid).toBe(true);
+    expect(doc.summary).toEqual({
+      files: 1,
+      orgs: ["gh/acme"],
+      contexts: 2,
+      restrictions: 3,
+      projects: 2,
+      env_vars: 5,
+      webhooks: 2,
+      pipelines: 2,
+      triggers: 4,
+    });
+    expectNoSecrets({ stdout: good.stdout }, ["prod-aws-secret-5678", "slack-signing-5678"]);
+  });
+
+  it("refuses an unknown --format", async () => {
+    const r = await runCli(["validate", "-c", "examples/small.yaml", "--format", "yaml"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("Allowed choices are text, json");
+  });
+
+  it("--help shows two examples", async () => {
+    const r = await runCli(["validate", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Examples:");
+    expect(r.stdout.match(/\$ waybill validate/g)).toHaveLength(2);
+    expect(r.stdout).toContain("-c, --config <path>");
+    expect(r.stdout).toContain("--format <format>");
+  });
+
+  it("fails every corpus case that references secrets, leaking none of them", async () => {
+    // The whole corpus runs in-process (test/unit/config-invalid-corpus.test.ts); here the
+    // cases that reference secrets go through the real CLI, four at a time.
+    const cases = readdirSync(INVALID)
+      .filter((f) => f.endsWith(".expected.json"))
+      .map((f) => expectedFor(f.replace(/\.expected\.json$/, "")))
+      .filter((e) => {
+        const path = join(INVALID, e.config);
+        return !e.options && statSync(path).isFile() && readFileSync(path, "utf8").includes("${");
+      });
+    expect(cases.length).toBeGreaterThanOrEqual(10);
+    for (let i = 0; i < cases.length; i += 4) {
+      await Promise.all(
+        cases.slice(i, i + 4).map(async (expected) => {
+          const r = await runCli(["validate", "-c", join(INVALID, expected.config)], { env: ENV });
+          expect(r.code, expected.config).toBe(1);
+          for (const d of expected.diagnostics)
+            expect(r.stderr, expected.config).toContain(formatDiagnostic(asGiven(d)));
+          expectNoSecrets({ [`${expected.config} output`]: r.stdout + r.stderr }, SECRETS);
+        }),
+      );
+    }
+  }, 60_000);
+});
+
+describe("waybill validate makes no network call", () => {
+  let server: Server;
+  const requests: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("even with a base URL and a token set, valid or invalid", async () => {
+    const { port } = server.address() as AddressInfo;
+    const options = { baseUrl: `http://127.0.0.1:${port}`, token: "service-token-abcdef12" };
+    const good = await runCli(["validate", "-c", "examples/large-org", "--skip-secrets"], options);
+    const bad = await runCli(["validate", "-c", join(INVALID, "webhook-http-url.yaml")], options);
+    expect([good.code, bad.code]).toEqual([0, 1]);
+    expect(requests).toEqual([]);
+    expectNoSecrets({ good: good.stdout + good.stderr, bad: bad.stdout + bad.stderr }, [
+      "service-token-abcdef12",
+    ]);
+  });
+});
