@@ -52,7 +52,8 @@ export interface RetryOptions {
   readonly maxDelayMs?: number;
   /**
    * The longest `Retry-After` (or `RateLimit` reset) the client agrees to wait (default
-   * 5 min). A 429 asking for more fails at once with an ApiError that says so.
+   * 5 min). Decision: a 429 asking for more fails at once with an ApiError that says so,
+   * rather than a CI job hanging silently for an hour (V2's limit is per hour).
    */
   readonly maxRetryAfterMs?: number;
 }
@@ -263,7 +264,7 @@ const isJson = (text: string): boolean => {
 const RETRIABLE_STATUS = new Set([500, 502, 503, 504]);
 
 /**
- * JSON for a request body. A Secret anywhere in the body is revealed here and only here, so
+ * JSON for a request body. Decision: a Secret anywhere in the body is revealed here and only here, so
  * kinds may put Secrets into bodies and nothing before the wire ever holds the value
  * (design.md §1 "Secrets"); `Secret.toJSON` alone would send "(sensitive)".
  */
@@ -537,6 +538,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       }
       if (status === 304 && call.method === "GET") {
         // spec: api-v3.md Errors: 304 "conditional request matched the ETag".
+        // Decision: a 304 to a request that sent no validator cannot be served: bad_response.
         if (cached === undefined) {
           throw new ResponseFormatError({
             method: call.method,
@@ -638,6 +640,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       body: undefined,
       signal: options?.signal,
     });
+    // Decision: a GET that answers 2xx with an empty body is malformed: every V3 and V2 read
+    // the client is used for returns a JSON document.
     if (res.body === undefined) {
       throw new ResponseFormatError({
         method: "GET",

@@ -171,7 +171,10 @@ export class InvalidBaseUrlError extends WaybillError {
   readonly code = "invalid_base_url";
 }
 
-/** The caller's AbortSignal fired (during a request or a wait before one). */
+/**
+ * The caller's AbortSignal fired (during a request or a wait before one). Decision: a typed
+ * error of its own (code `aborted`), so Ctrl-C is not reported as a network failure.
+ */
 export class RequestAbortedError extends WaybillError {
   readonly code = "aborted";
 }

@@ -28,8 +28,8 @@ export interface Pacer {
 export interface PacerOptions {
   readonly clock: Clock;
   /**
-   * "Few left": spacing starts when at most this many requests remain (or 10% of the
-   * window's quota when that is larger). The client passes its concurrency, so a full set
+   * "Few left" (Decision: the spec gives no threshold): spacing starts when at most this
+   * many requests remain (or 10% of the window's quota when that is larger). The client passes its concurrency, so a full set
    * of parallel requests cannot exhaust the window in one burst.
    */
   readonly lowWatermark: number;
