@@ -1,12 +1,146 @@
-import type { RegisterCommand } from "./commands.js";
+/**
+ * `waybill drift` (design.md §1 "Commands", issue 4): a read-only audit. Drift is any change
+ * a plan would make: the live service moved away from Git. Besides the drift, it lists, as
+ * information, live items the config does not manage (src/live/unmanaged.ts).
+ * Exit 0 none, 2 drift, 1 error.
+ */
 
-/** Placeholder until its issue lands; prints that it is not built yet. */
+import { runPlan } from "../live/plan-run.js";
+import { listUnmanaged, type UnmanagedItem } from "../live/unmanaged.js";
+import type { Plan } from "../plan/types.js";
+import { renderJson } from "../render/index.js";
+import type { RegisterCommand } from "./commands.js";
+import {
+  addCommonOptions,
+  type CommonOptionFlags,
+  connect,
+  loadDesired,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  progressReporter,
+  resolveCommonOptions,
+} from "./common-options.js";
+import { EXIT } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+
+const EXAMPLES = `
+Examples:
+  # Nightly audit in CI: fails (exit 2) when someone changed the service by hand
+  $ SERVICE_TOKEN=... waybill drift -c infra/
+
+  # Machine-readable report of one context's drift
+  $ waybill drift --target 'context["deploy-prod"]*' --format json
+
+Exit codes: 0 no drift, 2 drift, 1 error.
+`;
+
 export const registerDrift: RegisterCommand = (program, io, setExit) => {
-  program
+  const command = program
     .command("drift")
-    .description("(not built yet)")
-    .action(() => {
-      io.stderr.write("waybill drift: not built yet\n");
-      setExit(1);
+    .description(
+      "Audit the live service against the config (reads only): name every item that differs, and list live items the config does not manage.",
+    );
+  addCommonOptions(command, { formats: OUTPUT_FORMATS })
+    .addHelpText("after", EXAMPLES)
+    .action(async (flags: CommonOptionFlags) => {
+      setExit(await driftCommand(flags, io));
     });
+};
+
+const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number> => {
+  const options = resolveCommonOptions(flags, io);
+  const desired = await loadDesired(options, io, true);
+  if (!desired) return EXIT.error;
+  const api = (await connect(flags, options, io, desired)).readOnly();
+  const progress = progressReporter(io, "Reading live state");
+  let plan: Plan;
+  let unmanaged: UnmanagedItem[];
+  try {
+    const result = await runPlan(api, desired, {
+      ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+      forceSecrets: [],
+      skipSecrets: false,
+      onProgress: progress.onProgress,
+    });
+    plan = result.plan;
+    unmanaged = await listUnmanaged(api, desired.orgs, result.live);
+  } finally {
+    progress.finish();
+  }
+  io.stdout.write(renderDrift(plan, unmanaged, options.format));
+  return plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
+};
+
+/** One line per drifted item, in words an auditor reads: what differs, not what to do. */
+const describeChange = (c: Plan["changes"][number]): string => {
+  const fields = (c.fields ?? []).map((f) => f.path);
+  const which = fields.length > 0 ? `: ${fields.join(", ")}` : "";
+  switch (c.action) {
+    case "create":
+      return `+ ${c.address}: in the config, missing on the service`;
+    case "delete":
+      return `- ${c.address}: on the service, not in the config`;
+    case "update":
+      return `~ ${c.address}: differs${which}`;
+    case "replace":
+      return `-/+ ${c.address}: differs (needs replacement)${which}`;
+  }
+};
+
+const describeUnmanaged = (u: UnmanagedItem): string =>
+  `${u.address} (${u.why === "ignored" ? "excluded by ignore" : "collection not managed by the config"})`;
+
+export const renderDrift = (
+  plan: Plan,
+  unmanaged: readonly UnmanagedItem[],
+  format: OutputFormat,
+): string => {
+  const drifted = plan.changes.length;
+  switch (format) {
+    case "json":
+      return `${JSON.stringify(
+        {
+          drift: drifted > 0,
+          plan: JSON.parse(renderJson(plan)) as unknown,
+          unmanaged,
+        },
+        null,
+        2,
+      )}\n`;
+    case "markdown": {
+      const head =
+        drifted === 0
+          ? "**No drift**: the service matches the config."
+          : `**Drift**: ${drifted} item${drifted === 1 ? "" : "s"} differ from the config.`;
+      const lines = plan.changes.map((c) => `- \`${describeChange(c)}\``);
+      const info =
+        unmanaged.length === 0
+          ? []
+          : [
+              "",
+              `<details><summary>${unmanaged.length} unmanaged live item${unmanaged.length === 1 ? "" : "s"} (information)</summary>`,
+              "",
+              ...unmanaged.map((u) => `- \`${describeUnmanaged(u)}\``),
+              "",
+              "</details>",
+            ];
+      return `${[head, ...(lines.length > 0 ? ["", ...lines] : []), ...info].join("\n")}\n`;
+    }
+    case "text": {
+      const head =
+        drifted === 0
+          ? "No drift: the service matches the config."
+          : `Drift: ${drifted} item${drifted === 1 ? "" : "s"} differ from the config:`;
+      const lines = plan.changes.map((c) => `  ${describeChange(c)}`);
+      const info =
+        unmanaged.length === 0
+          ? []
+          : [
+              "",
+              "Unmanaged live items (information, not drift):",
+              ...unmanaged.map((u) => `  ${describeUnmanaged(u)}`),
+            ];
+      return `${[head, ...lines, ...info].join("\n")}\n`;
+    }
+  }
 };

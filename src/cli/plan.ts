@@ -1,12 +1,146 @@
+/**
+ * `waybill plan` (design.md §1 "Commands", issue 4): read the live state, print exactly what
+ * apply would change. The plan holds a read-only client, so it cannot write by construction
+ * (design.md §2). The plan goes to stdout, progress to stderr.
+ */
+import { open, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { runPlan } from "../live/plan-run.js";
+import { UsageError } from "../model/errors.js";
+import type { Plan } from "../plan/types.js";
+import { renderJson, renderMarkdown, renderText } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
+import {
+  addCommonOptions,
+  type CommonOptionFlags,
+  type CommonOptions,
+  connect,
+  loadDesired,
+  OUTPUT_FORMATS,
+  progressReporter,
+  resolveCommonOptions,
+} from "./common-options.js";
+import { EXIT } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
 
-/** Placeholder until its issue lands; prints that it is not built yet. */
+interface PlanFlags extends CommonOptionFlags {
+  readonly out?: string;
+  readonly detailedExitcode?: boolean;
+  /** `--force-secrets` alone is true; with a value it is a glob. */
+  readonly forceSecrets?: string | boolean;
+  readonly skipSecrets?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  # Review a change before merging (exit 2 when something would change)
+  $ SERVICE_TOKEN=... waybill plan -c infra/waybill.yaml --detailed-exitcode
+
+  # One project only, as a Markdown PR comment, without the secrets a fork PR cannot see
+  $ waybill plan --target 'project["gh/acme/api"]*' --format markdown --skip-secrets
+
+Exit codes: 0 success (with --detailed-exitcode: no changes), 2 changes (only with
+--detailed-exitcode), 1 error (invalid config, unreadable live state, ...).
+`;
+
 export const registerPlan: RegisterCommand = (program, io, setExit) => {
-  program
+  const command = program
     .command("plan")
-    .description("(not built yet)")
-    .action(() => {
-      io.stderr.write("waybill plan: not built yet\n");
-      setExit(1);
+    .description(
+      "Read the live state of what the config declares and print the changes apply would make (reads only, never writes).",
+    );
+  addCommonOptions(command, { formats: OUTPUT_FORMATS })
+    .option(
+      "--out <file>",
+      "also save the plan as JSON (mode 0600, no secret values) for `waybill apply FILE`",
+    )
+    .option("--detailed-exitcode", "exit 2 when the plan has changes, 0 when it has none")
+    .option(
+      "--force-secrets [glob]",
+      "re-set secrets whose last four characters match (all, or those whose address matches GLOB)",
+    )
+    .option(
+      "--skip-secrets",
+      // "$" + "{" keeps the literal reference syntax out of a template placeholder look-alike.
+      "plan without resolving $" +
+        "{env:} / $" +
+        "{file:} values (for pull requests from forks); cannot be saved with --out",
+    )
+    .addHelpText("after", EXAMPLES)
+    .action(async (flags: PlanFlags) => {
+      setExit(await planCommand(flags, io));
     });
+};
+
+export const renderPlan = (plan: Plan, options: CommonOptions): string => {
+  switch (options.format) {
+    case "json":
+      return renderJson(plan);
+    case "markdown":
+      return renderMarkdown(plan);
+    case "text":
+      return renderText(plan, { color: options.color });
+  }
+};
+
+/** Decision: `--force-secrets` with no glob selects every secret (`*`). */
+export const forceSecretsGlobs = (value: string | boolean | undefined): readonly string[] =>
+  value === undefined || value === false ? [] : value === true ? ["*"] : [value];
+
+const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
+  const options = resolveCommonOptions(flags, io);
+  if (flags.out !== undefined && flags.skipSecrets) {
+    // design.md §1 "Secrets": a plan made with --skip-secrets "cannot be saved for apply".
+    throw new UsageError(
+      "--out cannot be combined with --skip-secrets: a plan made without secret values cannot be applied",
+    );
+  }
+  if (flags.forceSecrets !== undefined && flags.skipSecrets) {
+    throw new UsageError("--force-secrets cannot be combined with --skip-secrets");
+  }
+  const desired = await loadDesired(options, io, !flags.skipSecrets);
+  if (!desired) return EXIT.error;
+  const api = await connect(flags, options, io, desired);
+  const progress = progressReporter(io, "Reading live state");
+  let plan: Plan;
+  try {
+    ({ plan } = await runPlan(api.readOnly(), desired, {
+      ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+      forceSecrets: forceSecretsGlobs(flags.forceSecrets),
+      skipSecrets: flags.skipSecrets === true,
+      onProgress: progress.onProgress,
+    }));
+  } finally {
+    progress.finish();
+  }
+  io.stdout.write(ensureNewline(renderPlan(plan, options)));
+  if (flags.out !== undefined) {
+    await writePrivateFile(flags.out, ensureNewline(renderJson(plan)));
+    io.stderr.write(`Saved the plan to ${flags.out}\n`);
+  }
+  return flags.detailedExitcode && plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
+};
+
+const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
+
+/**
+ * Write a file that only its owner can read (0600), atomically: a temp file created with
+ * that mode next to the target, then renamed over it, so an existing file's wider mode is
+ * never kept and a reader never sees half a plan.
+ */
+export const writePrivateFile = async (path: string, content: string): Promise<void> => {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const handle = await open(tmp, "w", 0o600);
+  try {
+    await handle.writeFile(content, "utf8");
+    await handle.chmod(0o600);
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
 };

@@ -1,0 +1,153 @@
+/**
+ * `waybill drift`: exit 0 when the service matches the config, 2 after someone changes the
+ * service directly (through its V3 API), naming what differs; unmanaged live items listed
+ * as information (issue 4).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import {
+  ALL_SECRETS,
+  API_ID,
+  baseSeed,
+  CTX_PROD_ID,
+  matchingConfig,
+  matchingEnv,
+  WEBHOOK_SLACK_ID,
+} from "./plan-fixture.js";
+
+interface DriftJson {
+  drift: boolean;
+  plan: { changes: { address: string; action: string; fields: { path: string }[] }[] };
+  unmanaged: { address: string; resource_type: string; why: string }[];
+}
+
+describe("waybill drift", () => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  let config: string;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator(baseSeed());
+    tmp = await makeTempDir();
+    config = await tmp.write("waybill.yaml", matchingConfig);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await tmp?.remove();
+  });
+  beforeEach(async () => {
+    await emulator.reset(baseSeed());
+    await emulator.clearRequests();
+  });
+
+  const drift = (format = "text") =>
+    runCli(["drift", "-c", config, "--format", format], {
+      baseUrl: emulator.url,
+      token: emulator.token,
+      env: matchingEnv,
+    });
+
+  it("exits 0 and says so when the service matches the config", async () => {
+    const r = await drift();
+    expect(r.stderr).not.toMatch(/^Error/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/No drift/);
+  });
+
+  it("exits 2 after a change made directly on the service, and names it", async () => {
+    const edit = await emulator.call("POST", `/api/v3/webhooks/${WEBHOOK_SLACK_ID}/update`, {
+      url: "https://evil.example.com/hook",
+    });
+    expect(edit.status).toBe(200);
+    await emulator.clearRequests();
+
+    const r = await drift();
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('project["gh/acme/api"].webhook["slack"]');
+    expect(r.stdout).toMatch(/url/);
+    // drift only reads.
+    expect((await emulator.requests()).filter((x) => x.method !== "GET")).toEqual([]);
+  });
+
+  it("reports a context env var added and a setting changed by hand, as JSON", async () => {
+    await emulator.call("POST", `/api/v3/contexts/${CTX_PROD_ID}/env-vars/set`, {
+      name: "SNEAKY",
+      value: "hand-added-secret-value-X4242",
+    });
+    await emulator.call("POST", `/api/v3/projects/${API_ID}/update-settings`, {
+      enable_auto_cancel_redundant_workflows: true,
+    });
+    const r = await drift("json");
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout) as DriftJson;
+    expect(report.drift).toBe(true);
+    const by = new Map(report.plan.changes.map((c) => [c.address, c]));
+    expect(by.get('context["deploy-prod"].env["SNEAKY"]')?.action).toBe("delete");
+    expect(by.get('project["gh/acme/api"].settings')?.fields.map((f) => f.path)).toContain(
+      "enable_auto_cancel_redundant_workflows",
+    );
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [
+      ...ALL_SECRETS,
+      "hand-added-secret-value-X4242",
+      emulator.token,
+    ]);
+  });
+
+  it("lists ignored items and unmanaged collections as information, not drift", async () => {
+    const unmanagedConfig = await tmp.write(
+      "unmanaged.yaml",
+      matchingConfig.replace(/ {4}webhooks:\n(.|\n)*? {4}pipelines:/, "    pipelines:"),
+    );
+    const r = await runCli(["drift", "-c", unmanagedConfig, "--format", "json"], {
+      baseUrl: emulator.url,
+      token: emulator.token,
+      env: matchingEnv,
+    });
+    expect(r.stderr).not.toMatch(/^Error/m);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as DriftJson;
+    expect(report.drift).toBe(false);
+    expect(report.unmanaged).toContainEqual({
+      address: 'context["legacy-build"]',
+      resource_type: "context",
+      why: "ignored",
+    });
+    expect(report.unmanaged).toContainEqual({
+      address: 'project["gh/acme/api"].webhook["slack"]',
+      resource_type: "webhook",
+      why: "unmanaged",
+    });
+    const text = await runCli(["drift", "-c", unmanagedConfig], {
+      baseUrl: emulator.url,
+      token: emulator.token,
+      env: matchingEnv,
+    });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/Unmanaged live items/);
+    expect(text.stdout).toContain('project["gh/acme/api"].webhook["old-hook"]');
+  });
+
+  it("exits 1 on an invalid config without any request", async () => {
+    const bad = await tmp.write("bad.yaml", "org: gh/acme\nsettings: [\n");
+    const r = await runCli(["drift", "-c", bad], { baseUrl: emulator.url, token: emulator.token });
+    expect(r.code).toBe(1);
+    expect(await emulator.requests()).toEqual([]);
+  });
+
+  it("has a help text with every option and examples", async () => {
+    const r = await runCli(["drift", "--help"]);
+    expect(r.code).toBe(0);
+    for (const opt of [
+      "--config",
+      "--base-url",
+      "--token-file",
+      "--format",
+      "--target",
+      "--verbose",
+    ]) {
+      expect(r.stdout).toContain(opt);
+    }
+    expect(r.stdout).toContain("Examples:");
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * `waybill plan` as users run it: exit codes, --out, secrets kept out of every output, no
+ * request at all when the config is invalid, not-visible projects reported (issue 4).
+ */
+import { readFile, stat } from "node:fs/promises";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import {
+  ALL_SECRETS,
+  baseSeed,
+  DESIRED_SECRETS,
+  envRef,
+  matchingConfig,
+  matchingEnv,
+} from "./plan-fixture.js";
+
+/** Changes that touch every secret-bearing kind (env vars, signing secret). */
+const changedConfig = matchingConfig
+  .replace("      AWS_REGION: eu-west-1\n", "      NEW_KEY: " + envRef("NEW_SECRET") + "\n")
+  .replace("https://hooks.example.com/services/T0", "https://hooks.example.com/services/T1");
+const changedEnv = {
+  ...matchingEnv,
+  PROD_AWS_SECRET: DESIRED_SECRETS.PROD_AWS_SECRET,
+  PROD_DEPLOY_TOKEN: DESIRED_SECRETS.PROD_DEPLOY_TOKEN,
+  NPM_TOKEN: DESIRED_SECRETS.NPM_TOKEN,
+  NEW_SECRET: DESIRED_SECRETS.NEW_SECRET,
+  SLACK_SIGNING_SECRET: DESIRED_SECRETS.SLACK_SIGNING_SECRET,
+};
+
+describe("waybill plan", () => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  let matching: string;
+  let changed: string;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator(baseSeed());
+    tmp = await makeTempDir();
+    matching = await tmp.write("matching.yaml", matchingConfig);
+    changed = await tmp.write("changed.yaml", changedConfig);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await tmp?.remove();
+  });
+  beforeEach(async () => {
+    await emulator.reset(baseSeed());
+    await emulator.clearRequests();
+  });
+
+  const run = (args: string[], env: Record<string, string> = changedEnv) =>
+    runCli(args, { baseUrl: emulator.url, token: emulator.token, env });
+
+  it("--detailed-exitcode: 0 without changes, 2 with; plain plan exits 0 either way", async () => {
+    expect((await run(["plan", "-c", matching, "--detailed-exitcode"], matchingEnv)).code).toBe(0);
+    const withChanges = await run(["plan", "-c", changed, "--detailed-exitcode"]);
+    expect(withChanges.code).toBe(2);
+    expect(withChanges.stdout).toContain('project["gh/acme/api"].webhook["slack"]');
+    expect((await run(["plan", "-c", changed])).code).toBe(0);
+  });
+
+  it("prints the plan on stdout and progress on stderr", async () => {
+    const r = await run(["plan", "-c", changed, "--format", "json"]);
+    expect(r.code).toBe(0);
+    expect(() => JSON.parse(r.stdout)).not.toThrow();
+    expect(r.stderr).toMatch(/Reading live state/);
+  });
+
+  it("keeps every secret out of stdout, stderr and the saved plan, in every format", async () => {
+    const outputs: Record<string, string> = {};
+    for (const format of ["text", "json", "markdown"]) {
+      const out = tmp.path(`plan-${format}.json`);
+      const r = await run([
+        "plan",
+        "-c",
+        changed,
+        "--format",
+        format,
+        "--out",
+        out,
+        "--verbose",
+        "--force-secrets",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      outputs[`${format} stdout`] = r.stdout;
+      outputs[`${format} stderr`] = r.stderr;
+      outputs[`${format} saved plan`] = await readFile(out, "utf8");
+      // --verbose logs the requests, without the token.
+      expect(r.stderr).toMatch(/GET \/api\/v3\//);
+    }
+    expectNoSecrets(outputs, [...ALL_SECRETS, emulator.token]);
+    // The secrets were really planned (so the scan is not vacuous).
+    const planned = JSON.parse(outputs["json stdout"] ?? "{}") as {
+      changes: { address: string }[];
+    };
+    expect(planned.changes.map((c) => c.address)).toContain(
+      'context["deploy-prod"].env["NEW_KEY"]',
+    );
+    expect(outputs["json stdout"]).toContain("(sensitive)");
+  });
+
+  it("--out writes the JSON plan readable by its owner only", async () => {
+    const out = tmp.path("saved.json");
+    await tmp.write("saved.json", "old", 0o644);
+    const r = await run(["plan", "-c", changed, "--out", out]);
+    expect(r.code).toBe(0);
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(await readFile(out, "utf8")) as { changes: unknown[] };
+    expect(saved.changes.length).toBeGreaterThan(0);
+  });
+
+  it("refuses --out with --skip-secrets before any request", async () => {
+    const r = await run(["plan", "-c", changed, "--skip-secrets", "--out", tmp.path("x.json")], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--skip-secrets/);
+    expect(await emulator.requests()).toEqual([]);
+  });
+
+  it("plans without secret values under --skip-secrets", async () => {
+    const r = await run(["plan", "-c", changed, "--skip-secrets", "--format", "json"], {});
+    expect(r.stderr).not.toMatch(/^Error/m);
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as { saveable: boolean };
+    expect(plan.saveable).toBe(false);
+  });
+
+  it("makes no request at all when the config is invalid", async () => {
+    const bad = await tmp.write("bad.yaml", "org: gh/acme\ncontexts:\n  x:\n    env: [1, 2\n");
+    const r = await run(["plan", "-c", bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("bad.yaml:");
+    expect(r.stderr).toMatch(/no API call/);
+    expect(await emulator.requests()).toEqual([]);
+  });
+
+  it("lists every missing env reference at once and makes no request", async () => {
+    const r = await run(["plan", "-c", changed], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("PROD_AWS_SECRET");
+    expect(r.stderr).toContain("NEW_SECRET");
+    expect(await emulator.requests()).toEqual([]);
+  });
+
+  it("reports a declared project that is absent or not visible instead of planning a create", async () => {
+    const ghost = await tmp.write(
+      "ghost.yaml",
+      "org: gh/acme\nprojects:\n  gh/acme/ghost:\n    env: {}\n",
+    );
+    const r = await run(["plan", "-c", ghost, "--format", "json"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/project\["gh\/acme\/ghost"\].*absent or not visible/);
+    expect(r.stdout).not.toMatch(/"create"/);
+  });
+
+  it("reports an org that is absent or not visible", async () => {
+    const other = await tmp.write("other.yaml", "org: gh/nobody\n");
+    const r = await run(["plan", "-c", other]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/org gh\/nobody absent or not visible/);
+  });
+
+  it("refuses an http:// base URL that is not loopback, and a missing token, before any request", async () => {
+    const insecure = await runCli(
+      ["plan", "-c", matching, "--base-url", "http://service.example.com"],
+      {
+        token: emulator.token,
+        env: matchingEnv,
+      },
+    );
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toMatch(/http:\/\//);
+    const noToken = await runCli(["plan", "-c", matching], {
+      baseUrl: emulator.url,
+      env: matchingEnv,
+    });
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toMatch(/SERVICE_TOKEN/);
+    expect(await emulator.requests()).toEqual([]);
+  });
+
+  it("reads the token from --token-file and warns when others can read it", async () => {
+    const tokenFile = await tmp.write("token", `${emulator.token}\n`, 0o644);
+    const r = await runCli(["plan", "-c", matching, "--token-file", tokenFile], {
+      baseUrl: emulator.url,
+      env: matchingEnv,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/readable by other users/);
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [emulator.token]);
+  });
+
+  it("has a help text with every option and examples", async () => {
+    const r = await runCli(["plan", "--help"]);
+    expect(r.code).toBe(0);
+    for (const opt of [
+      "--config",
+      "--base-url",
+      "--token-file",
+      "--format",
+      "--parallelism",
+      "--target",
+      "--no-color",
+      "--verbose",
+      "--out",
+      "--detailed-exitcode",
+      "--force-secrets",
+      "--skip-secrets",
+    ]) {
+      expect(r.stdout).toContain(opt);
+    }
+    expect(r.stdout).toContain("Examples:");
+    // There is no plain --token option (argv is visible to other users).
+    expect(r.stdout).not.toMatch(/^\s+--token\s/m);
+  });
+});
