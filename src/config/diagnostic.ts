@@ -48,6 +48,7 @@ export const DIAGNOSTIC_CODES = [
   "invalid_ignore_glob",
   "project_outside_org",
   "duplicate_address",
+  "ambiguous_trigger",
   // secret references
   "env_missing",
   "secret_file_unreadable",

@@ -14,6 +14,14 @@ type Obj = Readonly<Record<string, unknown>>;
 const asObj = (v: unknown): Obj | undefined =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
 
+/** JSON with object keys sorted, so equal values compare equal whatever their key order. */
+const canonicalJson = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    asObj(x)
+      ? Object.fromEntries(Object.entries(x as Obj).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
+
 const entries = (v: unknown): [string, unknown][] => Object.entries(asObj(v) ?? {});
 
 export const checkRules = (
@@ -74,8 +82,25 @@ export const checkRules = (
             "`vcs` is only for config.type vcs; remove it or set type: vcs",
           );
       }
+      const vcsTriggers = new Map<string, string>();
       for (const [tname, trigger] of entries(asObj(pipeline)?.triggers)) {
-        checkTrigger([...pbase, "triggers", tname], asObj(trigger), report);
+        const tpath = [...pbase, "triggers", tname];
+        checkTrigger(tpath, asObj(trigger), report);
+        // design.md §1 "Identity": a vcs trigger has no name in the API and is matched by
+        // its repo and filter, so two with the same repo and filter could not be told apart.
+        const event = asObj(asObj(trigger)?.event);
+        if (event?.type !== "vcs" || !asObj(event.vcs)) continue;
+        const signature = canonicalJson({ vcs: event.vcs, filter: event.filter ?? null });
+        const first = vcsTriggers.get(signature);
+        if (first !== undefined) {
+          const at = locate(positions, [...pbase, "triggers", first], "key");
+          report(
+            tpath,
+            "key",
+            "ambiguous_trigger",
+            `has the same event.vcs and event.filter as trigger "${first}" (line ${at.line}:${at.col}); vcs triggers have no name in the API, so Waybill could not tell them apart: merge them or change a filter`,
+          );
+        } else vcsTriggers.set(signature, tname);
       }
     }
   }

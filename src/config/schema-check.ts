@@ -154,6 +154,8 @@ export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck 
               : `must be ${expected}, not ${typeName(e.data)}`;
           if (e.data === null && typeof last === "string" && COLLECTIONS.has(last)) {
             message += `; write ${expected === "a list" ? "[]" : "{}"} to manage none (live items are deleted) or remove the key to leave them unmanaged`;
+          } else if (e.data === null && expected === "a map") {
+            message += "; write {} for an empty map";
           } else if (
             expected === "a string" &&
             (typeof e.data === "number" || typeof e.data === "boolean")

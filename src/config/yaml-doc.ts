@@ -124,7 +124,11 @@ export const parseYaml = (
     return range?.[0] === undefined ? undefined : pos(range[0]);
   };
   const walk = (node: unknown, path: DocPath, keyPos: Pos | undefined): void => {
-    const valuePos = startOf(node) ?? keyPos ?? START;
+    // An empty value (`key:` and nothing) has a zero-length range after the colon; point
+    // at the key instead, which is where the user looks.
+    const range = (node as { range?: readonly number[] } | null)?.range;
+    const empty = range !== undefined && range[0] === range[1];
+    const valuePos = (empty ? keyPos : undefined) ?? startOf(node) ?? keyPos ?? START;
     index.set(pathKey(path), keyPos ? { key: keyPos, value: valuePos } : { value: valuePos });
     if (isAlias(node)) return; // not followed: the alias's target is indexed where it is written
     if (isMap(node)) {
