@@ -98,7 +98,11 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
           if (r.type === "project" && !isUuid(r.project)) referenced.add(r.project);
         }
       }
+      const ignored = makeIgnoreMatcher(org.ignore);
       for (const [projectSlug, project] of org.projects) {
+        // A declared project that `ignore` excludes is not planned (src/plan), so nothing of
+        // it is read.
+        if (ignored(addr.project(projectSlug))) continue;
         projects.set(projectSlug, project);
         referenced.add(projectSlug);
       }
@@ -422,11 +426,12 @@ const readContexts = async (
       const id = requireId(c, "context");
       const name = c.attributes.name;
       const decl = declarationFor({ id, name }, needs);
+      const ignored = needs.isIgnored(addr.context(name));
       // A context the config does not declare is deleted: the plan must say how many
       // secrets that destroys (design.md §1 "Ownership"), so its env is read too — unless
       // `ignore` excludes it, when nothing about it is planned.
-      const readEnv = decl ? decl.env !== undefined : !needs.isIgnored(addr.context(name));
-      const readRestrictions = decl?.restrictions !== undefined;
+      const readEnv = !ignored && (decl ? decl.env !== undefined : true);
+      const readRestrictions = !ignored && decl?.restrictions !== undefined;
       const [env, restrictions] = await Promise.all([
         readEnv
           ? api

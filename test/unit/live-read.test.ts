@@ -234,6 +234,19 @@ describe("readLiveState", () => {
     expect(live.orgs[0]?.projects.get("gh/acme/p11")).toMatchObject({ status: "not_visible" });
   });
 
+  it("reads nothing of a declared project that ignore excludes", async () => {
+    const { api, calls } = fakeApi(baseRoutes);
+    const live = await readLiveState(
+      api,
+      config({
+        ignore: ['project["gh/acme/old"]'],
+        projects: new Map([["gh/acme/old", project("gh/acme/old", { webhooks: new Map() })]]),
+      }),
+    );
+    expect(calls).toEqual(["v3:/orgs?filter[slug]=gh/acme"]);
+    expect(live.orgs[0]?.projects.has("gh/acme/old")).toBe(false);
+  });
+
   it("reports progress as reads start and end", async () => {
     const { api } = fakeApi(baseRoutes);
     const seen: [number, number][] = [];
