@@ -17,7 +17,7 @@ export interface RequestLogEntry {
   readonly path: string;
   /** Query as an object; values that look like a token are redacted. */
   readonly query: Readonly<Record<string, string>>;
-  /** 0 when the connection was dropped without an answer. */
+  /** Decision: 0 when the connection was dropped without an answer. */
   readonly status: number;
   readonly api: "v3" | "v2";
   /** Set when an injected fault or a scripted answer decided the response. */
@@ -66,6 +66,7 @@ export const handleAdmin = (
         return { status: 200, body: port.faults() };
       case "GET /__admin/script":
         return { status: 200, body: { pending: port.script() } };
+      // Decision: POST appends to the FIFO (DELETE clears it; GET shows what is left).
       case "POST /__admin/script":
         port.addScript(parseScript(body));
         return { status: 200, body: { pending: port.script() } };

@@ -104,7 +104,8 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
       const rDrop = options.rate_drop ?? 0;
       const rCtf = options.rate_commit_then_fail ?? 0;
       if (r429 + r500 + rDrop + rCtf === 0) return { kind: "none" };
-      // One draw per request decides the fault, so the sequence is reproducible.
+      // Decision: one draw per request decides the fault, so the sequence is reproducible;
+      // a commit-then-fail ends in a 500 or a drop with equal odds (a second draw).
       const r = faultRand();
       if (r < r429) return { kind: "429", retryAfter: options.retry_after_seconds ?? 1 };
       if (r < r429 + r500) return { kind: "500" };
@@ -125,6 +126,8 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
       const allowed = b.tokens >= 1;
       if (allowed) b.tokens -= 1;
       buckets.set(routeKey, b);
+      // Decision: `w` is the time to refill an empty bucket, `t` the seconds until it is full
+      // again, Retry-After the whole seconds until one token is back (at least 1).
       const window = Math.ceil(rl.capacity / rl.refill_per_second);
       const toFull = Math.ceil((rl.capacity - b.tokens) / rl.refill_per_second);
       const retryAfter = allowed

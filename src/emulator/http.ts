@@ -78,7 +78,11 @@ export const allowFilters = (ctx: Ctx, allowed: readonly string[]): void => {
   }
 };
 
-/** The body checked against a schema (unknown members are 400 with a pointer). */
+/**
+ * The body checked against a schema (unknown members are 400 with a pointer). Decision: the
+ * flat update bodies (`/update`, `update-settings`, `env-vars/set`, `set-enabled`) reject
+ * unknown members too, like creates; the body is parsed as JSON whatever its Content-Type.
+ */
 export const body = (ctx: Ctx, schema: Schema): Record<string, unknown> => {
   if (ctx.body === undefined) throw badRequest("invalid_request", "a JSON body is required", "/");
   const issue = check(schema, ctx.body);

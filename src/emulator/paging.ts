@@ -11,7 +11,10 @@ import { createHmac } from "node:crypto";
 import { badRequest } from "./errors.js";
 import type { Ctx } from "./http.js";
 
-/** Decision: page size when `page[limit]` is absent. */
+/**
+ * Decision: page size when `page[limit]` is absent. Every V3 list is paged the same way,
+ * including project env vars and context restrictions, whose rows in the spec name no paging.
+ */
 export const DEFAULT_PAGE_SIZE = 20;
 /** Decision: collections without a documented maximum accept `page[limit]` 1..100. */
 export const DEFAULT_PAGE_MAX = 100;

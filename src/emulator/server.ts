@@ -45,6 +45,7 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/** Decision: without a seed the emulator has no orgs and one read/write token, `demo-token`. */
 export const DEFAULT_SEED: Seed = { tokens: [{ token: "demo-token" }] };
 
 const ROUTES: readonly Route[] = [
@@ -133,6 +134,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   const sockets = new Set<Socket>();
 
   const admin: AdminPort = {
+    // Decision: reset restores the faults the emulator started with (PRNG restarted), and
+    // clears the script and the request log (whose seq restarts at 1).
     reset(seed) {
       state = createState(seed);
       faults = createFaults(startFaults, now);
@@ -235,6 +238,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     try {
       authenticate(api, req, query);
       const m = router.match(method, path);
+      // Decision: an unknown method on a known path is 404 too (the spec lists no 405).
       if (!m)
         throw new EmulatorHttpError(404, "not_found", "Not found", `no route ${method} ${path}`);
       let parsed: unknown;
@@ -335,6 +339,9 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     let dropped = false;
     let rateHeaders: Readonly<Record<string, string>> = {};
 
+    // Decision: a scripted answer stands in for the service's front end: it bypasses auth,
+    // the token bucket and random faults (latency still applies). With `commit`, the real
+    // request (auth included) runs first.
     if (entry && !entry.commit) {
       fault = "script";
       if (entry.drop) dropped = true;

@@ -140,6 +140,7 @@ export const nextId = (state: State, kind: string): string => {
   return hashUuid("created", kind, String(state.seq));
 };
 
+/** Decision: org settings default to all false. */
 const emptyOrgSettings = (): Record<string, boolean> =>
   Object.fromEntries(ORG_SETTINGS_KEYS.map((k) => [k, false]));
 

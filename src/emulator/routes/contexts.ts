@@ -59,6 +59,7 @@ export const contextRoutes: readonly Route[] = [
     pattern: "/api/v3/contexts",
     handler: (ctx) => {
       allowFilters(ctx, ["filter[org_id]", "filter[name]"]);
+      // Decision: an unknown org is 404 (spec lists 200/400; "Errors" rule 5 covers it).
       const org = orgOr404(ctx, uuidFilter(ctx, "filter[org_id]", true)!);
       const embed = wantsRestrictions(ctx) ? "groups" : "none";
       // spec: filter[name] is a case-insensitive substring, applied before paging.

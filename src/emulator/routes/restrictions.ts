@@ -91,6 +91,8 @@ const contextOr404 = (ctx: Ctx, id: string): ContextRow => {
  * the addressed resource exists). Creating a restriction the context already has is 400
  * `already_exists`.
  */
+// Decision: an expression pattern is any non-empty string (the service's expression
+// language is not emulated).
 const checkPattern = (st: State, c: ContextRow, type: RestrictionType, pattern: string): void => {
   const pointer = "/data/attributes/match_pattern";
   if (type === "project") {

@@ -54,6 +54,7 @@ const renderTrigger = (t: TriggerRow, secretOnce?: string) => ({
 const storedOfPipeline = (st: State, pipelineId: string): TriggerRow[] =>
   st.triggers.filter((t) => t.pipelineId === pipelineId);
 
+/** Decision: the synthetic trigger first, then stored triggers in creation order. */
 const triggersOfProject = (st: State, p: ProjectRow): TriggerRow[] => {
   const pipelineIds = new Set(
     st.pipelines.filter((pl) => pl.projectId === p.id).map((pl) => pl.id),
@@ -118,6 +119,8 @@ export const triggerRoutes: readonly Route[] = [
     pattern: "/api/v3/triggers",
     handler: (ctx) => {
       const { attributes: a, references } = enveloped(body(ctx, triggerCreateSchema));
+      // Decision: an unknown pipeline is 404; so is the synthetic OAuth pipeline (it cannot
+      // take new triggers and is resolvable only with filter[project_id]).
       const pipeline: PipelineRow | undefined = findPipeline(ctx.state, references.pipeline!.id);
       if (!pipeline) throw notFound("pipeline", references.pipeline!.id);
       const event = a.event as Record<string, unknown>;

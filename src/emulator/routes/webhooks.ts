@@ -78,6 +78,8 @@ export const webhookRoutes: readonly Route[] = [
           `the project already has ${WEBHOOKS_PER_PROJECT} webhooks`,
         );
       }
+      // Decision: `scope` is any non-empty string (the spec names no values); an empty
+      // `signing_secret` means none.
       const secret = a.signing_secret as string | undefined;
       // spec: not idempotent: a repeated create adds another webhook (names are not unique).
       const row: WebhookRow = {
