@@ -81,10 +81,14 @@ export const finishPlan = (input: FinishInput): Plan => {
     }
   }
   const mass_delete: CollectionGuard[] = [];
+  const deletes = new Map<string, number>();
+  for (const c of changes) {
+    if (c.action !== "delete") continue;
+    const k = key(c.org, c.collection);
+    deletes.set(k, (deletes.get(k) ?? 0) + 1);
+  }
   for (const col of input.collections) {
-    const delete_count = changes.filter(
-      (c) => c.action === "delete" && c.org === col.org && c.collection === col.collection,
-    ).length;
+    const delete_count = deletes.get(key(col.org, col.collection)) ?? 0;
     if (delete_count === 0) continue;
     mass_delete.push({
       org: col.org,

@@ -74,6 +74,8 @@ interface CollectionSpec<D, L> {
   readonly forcedReplace?: string;
   /** Reason for deleting an unmatched live item. */
   readonly deleteReason?: string;
+  /** More to say on a delete (a context: the secrets it destroys). */
+  readonly deleteExtra?: (l: L) => { destroys_secrets: number | null; reason: string };
 }
 
 interface Matched<D, L> {
@@ -88,9 +90,13 @@ const DELETE_REASON = "not in the config, and the config manages this collection
 const diffCollection = <D, L>(
   ctx: OrgCtx,
   spec: CollectionSpec<D, L>,
-): { matched: Matched<D, L>[]; deleted: { live: L; address: string }[] } => {
+): {
+  matched: Matched<D, L>[];
+  deleted: { live: L; address: string }[];
+  created: Change[];
+} => {
   const { kind, acc } = { kind: spec.kind, acc: ctx.acc };
-  if (spec.desired === undefined) return { matched: [], deleted: [] };
+  if (spec.desired === undefined) return { matched: [], deleted: [], created: [] };
   if (spec.live === undefined && spec.pendingParent === undefined) {
     throw new PlanError(
       `${spec.collection}: the live collection was not read, so it cannot be planned`,
@@ -132,6 +138,7 @@ const diffCollection = <D, L>(
   });
 
   const matched: Matched<D, L>[] = [];
+  const created: Change[] = [];
   for (const { desired: d, live: l } of diff.pairs) {
     const key = spec.desiredAddressKey(d);
     const address = spec.address(key);
@@ -144,7 +151,7 @@ const diffCollection = <D, L>(
     }
     if (l === undefined) {
       if (unresolved.length > 0) acc.unresolvedCreates += 1;
-      acc.changes.push({
+      const change: Change = {
         ...base(address, key),
         action: "create",
         reason: "not in the live state",
@@ -153,7 +160,9 @@ const diffCollection = <D, L>(
         fields: [],
         calls: kind.createCalls(d),
         ...(unresolved.length > 0 ? { unresolved_secrets: unresolved } : {}),
-      });
+      };
+      acc.changes.push(change);
+      created.push(change);
       matched.push({ desired: d, live: undefined, address, action: "create" });
       continue;
     }
@@ -223,6 +232,7 @@ const diffCollection = <D, L>(
       params: { ...base(address, key).params, ...(id === undefined ? {} : { id }) },
       action: "delete",
       reason: spec.deleteReason ?? DELETE_REASON,
+      ...(spec.deleteExtra?.(l) ?? {}),
       before: kind.liveView(l),
       after: null,
       fields: [],
@@ -231,7 +241,7 @@ const diffCollection = <D, L>(
     });
     deleted.push({ live: l, address });
   }
-  return { matched, deleted };
+  return { matched, deleted, created };
 };
 
 /** Merge several `DesiredOrg` entries with one slug (a folder of files sharing an org). */
@@ -276,6 +286,14 @@ const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
     desired: [...org.contexts.values()],
     live: live.contexts,
     params: { org_id: live.id },
+    // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
+    deleteExtra: (l) => {
+      const n = l.env?.length ?? null;
+      return {
+        destroys_secrets: n,
+        reason: `${DELETE_REASON}; destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
+      };
+    },
   });
   for (const m of res.matched) {
     const name = m.desired.name;
@@ -293,7 +311,7 @@ const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
       ...(pending === undefined ? {} : { pendingParent: pending }),
       itemParams: (k) => ({ name: k }),
     });
-    diffCollection(ctx, {
+    const restrictions = diffCollection(ctx, {
       kind: KINDS.context_restriction,
       collection: `${m.address}.restrictions`,
       address: (k) =>
@@ -307,33 +325,13 @@ const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
       params,
       ...(pending === undefined ? {} : { pendingParent: pending }),
     });
-    const restrictionCreates = ctx.acc.changes.filter(
-      (c) =>
-        c.org === ctx.slug &&
-        c.resource_type === "context_restriction" &&
-        c.action === "create" &&
-        c.collection === `${m.address}.restrictions`,
-    );
-    for (const c of restrictionCreates) {
+    for (const c of restrictions.created) {
       if (c.after?.match_pattern === null) {
         throw new PlanError(
           `${c.address}: the project ${String(c.after.value)} is absent or not visible, so the restriction cannot be created`,
         );
       }
     }
-  }
-  // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
-  const deletes = new Set(res.deleted.map((d) => d.address));
-  for (let i = 0; i < ctx.acc.changes.length; i++) {
-    const c = ctx.acc.changes[i] as Change;
-    if (c.action !== "delete" || c.org !== ctx.slug || !deletes.has(c.address)) continue;
-    const liveCtx = res.deleted.find((d) => d.address === c.address)?.live;
-    const n = liveCtx?.env?.length ?? null;
-    ctx.acc.changes[i] = {
-      ...c,
-      destroys_secrets: n,
-      reason: `${c.reason}; destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
-    };
   }
 };
 

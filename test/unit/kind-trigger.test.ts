@@ -117,6 +117,11 @@ describe("trigger", () => {
     ]);
   });
 
+  it("an omitted is_disabled means the default (false): a disabled live trigger is enabled", () => {
+    const p = plan([dTrigger("nightly")], [lSchedule("nightly", PL, { is_disabled: true })]);
+    expect(p.changes[0]?.fields).toEqual([{ path: "is_disabled", before: true, after: false }]);
+  });
+
   it("parameters are replaced whole", () => {
     const p = plan(
       [dTrigger("nightly", { parameters: { a: 1 } })],

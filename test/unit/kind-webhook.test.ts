@@ -92,6 +92,17 @@ describe("webhook", () => {
     expect(only.changes[0]?.calls.map((c) => c.route)).toEqual(["/webhooks/{id}/set-enabled"]);
   });
 
+  it("omitted is_enabled / should_verify_tls mean their defaults (true)", () => {
+    const p = plan(
+      [dWebhook("slack")],
+      [lWebhook("slack", { is_enabled: false, should_verify_tls: false })],
+    );
+    expect(p.changes[0]?.fields).toEqual([
+      { path: "should_verify_tls", before: false, after: true },
+      { path: "is_enabled", before: false, after: true },
+    ]);
+  });
+
   it("a renamed webhook (pinned id) updates its name", () => {
     const p = plan([dWebhook("slack", { id: "wh:old" })], [lWebhook("old")]);
     expect(brief(p)).toEqual([`update ${A}`]);
