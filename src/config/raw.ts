@@ -8,6 +8,12 @@
  * chain schema ⇄ RAW_KEYS ⇄ TS types cannot drift.
  */
 
+/** Enumerations the raw types use; test/unit/config-schema.test.ts compares them with the schema. */
+export const PIPELINE_CONFIG_TYPES = ["vcs", "hosted"] as const;
+export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
+export const ATTRIBUTION_ACTORS = ["system", "current"] as const;
+export const WEBHOOK_SCOPES = ["project"] as const;
+
 export interface RawVcsRepo {
   provider: string;
   repo_id: string;
@@ -30,14 +36,14 @@ export interface RawWebhook {
   id?: string;
   url: string;
   events: string[];
-  scope?: string;
+  scope?: (typeof WEBHOOK_SCOPES)[number];
   should_verify_tls?: boolean;
   is_enabled?: boolean;
   signing_secret?: string;
 }
 
 export interface RawPipelineConfig {
-  type: "vcs" | "hosted";
+  type: (typeof PIPELINE_CONFIG_TYPES)[number];
   file_path: string;
   file_type?: string;
   vcs?: RawVcsRepo;
@@ -59,10 +65,13 @@ export interface RawFilterRule {
 }
 
 export interface RawTriggerEvent {
-  type: "vcs" | "webhook" | "schedule";
+  type: (typeof TRIGGER_EVENT_TYPES)[number];
   vcs?: RawVcsRepo;
   webhook?: { source?: string; secret?: string };
-  schedule?: { cron_expression: string; attribution_actor?: "system" | "current" };
+  schedule?: {
+    cron_expression: string;
+    attribution_actor?: (typeof ATTRIBUTION_ACTORS)[number];
+  };
   filter?: { preset?: string; rules?: RawFilterRule[] };
 }
 

@@ -68,7 +68,12 @@ const yamlMessage = (code: string, message: string): { code: DiagnosticCode; mes
     case "TAB_AS_INDENT":
       return { code: "yaml_syntax", message: "YAML syntax error: tabs cannot indent; use spaces" };
     default:
-      return { code: "yaml_syntax", message: `YAML syntax error: ${message}` };
+      // Some parser messages quote the offending token (`... in YAML stream: "abc"`); that
+      // token may be a literal secret value, so it is dropped.
+      return {
+        code: "yaml_syntax",
+        message: `YAML syntax error: ${message.replace(/:\s*".*"\s*$/s, "")}`,
+      };
   }
 };
 

@@ -25,7 +25,14 @@ const ENV: Readonly<Record<string, string>> = {
   EMPTY_VAR: "",
 };
 const FILE_SECRET = "FILESECRET-9d2c7e"; // inside test/fixtures/invalid/secrets/deploy.pem
-const SECRETS = [...Object.values(ENV).filter((v) => v !== ""), FILE_SECRET, "S3CR3T"];
+/** A literal env value next to a YAML syntax error: the parser's message would quote it. */
+const LITERAL_SECRET = "literal-value-here"; // in yaml-stray-token.yaml
+const SECRETS = [
+  ...Object.values(ENV).filter((v) => v !== ""),
+  FILE_SECRET,
+  LITERAL_SECRET,
+  "S3CR3T",
+];
 
 interface Expected {
   readonly config: string;

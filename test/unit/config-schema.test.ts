@@ -6,7 +6,14 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { RAW_KEYS, RAW_REQUIRED } from "../../src/config/raw.js";
+import {
+  ATTRIBUTION_ACTORS,
+  PIPELINE_CONFIG_TYPES,
+  RAW_KEYS,
+  RAW_REQUIRED,
+  TRIGGER_EVENT_TYPES,
+  WEBHOOK_SCOPES,
+} from "../../src/config/raw.js";
 import { readConfigSchema } from "../../src/config/schema-check.js";
 import {
   FILTER_PRESETS,
@@ -105,5 +112,11 @@ describe("config schema", () => {
     );
     expect(objectAt("trigger/event/filter").properties!.preset!.enum).toEqual([...FILTER_PRESETS]);
     expect(schema.$defs.webhook!.properties!.events!.items!.enum).toEqual([...WEBHOOK_EVENTS]);
+    expect(schema.$defs.webhook!.properties!.scope!.enum).toEqual([...WEBHOOK_SCOPES]);
+    expect(objectAt("pipeline/config").properties!.type!.enum).toEqual([...PIPELINE_CONFIG_TYPES]);
+    expect(objectAt("trigger/event").properties!.type!.enum).toEqual([...TRIGGER_EVENT_TYPES]);
+    expect(objectAt("trigger/event/schedule").properties!.attribution_actor!.enum).toEqual([
+      ...ATTRIBUTION_ACTORS,
+    ]);
   });
 });
