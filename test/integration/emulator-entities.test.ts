@@ -128,6 +128,14 @@ describe("projects: the six filter rules", () => {
     );
   });
 
+  it("GET /projects/:id: the project, or 404", async () => {
+    expect(one(await t.get(`/api/v3/projects/${P_API}`))).toMatchObject({
+      id: P_API,
+      attributes: { slug: "gh/acme/api", name: "API", is_followed: true },
+    });
+    expect((await t.get(`/api/v3/projects/${MISSING}`)).status).toBe(404);
+  });
+
   it("rule 6: an unknown org is 404; a slug matching nothing is empty", async () => {
     expect((await t.get(`/api/v3/projects?filter[org_id]=${MISSING}`)).status).toBe(404);
     const none = await t.get("/api/v3/projects?filter[slug]=gh/acme/none");
@@ -157,6 +165,7 @@ describe("project env vars", () => {
     const r = await t.get(path);
     expect(list(r)[0]!.attributes).toMatchObject({ name: "NPM_TOKEN", truncated_value: "abcd" });
     expect(r.text).not.toContain("npm-token-abcd");
+    expect((await t.get(`/api/v3/projects/${MISSING}/environment-variables`)).status).toBe(404);
   });
 
   it("POST creates (201); POST on an existing name is 400 already_exists", async () => {
@@ -505,6 +514,7 @@ describe("webhooks", () => {
     expect(one(await t.post(path, { is_enabled: true })).attributes.is_enabled).toBe(true);
     expect((await t.del(`/api/v3/webhooks/${HOOK}`)).status).toBe(204);
     expect((await t.get(`/api/v3/webhooks/${HOOK}`)).status).toBe(404);
+    expect((await t.del(`/api/v3/webhooks/${HOOK}`)).status).toBe(404);
     expect((await t.post(path, { is_enabled: true })).status).toBe(404);
   });
 });
