@@ -5,6 +5,7 @@
  */
 import type { RequestLogEntry } from "../../src/emulator/admin.js";
 import { startEmulator } from "../../src/emulator/index.js";
+import type { ScriptEntry } from "../../src/emulator/script.js";
 import type { FaultOptions, Seed } from "../../src/emulator/seed.js";
 
 /** The bearer token every test seed accepts (added to a seed that lists no tokens). */
@@ -22,6 +23,11 @@ export interface TestEmulator {
   /** Every API request since start or the last `clearRequests` (admin requests are not logged). */
   requests(): Promise<LoggedRequest[]>;
   clearRequests(): Promise<void>;
+  /**
+   * Queue scripted answers (POST /__admin/script): each entry answers the next matching
+   * request(s) instead of the emulator's own logic (docs/emulator.md "Script").
+   */
+  script(entries: readonly ScriptEntry[]): Promise<void>;
   /** Replace the whole state with a seed (POST /__admin/reset). */
   reset(seed: Seed): Promise<void>;
   /**
@@ -75,6 +81,9 @@ export const startTestEmulator = async (
     },
     clearRequests: async () => {
       await admin("DELETE", "requests");
+    },
+    script: async (entries) => {
+      await admin("POST", "script", { responses: entries });
     },
     reset: async (next) => {
       await admin("POST", "reset", withToken(next));

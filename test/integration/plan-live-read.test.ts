@@ -96,4 +96,57 @@ describe("readLiveState and runPlan against the emulator", () => {
     expect(last?.[0]).toBe(last?.[1]);
     expect(last?.[1]).toBe((await emulator.requests()).length);
   });
+
+  it("falls back to V2's masked values when V3 project env vars carry no last four", async () => {
+    await emulator.script([
+      {
+        method: "GET",
+        path: `/api/v3/projects/${API_ID}/environment-variables`,
+        json: {
+          data: [{ attributes: { name: "NPM_TOKEN" } }, { attributes: { name: "OLD_VAR" } }],
+          page: { next: null },
+        },
+      },
+    ]);
+    const live = await readLiveState(client().readOnly(), desired);
+    const api = live.orgs[0]?.projects.get("gh/acme/api") as LiveProject;
+    expect(api.env).toEqual([
+      { name: "NPM_TOKEN", truncated_value: "5555" },
+      { name: "OLD_VAR", truncated_value: "1010" },
+    ]);
+    const log = await emulator.requests();
+    expect(log.filter((r) => r.api === "v2").map((r) => r.path)).toEqual([
+      "/api/v2/project/gh/acme/api/envvar",
+    ]);
+  });
+
+  it("resolves many declared projects with one org listing, reporting the missing one", async () => {
+    const slugs = Array.from({ length: 12 }, (_, i) => `gh/acme/svc-${i}`);
+    const seed = baseSeed();
+    const org = seed.orgs?.[0];
+    if (!org) throw new Error("seed without org");
+    await emulator.reset({
+      ...seed,
+      orgs: [
+        {
+          ...org,
+          projects: [...(org.projects ?? []), ...slugs.slice(0, 11).map((slug) => ({ slug }))],
+        },
+      ],
+    });
+    await emulator.clearRequests();
+    const yaml = `org: gh/acme\nprojects:\n${slugs.map((s) => `  ${s}:\n    env: {}\n`).join("")}`;
+    const loaded = await loadConfig(await tmp.write("many.yaml", yaml), { env: {} });
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.diagnostics));
+    const live = await readLiveState(client().readOnly(), loaded.config);
+    const projects = live.orgs[0]?.projects;
+    expect(projects?.get("gh/acme/svc-0")?.status).toBe("found");
+    expect(projects?.get("gh/acme/svc-11")).toMatchObject({ status: "not_visible" });
+    const log = await emulator.requests();
+    const lookups = log.filter((r) => r.path === "/api/v3/projects");
+    expect(lookups.every((r) => r.query["filter[org_id]"] === ORG_ID)).toBe(true);
+    expect(lookups.every((r) => r.query["filter[slug]"] === undefined)).toBe(true);
+    // 13 projects fit one page of 50.
+    expect(lookups).toHaveLength(1);
+  });
 });
