@@ -102,12 +102,17 @@ const diffCollection = <D, L>(
       `${spec.collection}: the live collection was not read, so it cannot be planned`,
     );
   }
-  const desired = spec.desired.filter((d) => {
+  // An ignored desired item still takes part in matching, so the live item it names is not
+  // mistaken for an undeclared one (a vcs trigger's live address is not its YAML key);
+  // both are then left out of the plan.
+  const desired = spec.desired;
+  const ignoredDesired = new Set<D>();
+  for (const d of desired) {
     const a = spec.address(spec.desiredAddressKey(d));
-    if (!ctx.ignored(a)) return true;
+    if (!ctx.ignored(a)) continue;
+    ignoredDesired.add(d);
     acc.warnings.push(`${a} is declared but excluded by \`ignore\`: it is not planned`);
-    return false;
-  });
+  }
   const liveAll = spec.live ?? [];
   const live = liveAll.filter((l) => !ctx.ignored(spec.address(kind.liveAddressKey(l))));
   const guardKey = `${ctx.slug}\u0000${spec.collection}`;
@@ -140,6 +145,7 @@ const diffCollection = <D, L>(
   const matched: Matched<D, L>[] = [];
   const created: Change[] = [];
   for (const { desired: d, live: l } of diff.pairs) {
+    if (ignoredDesired.has(d)) continue;
     const key = spec.desiredAddressKey(d);
     const address = spec.address(key);
     const env: KindEnv = { ...ctx.env, forceSecrets: ctx.forced(address) };
@@ -220,12 +226,16 @@ const diffCollection = <D, L>(
   const seen = new Map<string, number>();
   for (const l of diff.unmatched)
     seen.set(kind.liveAddressKey(l), (seen.get(kind.liveAddressKey(l)) ?? 0) + 1);
+  const desiredKeys = new Set(desired.map((d) => spec.desiredAddressKey(d)));
   for (const l of diff.unmatched) {
     let key = kind.liveAddressKey(l);
     const id = kind.liveId(l);
-    // Decision: two live items that share a key and are both deleted get `#<id>` in their
-    // address keys, so every change has its own address.
-    if ((seen.get(key) ?? 0) > 1 && id !== undefined) key = `${key}#${id}`;
+    // Decision: a deleted live item whose key another item of the collection also has (two
+    // undeclared duplicates, or the one an `id:` pin left out) gets `#<id>` in its address
+    // key, so every change has its own address.
+    if (((seen.get(key) ?? 0) > 1 || desiredKeys.has(key)) && id !== undefined) {
+      key = `${key}#${id}`;
+    }
     const address = spec.address(key);
     acc.changes.push({
       ...base(address, key),

@@ -111,7 +111,7 @@ describe("context", () => {
     expect(() => plan([dContext("dup")], l)).toThrow(/c1, c2/);
     const p = plan([dContext("dup", { id: "c2" })], l);
     expect(p.changes.map((c) => [c.action, c.address, c.params.id])).toEqual([
-      ["delete", 'context["dup"]', "c1"],
+      ["delete", 'context["dup#c1"]', "c1"],
     ]);
   });
 

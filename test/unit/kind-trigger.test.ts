@@ -212,3 +212,36 @@ describe("trigger", () => {
     expect(() => plan([dTrigger("oauth")], [s])).toThrow(/synthetic/);
   });
 });
+
+describe("trigger ignore", () => {
+  it("an ignored vcs trigger does not make its live match look undeclared", () => {
+    const p = planChanges(
+      desired(
+        dOrg({
+          ignore: [T("pushes")],
+          projects: [
+            dProject(PROJECT, {
+              pipelines: [
+                dPipeline("build", { triggers: [dVcsTrigger("pushes", { preset: "only-tags" })] }),
+              ],
+            }),
+          ],
+        }),
+      ),
+      live(
+        lOrg({
+          projects: [
+            lProject(PROJECT, {
+              pipelines: [lPipeline("build")],
+              triggers: [
+                lTrigger("v1", PL, { type: "vcs", vcs: REPO, filter: { preset: "all-pushes" } }),
+              ],
+            }),
+          ],
+        }),
+      ),
+    );
+    expect(p.changes).toEqual([]);
+    expect(p.warnings.join("\n")).toContain("excluded by `ignore`");
+  });
+});

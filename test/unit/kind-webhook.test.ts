@@ -218,6 +218,12 @@ describe("webhook", () => {
     expect(() => plan([dWebhook("slack")], l)).toThrow(/w1, w2/);
     const p = plan([dWebhook("slack", { id: "w1" })], l);
     expect(p.changes.map((c) => [c.action, c.params.id])).toEqual([["delete", "w2"]]);
+    // The pinned one changes too: the two changes still have distinct addresses.
+    const both = plan([dWebhook("slack", { id: "w1", should_verify_tls: false })], l);
+    expect(both.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      `update ${A}`,
+      `delete project["gh/acme/api"].webhook["slack#w2"]`,
+    ]);
   });
 
   it("two undeclared live webhooks with one name get distinct addresses", () => {
