@@ -20,6 +20,9 @@ interface ValidateFlags {
  * secret references (design.md §1 "Commands"). Never makes a network call: it builds no
  * API client at all.
  *
+ * Decision: `--skip-secrets` (not in the issue) validates a config whose secrets are not
+ * available, e.g. in a pull request from a fork, as `plan --skip-secrets` does.
+ *
  * Decision: in text format the problems go to stderr (like every command's errors) and
  * the OK summary to stdout; in json format one JSON document goes to stdout either way,
  * so CI can parse it without looking at the exit code first.

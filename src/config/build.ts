@@ -161,6 +161,8 @@ const buildTrigger = (ctx: Ctx, base: DocPath, key: string, raw: RawTrigger): De
       }),
       ...(e.schedule !== undefined && {
         schedule: {
+          // Decision: whitespace is normalised ("0  2 * * *" is "0 2 * * *") so spacing is
+          // never a change in a plan.
           cron_expression: e.schedule.cron_expression.trim().split(/\s+/).join(" "),
           ...(e.schedule.attribution_actor !== undefined && {
             attribution_actor: e.schedule.attribution_actor,

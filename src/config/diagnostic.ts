@@ -58,7 +58,10 @@ export const DIAGNOSTIC_CODES = [
 
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 
-/** `FILE:LINE:COL: PATH: message` (the path is left out for whole-file problems). */
+/**
+ * `FILE:LINE:COL: PATH: message`.
+ * Decision: for whole-file problems (path "") the path part is left out, not printed empty.
+ */
 export const formatDiagnostic = (d: ConfigDiagnostic): string =>
   `${d.file}:${d.line}:${d.col}: ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
 

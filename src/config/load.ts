@@ -109,7 +109,8 @@ const readText = (path: string, maxBytes: number): Decoded => {
     return { ok: false, code: "binary_file", reason: "it looks binary (it contains NUL bytes)" };
   }
   try {
-    // A UTF-8 byte order mark is dropped (ignoreBOM: false strips it).
+    // Decision: a UTF-8 byte order mark is accepted and dropped (ignoreBOM: false strips
+    // it), in config files and in `${file:}` targets alike; UTF-16 is refused.
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
     return { ok: true, text };
   } catch {
@@ -169,6 +170,8 @@ export const loadConfig = async (path: string, options: LoadOptions): Promise<Lo
       });
       continue;
     }
+    // Decision: a file with any problem is not built, so the duplicate-address check across
+    // files covers the files that are otherwise valid (a re-run after fixing shows the rest).
     const parsed = parseYaml(file, read.text);
     if (!parsed.ok) {
       diagnostics.push(...parsed.diagnostics);

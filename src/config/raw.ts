@@ -12,6 +12,10 @@
 export const PIPELINE_CONFIG_TYPES = ["vcs", "hosted"] as const;
 export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
 export const ATTRIBUTION_ACTORS = ["system", "current"] as const;
+/**
+ * Decision: the spec types webhook `scope` as a string without values; `project` is the
+ * only scope the V2 API knows (design.md "Plans"), so other values are refused as typos.
+ */
 export const WEBHOOK_SCOPES = ["project"] as const;
 
 export interface RawVcsRepo {
@@ -20,6 +24,11 @@ export interface RawVcsRepo {
   repo_full_name: string;
 }
 
+/**
+ * Decision: `project:` is a project slug (three segments, as under `projects`) or a UUID;
+ * `group:` is a UUID or `all-members` (group names are not resolved: the live model keys
+ * group restrictions by id).
+ */
 export interface RawRestriction {
   project?: string;
   expression?: string;
@@ -81,6 +90,7 @@ export interface RawTrigger {
   config?: { ref?: string };
   checkout?: { ref?: string };
   event: RawTriggerEvent;
+  /** Decision: parameter values are scalars (string, number, boolean), as pipeline parameters are. */
   parameters?: Record<string, string | number | boolean>;
 }
 
@@ -91,6 +101,10 @@ export interface RawProject {
   pipelines?: Record<string, RawPipeline>;
 }
 
+/**
+ * Decision: an org slug is `provider/name` and a project slug `provider/org/name`, each
+ * segment of letters, digits, `_`, `.` and `-`.
+ */
 export interface RawDocument {
   org: string;
   settings?: Record<string, boolean>;

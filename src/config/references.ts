@@ -75,7 +75,17 @@ const hasReference = (s: string): boolean => /(^|[^$])\$\{(env|file):/.test(s);
 
 export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret";
 
-/** Which document paths may hold a reference (and what they are). */
+/**
+ * Which document paths may hold a reference (and what they are).
+ *
+ * Decision: references are allowed only where the model holds a secret (env values,
+ * webhook url and signing_secret, a trigger's event.webhook.secret); elsewhere they are an
+ * error, since a description or a ref must not silently become sensitive. `$${` is
+ * unescaped in every string. Literal values of secret fields are `Secret`s with origin
+ * `literal`; an interpolated string's origin is its template as written (it names
+ * references, never values). An environment variable set to "" counts as set, and an
+ * empty result is refused in every secret field, not only env values.
+ */
 export const secretFieldAt = (path: DocPath): SecretField | undefined => {
   const p = path.map(String);
   if (p.length === 4 && p[0] === "contexts" && p[2] === "env") return "env";

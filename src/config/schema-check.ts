@@ -25,7 +25,12 @@ export type SchemaCheck = (
   positions: PositionIndex,
 ) => ConfigDiagnostic[];
 
-/** Collections whose absence and emptiness mean different things (design.md "Ownership"). */
+/**
+ * Collections whose absence and emptiness mean different things (design.md "Ownership").
+ *
+ * Decision: `contexts:` with no value (YAML null) is an error, not "none": deleting every
+ * live item must be written explicitly as `{}`, and leaving them alone by removing the key.
+ */
 const COLLECTIONS = new Set([
   "contexts",
   "env",
@@ -157,6 +162,9 @@ export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck 
           } else if (e.data === null && expected === "a map") {
             message += "; write {} for an empty map";
           } else if (
+            // Decision: numbers and booleans are not turned into strings (env values,
+            // repo_id): YAML would have already changed `1.10` to 1.1 or `0123` to 123, so
+            // the user is asked to quote the value instead.
             expected === "a string" &&
             (typeof e.data === "number" || typeof e.data === "boolean")
           ) {

@@ -25,7 +25,7 @@ const ENV: Readonly<Record<string, string>> = {
   EMPTY_VAR: "",
 };
 const FILE_SECRET = "FILESECRET-9d2c7e"; // inside test/fixtures/invalid/secrets/deploy.pem
-/** A literal env value next to a YAML syntax error: the parser's message would quote it. */
+/** A literal env value next to a YAML syntax error (yaml-stray-token.yaml): never echoed. */
 const LITERAL_SECRET = "literal-value-here"; // in yaml-stray-token.yaml
 const SECRETS = [
   ...Object.values(ENV).filter((v) => v !== ""),
