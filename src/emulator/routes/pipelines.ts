@@ -94,6 +94,8 @@ export const pipelineRoutes: readonly Route[] = [
     handler: (ctx) => {
       const { attributes: a, references } = enveloped(body(ctx, pipelineCreateSchema));
       const p = projectOr404(ctx, references.project!.id);
+      // Decision: pipeline names are not unique within a project (the spec says nothing), so
+      // clients meet duplicate names as they would on the service.
       const config = structuredClone(a.config) as PipelineConfig;
       // Decision: a `vcs` config names its repo.
       if (config.type === "vcs" && config.vcs === undefined) {
