@@ -32,6 +32,7 @@ export const renderPipeline = (p: PipelineRow) => ({
   id: p.id,
   attributes: {
     name: p.name,
+    // Decision: a pipeline created without a description reads back as "".
     description: p.description ?? "",
     config: structuredClone(p.config),
     ...(p.checkout !== undefined ? { checkout: structuredClone(p.checkout) } : {}),
