@@ -282,6 +282,19 @@ describe("context restriction", () => {
     expect(c?.params).toMatchObject({ id: "r9", context_id: "ctx:c" });
   });
 
+  it("ignore", () => {
+    const p = planChanges(
+      desired(
+        dOrg({
+          contexts: [dContext("c", { restrictions: [] })],
+          ignore: ['context["c"].restriction["group:*"]'],
+        }),
+      ),
+      live(lOrg({ contexts: [lContext("c", { restrictions: [lRestriction("group", "g1")] })] })),
+    );
+    expect(p.changes).toEqual([]);
+  });
+
   it("restrictions not declared are unmanaged", () => {
     const p = plan(
       [dContext("c")],

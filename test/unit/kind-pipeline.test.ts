@@ -165,6 +165,23 @@ describe("pipeline", () => {
     ]);
   });
 
+  it("ignore excludes a pipeline and its triggers", () => {
+    const p = planChanges(
+      desired(dOrg({ ignore: [P], projects: [dProject(PROJECT, { pipelines: [] })] })),
+      live(
+        lOrg({
+          projects: [
+            lProject(PROJECT, {
+              pipelines: [lPipeline("build")],
+              triggers: [lSchedule("n", "pl:build")],
+            }),
+          ],
+        }),
+      ),
+    );
+    expect(p.changes).toEqual([]);
+  });
+
   it("triggers of a new pipeline wait for it", () => {
     const p = plan([dPipeline("build", { triggers: [dTrigger("nightly")] })], []);
     expect(brief(p)).toEqual([`create ${P}`, `create ${P}.trigger["nightly"]`]);

@@ -43,6 +43,14 @@ describe("org settings", () => {
     expect(plan(d, l).changes.map((c) => c.address)).toEqual(want);
   });
 
+  it("ignore", () => {
+    const p = planChanges(
+      desired(dOrg({ settings: { enable_private_orbs: true }, ignore: ["org_settings"] })),
+      live(lOrg({ settings: { enable_private_orbs: false } })),
+    );
+    expect(p.changes).toEqual([]);
+  });
+
   it("update sends only the declared keys that differ, in one call", () => {
     const p = plan(
       { enable_private_orbs: true, enable_ai_agents: false, is_running_disabled: false },

@@ -122,6 +122,20 @@ describe("trigger", () => {
     expect(p.changes[0]?.fields).toEqual([{ path: "is_disabled", before: true, after: false }]);
   });
 
+  it("update of event.webhook.source sends event.webhook", () => {
+    const p = plan(
+      [dTrigger("ext", { event: { type: "webhook", webhook: { source: "other" } } })],
+      [hook("ext")],
+    );
+    expect(p.changes[0]?.fields).toEqual([
+      { path: "event.webhook.source", before: "ext", after: "other" },
+    ]);
+    expect(p.changes[0]?.calls[0]).toMatchObject({
+      body_fields: ["event.webhook"],
+      sensitive_fields: [],
+    });
+  });
+
   it("parameters are replaced whole", () => {
     const p = plan(
       [dTrigger("nightly", { parameters: { a: 1 } })],

@@ -1,9 +1,10 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import schema from "../../schemas/plan.schema.json" with { type: "json" };
+import { Secret } from "../../src/model/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import { renderJson } from "../../src/render/json.js";
-import { desired, dOrg, live, lOrg } from "../helpers/builders.js";
+import { dContext, desired, dOrg, lContext, live, lOrg } from "../helpers/builders.js";
 import { mixedPlan } from "../helpers/plan-fixtures.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
@@ -20,6 +21,15 @@ describe("renderJson", () => {
     ["a forced-secrets plan", () => mixedPlan({ forceSecrets: ["*"] })],
     ["a targeted plan", () => mixedPlan({ targets: ['context["deploy"]'] })],
     ["an empty plan", () => planChanges(desired(dOrg()), live(lOrg()))],
+    [
+      "a --skip-secrets plan with an unresolved create",
+      () =>
+        planChanges(
+          desired(dOrg({ contexts: [dContext("c", { env: { K: Secret.unresolved("env:K") } })] })),
+          live(lOrg({ contexts: [lContext("c")] })),
+          { skipSecrets: true },
+        ),
+    ],
   ])("%s validates against schemas/plan.schema.json", (_, make) => {
     expect(check(renderJson(make()))).toEqual([]);
   });
