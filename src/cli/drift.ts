@@ -7,6 +7,7 @@
 
 import { runPlan } from "../live/plan-run.js";
 import { listUnmanaged, type UnmanagedItem } from "../live/unmanaged.js";
+import { ancestorsOf, compileAddressGlob } from "../model/address.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
@@ -63,12 +64,27 @@ const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number
       onProgress: progress.onProgress,
     });
     plan = result.plan;
-    unmanaged = await listUnmanaged(api, desired.orgs, result.live);
+    unmanaged = withinTargets(await listUnmanaged(api, desired.orgs, result.live), options.targets);
   } finally {
     progress.finish();
   }
   io.stdout.write(renderDrift(plan, unmanaged, options.format));
   return plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
+};
+
+/**
+ * Decision: `--target` narrows the unmanaged list as it narrows the plan: an item is kept
+ * when a glob matches its address or one of its parents' (src/model/address.ts).
+ */
+export const withinTargets = (
+  items: readonly UnmanagedItem[],
+  targets: readonly string[],
+): UnmanagedItem[] => {
+  if (targets.length === 0) return [...items];
+  const globs = targets.map(compileAddressGlob);
+  return items.filter((u) =>
+    [u.address, ...ancestorsOf(u.address)].some((a) => globs.some((g) => g.test(a))),
+  );
 };
 
 /** One line per drifted item, in words an auditor reads: what differs, not what to do. */

@@ -128,6 +128,16 @@ describe("waybill drift", () => {
     expect(text.stdout).toContain('project["gh/acme/api"].webhook["old-hook"]');
   });
 
+  it("narrows the unmanaged list with --target", async () => {
+    const r = await runCli(
+      ["drift", "-c", config, "--format", "json", "--target", 'context["legacy-*"]'],
+      { baseUrl: emulator.url, token: emulator.token, env: matchingEnv },
+    );
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as DriftJson;
+    expect(report.unmanaged.map((u) => u.address)).toEqual(['context["legacy-build"]']);
+  });
+
   it("exits 1 on an invalid config without any request", async () => {
     const bad = await tmp.write("bad.yaml", "org: gh/acme\nsettings: [\n");
     const r = await runCli(["drift", "-c", bad], { baseUrl: emulator.url, token: emulator.token });

@@ -198,6 +198,52 @@ describe("plan against a seeded emulator", () => {
     });
   });
 
+  it("plans a replacement, with its cause, where a field cannot change in place", async () => {
+    const moved = await tmp.write(
+      "moved/waybill.yaml",
+      matchingConfig.replace(
+        /vcs: \{ provider: github_app, repo_id: "123", repo_full_name: acme\/api \}/g,
+        'vcs: { provider: github_app, repo_id: "456", repo_full_name: acme/api-v2 }',
+      ),
+    );
+    // The live webhook has a scope the config cannot ask for in place (default `project`).
+    const seed = baseSeed();
+    const org = seed.orgs?.[0];
+    const project = org?.projects?.[0];
+    if (!org || !project) throw new Error("seed shape");
+    await emulator.reset({
+      ...seed,
+      orgs: [
+        {
+          ...org,
+          projects: [
+            {
+              ...project,
+              webhooks: (project.webhooks ?? []).map((w) =>
+                w.name === "old-hook" ? { ...w, scope: "org" } : w,
+              ),
+            },
+            ...(org.projects ?? []).slice(1),
+          ],
+        },
+      ],
+    });
+    const p = await plan(moved, matchingEnv);
+    const by = new Map(p.changes.map((c) => [c.address, c]));
+    const pipeline = by.get('project["gh/acme/api"].pipeline["build"]');
+    expect(pipeline?.action).toBe("replace");
+    expect(
+      pipeline?.fields.some((f) => f.path.startsWith("config.vcs") && f.forces_replacement),
+    ).toBe(true);
+    // Replacing a pipeline replaces its triggers (issue 4).
+    expect(by.get('project["gh/acme/api"].pipeline["build"].trigger["nightly"]')?.action).toBe(
+      "replace",
+    );
+    const hook = by.get('project["gh/acme/api"].webhook["old-hook"]');
+    expect(hook?.action).toBe("replace");
+    expect(hook?.fields.find((f) => f.path === "scope")?.forces_replacement).toBe(true);
+  });
+
   it("never issues a request other than GET", async () => {
     await plan(changedPath, changedEnv);
     const log = await emulator.requests();
