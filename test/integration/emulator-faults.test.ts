@@ -319,12 +319,28 @@ describe("fault injection", () => {
   });
 
   it("latency delays answers but close() does not wait for it", async () => {
-    const emu = await startEmulator({ seed: baseSeed(), faults: { latency_ms: 60_000 } });
+    const emu = await startEmulator({
+      seed: baseSeed(),
+      admin: true,
+      faults: { latency_ms: 60_000 },
+    });
+    // A script entry is taken when its request arrives (before the latency wait), so an
+    // empty script tells us the request is inside the emulator, waiting.
+    const admin = (method: string, body?: unknown) =>
+      fetch(`${emu.url}/__admin/script`, {
+        method,
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    await admin("POST", { responses: [{ path: "/api/v3/orgs", json: { data: [] } }] });
     const pending = fetch(`${emu.url}/api/v3/orgs`, {
       headers: { Authorization: `Bearer ${TOKEN}` },
     }).catch((e: unknown) => e);
-    // Give the request time to arrive, then close: it must not hang for a minute.
-    await new Promise((r) => setImmediate(r));
+    let waiting = false;
+    for (let i = 0; i < 1000 && !waiting; i++) {
+      const { pending: left } = (await (await admin("GET")).json()) as { pending: unknown[] };
+      waiting = left.length === 0;
+    }
+    expect(waiting).toBe(true);
     await emu.close();
     expect(await pending).toBeInstanceOf(Error);
   });
