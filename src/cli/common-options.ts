@@ -174,7 +174,12 @@ const readTokenFile = async (path: string, io: CliIO): Promise<Secret> => {
 export const progressReporter = (
   io: CliIO,
   label: string,
-): { readonly onProgress: (done: number, total: number) => void; readonly finish: () => void } => {
+): {
+  readonly onProgress: (done: number, total: number) => void;
+  readonly finish: () => void;
+  /** The read failed: end the progress line without claiming it is done. */
+  readonly abort: () => void;
+} => {
   const tty = io.stderr.isTTY === true;
   const state = { started: false, done: 0, total: 0 };
   return {
@@ -194,6 +199,9 @@ export const progressReporter = (
           ? `\r${label}… ${state.done}/${state.total} done\n`
           : `${label}: ${state.total} reads done\n`,
       );
+    },
+    abort: () => {
+      if (state.started && tty) io.stderr.write("\n");
     },
   };
 };

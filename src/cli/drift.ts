@@ -65,8 +65,10 @@ const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number
     });
     plan = result.plan;
     unmanaged = withinTargets(await listUnmanaged(api, desired.orgs, result.live), options.targets);
-  } finally {
     progress.finish();
+  } catch (err) {
+    progress.abort();
+    throw err;
   }
   io.stdout.write(renderDrift(plan, unmanaged, options.format));
   return plan.changes.length > 0 ? EXIT.changes : EXIT.ok;

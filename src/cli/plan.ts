@@ -110,8 +110,10 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
       skipSecrets: flags.skipSecrets === true,
       onProgress: progress.onProgress,
     }));
-  } finally {
     progress.finish();
+  } catch (err) {
+    progress.abort();
+    throw err;
   }
   io.stdout.write(ensureNewline(renderPlan(plan, options)));
   if (flags.out !== undefined) {

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   collectSecretValues,
+  progressReporter,
   resolveCommonOptions,
   resolveConnection,
   secretScrubber,
@@ -101,5 +102,30 @@ describe("common options", () => {
     expect(resolveCommonOptions(flags, io({}, false)).color).toBe(false);
     expect(resolveCommonOptions({ ...flags, color: false }, io({}, true)).color).toBe(false);
     expect(resolveCommonOptions(flags, io({ NO_COLOR: "1" }, true)).color).toBe(false);
+  });
+
+  it("rewrites one progress line on a TTY, and prints two lines off a TTY", () => {
+    const ttyIo = io();
+    Object.assign(ttyIo.stderr, { isTTY: true });
+    const tty = progressReporter(ttyIo, "Reading live state");
+    tty.onProgress(0, 1);
+    tty.onProgress(1, 2);
+    tty.onProgress(2, 2);
+    tty.finish();
+    expect(ttyIo.err()).toBe(
+      "\rReading live state… 0/1\rReading live state… 1/2\rReading live state… 2/2\rReading live state… 2/2 done\n",
+    );
+    const logIo = io();
+    const log = progressReporter(logIo, "Reading live state");
+    log.onProgress(0, 1);
+    log.onProgress(1, 1);
+    log.finish();
+    expect(logIo.err()).toBe("Reading live state…\nReading live state: 1 reads done\n");
+    const failedIo = io();
+    Object.assign(failedIo.stderr, { isTTY: true });
+    const failed = progressReporter(failedIo, "Reading live state");
+    failed.onProgress(0, 1);
+    failed.abort();
+    expect(failedIo.err()).not.toMatch(/done/);
   });
 });
