@@ -18,7 +18,7 @@ import type { DesiredRestriction } from "../model/desired.js";
 import type { LiveRestriction } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
-import type { KindEnv, ResourceKind } from "./contract.js";
+import type { KindRefs, ResourceKind } from "./contract.js";
 
 /** The value a config writes for a restriction: slug, expression, group id or `all-members`. */
 export const desiredRestrictionValue = (d: DesiredRestriction): string => {
@@ -37,7 +37,7 @@ export const desiredRestrictionValue = (d: DesiredRestriction): string => {
  * `all-members` (spec: "A restriction for every member of the owning org is a group
  * restriction whose match_pattern is the org id"). Undefined when a project is unknown.
  */
-export const matchPattern = (d: DesiredRestriction, env: KindEnv): string | undefined => {
+export const matchPattern = (d: DesiredRestriction, env: KindRefs): string | undefined => {
   switch (d.type) {
     case "project":
       return env.projectId(d.project);
@@ -54,8 +54,15 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
   replaceOrder: "never",
   replaceOrderWhy:
     "type and value are the identity: a changed restriction is a create plus a delete, creates first",
-  desiredKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
-  liveKey: (l) => restrictionKey(l.restriction_type, l.key_value),
+  // Identity is what the service stores (type + match_pattern), so a project written as a
+  // slug or as an id, and `all-members` or the org id, match the same live restriction.
+  // A project that cannot be resolved keeps its slug: it matches nothing, and the create
+  // fails the plan as "absent or not visible".
+  desiredKey: (d, refs) =>
+    refs === undefined
+      ? restrictionKey(d.type, desiredRestrictionValue(d))
+      : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
+  liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
   liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
   liveId: (l) => l.id,
   pinnedId: () => undefined,

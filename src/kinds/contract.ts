@@ -67,12 +67,16 @@ export interface Comparison {
   readonly skipped: readonly string[];
 }
 
-/** What a kind may ask the planner while comparing and building calls. */
-export interface KindEnv {
+/** How the org's human references resolve to ids (from the live state). */
+export interface KindRefs {
   /** Org id (for org-level routes and `all-members` restrictions). */
   readonly orgId: string;
   /** A project slug to its id, when it is known (declared projects, restriction projects). */
   readonly projectId: (slug: string) => string | undefined;
+}
+
+/** What a kind may ask the planner while comparing and building calls. */
+export interface KindEnv extends KindRefs {
   /** True when `--force-secrets` selects this address. */
   readonly forceSecrets: boolean;
 }
@@ -102,8 +106,12 @@ export interface ResourceKind<D, L> {
   readonly type: ResourceType;
   /** The item's parent: the org, a project, or an item of another kind (its dependency). */
   readonly parent: "org" | "project" | ResourceType;
-  /** Identity key of a desired item inside its parent (design.md §1 "Identity"). */
-  desiredKey(d: D): string;
+  /**
+   * Identity key of a desired item inside its parent (design.md §1 "Identity"). `refs`
+   * lets a key be what the service stores (a restriction's project id, not its slug);
+   * without it, the key is built from the config's own words.
+   */
+  desiredKey(d: D, refs?: KindRefs): string;
   /** Identity key of a live item; matched against `desiredKey`. */
   liveKey(l: L): string;
   /** The key a live item that no desired item matched gets in its address. */

@@ -3,11 +3,19 @@
  * (conventions.md §1). Rules from design.md §1: Identity, Ownership, Secrets, Plans.
  * Inputs are never mutated.
  */
+
+import { desiredRestrictionValue } from "../kinds/context-restriction.js";
 import type { ApiCall, Comparison, KindEnv, ResourceKind } from "../kinds/contract.js";
 import { KINDS } from "../kinds/registry.js";
 import { maskLike } from "../kinds/values.js";
 import type { LiveWebhook } from "../kinds/webhook.js";
-import { addr, ancestorsOf, compileAddressGlob, formatAddress } from "../model/address.js";
+import {
+  addr,
+  ancestorsOf,
+  compileAddressGlob,
+  formatAddress,
+  restrictionKey,
+} from "../model/address.js";
 import {
   type DesiredConfig,
   type DesiredOrg,
@@ -20,6 +28,8 @@ import type { LiveOrg, LivePipeline, LiveProject, LiveState, LiveTrigger } from 
 import { finishPlan } from "./finish.js";
 import { keyedDiff } from "./keyed-diff.js";
 import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Compiled address globs: a glob selects an address when it matches it or an ancestor. */
 export const globMatcher = (globs: readonly string[]): ((address: string) => boolean) => {
@@ -125,7 +135,7 @@ const diffCollection = <D, L>(
   const diff = keyedDiff({
     desired,
     live,
-    desiredKey: (d) => kind.desiredKey(d),
+    desiredKey: (d) => kind.desiredKey(d, ctx.env),
     liveKey: (l) => kind.liveKey(l),
     liveId: (l) => kind.liveId(l),
     pinnedId: (d) => kind.pinnedId(d),
@@ -329,7 +339,7 @@ const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
           { name: "context", key: name },
           { name: "restriction", key: k },
         ]),
-      desiredAddressKey: (r) => KINDS.context_restriction.desiredKey(r),
+      desiredAddressKey: (r) => restrictionKey(r.type, desiredRestrictionValue(r)),
       desired: m.desired.restrictions,
       live: m.live ? m.live.restrictions : [],
       params,
@@ -394,7 +404,7 @@ const planPipelines = (
       m.desired.triggers === undefined ? undefined : [...m.desired.triggers.values()];
     if (desiredTriggers && m.live) {
       for (const d of desiredTriggers) {
-        const key = KINDS.trigger.desiredKey(d);
+        const key = KINDS.trigger.desiredKey(d, ctx.env);
         const s = syntheticTriggers.find(
           (t) =>
             (t.pipeline_id === m.live?.id &&
@@ -564,11 +574,17 @@ export const planChanges = (
     orgs.push({ slug: org.slug, id: liveOrg.id });
     const found = new Map<string, string>();
     for (const [s, p] of liveOrg.projects) if (p.status === "found") found.set(s, p.id);
+    // Decision: a restriction may name its project by id (design.md config example: "project
+    // slug (or id)"): a known project id, or any UUID, is taken as the id itself.
+    const knownIds = new Set([...found.values(), ...(liveOrg.projectIds?.values() ?? [])]);
     const ctx: OrgCtx = {
       slug: org.slug,
       env: {
         orgId: liveOrg.id,
-        projectId: (s) => found.get(s) ?? liveOrg.projectIds?.get(s),
+        projectId: (s) =>
+          found.get(s) ??
+          liveOrg.projectIds?.get(s) ??
+          (knownIds.has(s) || UUID.test(s) ? s : undefined),
       },
       ignored: globMatcher(org.ignore),
       forced,

@@ -215,7 +215,9 @@ export const lRestriction = (
   match_pattern:
     opts.pattern ??
     (type === "project"
-      ? `id-of:${keyValue}`
+      ? keyValue === PROJECT
+        ? PROJECT_ID
+        : `id-of:${keyValue}`
       : type === "group" && keyValue === "all-members"
         ? ORG_ID
         : keyValue),

@@ -21,7 +21,7 @@ const restriction = (r: DesiredRestriction, orgId: string, i: number): LiveRestr
       return {
         id: `r${i}`,
         restriction_type: "project",
-        match_pattern: `id:${r.project}`,
+        match_pattern: `prj:${r.project}`,
         key_value: r.project,
       };
     case "expression":
@@ -146,7 +146,7 @@ export const liveFromDesired = (d: DesiredConfig): LiveState => ({
     const projectIds = new Map<string, string>();
     for (const c of org.contexts?.values() ?? []) {
       for (const r of c.restrictions ?? []) {
-        if (r.type === "project") projectIds.set(r.project, `id:${r.project}`);
+        if (r.type === "project") projectIds.set(r.project, `prj:${r.project}`);
       }
     }
     return {

@@ -258,6 +258,18 @@ describe("context restriction", () => {
     expect(brief(withR(d, l))).toEqual(want);
   });
 
+  it("identity is what the service stores: a project by slug or by id is the same restriction", () => {
+    expect(withR([rProject(PROJECT_ID)], [lRestriction("project", PROJECT)]).changes).toEqual([]);
+    // The live reader could not name the project (key_value is the id): still the same one.
+    expect(
+      withR([rProject(PROJECT)], [lRestriction("project", PROJECT_ID, { pattern: PROJECT_ID })])
+        .changes,
+    ).toEqual([]);
+    expect(withR([rGroup(ORG_ID)], [lRestriction("group", "all-members")]).changes).toEqual([]);
+    const uuid = "0f6b3c1e-1111-4222-8333-944445555666";
+    expect(withR([rProject(uuid)], []).changes[0]?.after?.match_pattern).toBe(uuid);
+  });
+
   it("create resolves the match_pattern: project id, org id for all-members", () => {
     const p = withR([rProject(PROJECT), rGroup("all-members")], []);
     expect(
