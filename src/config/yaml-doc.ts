@@ -68,6 +68,13 @@ const yamlMessage = (code: string, message: string): { code: DiagnosticCode; mes
     case "TAB_AS_INDENT":
       return { code: "yaml_syntax", message: "YAML syntax error: tabs cannot indent; use spaces" };
     default:
+      if (/call stack/i.test(message)) {
+        // The parser ran out of stack on a deeply nested document: refused, not crashed.
+        return {
+          code: "yaml_syntax",
+          message: "the document nests too deeply to parse; flatten it",
+        };
+      }
       // Some parser messages quote the offending token (`... in YAML stream: "abc"`); that
       // token may be a literal secret value, so it is dropped.
       return {
@@ -98,7 +105,9 @@ export const parseYaml = (
   const first = doc.errors[0] ?? doc.warnings[0];
   if (first) {
     const { code, message } = yamlMessage(first.code, first.message);
-    const at = pos(first.pos[0]);
+    // Where the parser ran out of stack depends on the stack size, so that error is put at
+    // the top of the file to stay the same on every machine.
+    const at = /call stack/i.test(first.message) ? START : pos(first.pos[0]);
     const line = text.split("\n")[at.line - 1] ?? "";
     // A flow collection ({ … } / [ … ]) cannot hold a plain value starting with `${`.
     const hint =
