@@ -1,12 +1,241 @@
+/**
+ * `waybill apply [PLANFILE]` (design.md §1 "Commands", "Apply"; issue 5). Without a file:
+ * plan, show it, ask `yes` on a TTY (`--auto-approve` required off a TTY). With a saved
+ * plan: re-plan and apply only when the changes are the same (exit 3 otherwise). Guards
+ * (exit 4) run before any write. Progress goes to stderr, the result to stdout.
+ */
+import { createInterface } from "node:readline";
+import { indexDesired } from "../apply/desired-index.js";
+import {
+  applyStatus,
+  progressLine,
+  renderResultJson,
+  renderResultText,
+} from "../apply/render-result.js";
+import { type ApplyEvent, runApply } from "../apply/run-apply.js";
+import {
+  checkStale,
+  checkTarget,
+  liveFingerprints,
+  readSavedPlan,
+  type SavedPlan,
+} from "../apply/saved-plan.js";
+import { runPlan } from "../live/plan-run.js";
+import { GuardError, UsageError } from "../model/errors.js";
+import type { Plan } from "../plan/types.js";
+import { renderText } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
+import {
+  addCommonOptions,
+  type CommonOptionFlags,
+  connect,
+  loadDesired,
+  progressReporter,
+  resolveCommonOptions,
+  resolveConnection,
+} from "./common-options.js";
+import { EXIT } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
 
-/** Placeholder until its issue lands; prints that it is not built yet. */
+interface ApplyFlags extends CommonOptionFlags {
+  readonly autoApprove?: boolean;
+  readonly allowMassDelete?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  # In CI after merge: plan and apply without a prompt
+  $ SERVICE_TOKEN=... waybill apply -c infra/waybill.yaml --auto-approve
+
+  # Apply exactly the plan that was reviewed (exit 3 if the service or config moved since)
+  $ waybill plan -c infra/waybill.yaml --out plan.json
+  $ waybill apply -c infra/waybill.yaml plan.json
+
+Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summary lists
+done, failed and skipped; a re-run converges), 3 the saved plan is stale, 4 blocked by a
+safety guard (mass delete: use --allow-mass-delete), 130 interrupted (Ctrl-C: running calls
+finish, nothing new starts).
+`;
+
+/** The process-level hooks apply needs, injectable so tests can drive them in-process. */
+export interface ApplySignals {
+  /** Call `onInterrupt` on SIGINT; returns a function that removes the handler. */
+  readonly onSigint: (onInterrupt: () => void) => () => void;
+}
+
+const processSignals: ApplySignals = {
+  onSigint: (handler) => {
+    process.on("SIGINT", handler);
+    return () => {
+      process.off("SIGINT", handler);
+    };
+  },
+};
+
 export const registerApply: RegisterCommand = (program, io, setExit) => {
-  program
+  const command = program
     .command("apply")
-    .description("(not built yet)")
-    .action(() => {
-      io.stderr.write("waybill apply: not built yet\n");
-      setExit(1);
+    .argument("[planfile]", "a plan saved with `waybill plan --out FILE`")
+    .description(
+      "Make the changes the plan shows, in dependency order and in parallel; re-plans first.",
+    );
+  addCommonOptions(command, { formats: ["text", "json"] })
+    .option("--auto-approve", "do not ask for `yes` (required when stdin is not a terminal)")
+    .option(
+      "--allow-mass-delete",
+      "allow a plan that deletes more than 3 items and more than 25% of a collection",
+    )
+    .addHelpText("after", EXAMPLES)
+    .action(async (planfile: string | undefined, flags: ApplyFlags) => {
+      setExit(await applyCommand(planfile, flags, io, processSignals));
     });
+};
+
+const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
+
+const ask = (io: CliIO, question: string): Promise<string> =>
+  new Promise((resolve) => {
+    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+    io.stderr.write(question);
+    let answered = false;
+    rl.once("line", (line) => {
+      answered = true;
+      rl.close();
+      resolve(line.trim());
+    });
+    rl.once("close", () => {
+      if (!answered) resolve("");
+    });
+  });
+
+/** Contexts created by this plan whose auto-added all-members restriction will be removed. */
+const defaultRestrictionNotes = (plan: Plan, io: ReturnType<typeof indexDesired>): string[] =>
+  plan.changes
+    .filter((c) => c.resource_type === "context" && c.action === "create")
+    .filter((c) => {
+      const d = io.get(c.org, c.address);
+      return (
+        d?.type === "context" &&
+        d.item.restrictions !== undefined &&
+        !d.item.restrictions.some((r) => r.type === "group" && r.group === "all-members")
+      );
+    })
+    .map(
+      (c) =>
+        `Note: the service gives a new context a restriction for all org members; ${c.address} declares its restrictions without it, so apply removes it right after creating the context.`,
+    );
+
+export const applyCommand = async (
+  planfile: string | undefined,
+  flags: ApplyFlags,
+  io: CliIO,
+  signals: ApplySignals,
+): Promise<number> => {
+  const options = resolveCommonOptions(flags, io);
+  if (planfile === undefined && io.stdin.isTTY !== true && !flags.autoApprove) {
+    // Refused before any read or write: an unattended apply must say so explicitly.
+    throw new UsageError(
+      "stdin is not a terminal, so apply cannot ask for approval: pass --auto-approve (or apply a reviewed plan file)",
+    );
+  }
+  if (planfile !== undefined && options.targets.length > 0) {
+    // Decision: a saved plan carries its own --target globs; others would make it stale.
+    throw new UsageError("--target cannot be combined with a plan file: the plan file has its own");
+  }
+  const saved: SavedPlan | undefined =
+    planfile === undefined ? undefined : await readSavedPlan(planfile);
+  const desired = await loadDesired(options, io, true);
+  if (!desired) return EXIT.error;
+  const { baseUrl } = await resolveConnection(flags, io);
+  const api = await connect(flags, options, io, desired);
+  try {
+    const progress = progressReporter(io, "Reading live state");
+    let plan: Plan;
+    let live: Awaited<ReturnType<typeof runPlan>>["live"];
+    const targets = saved ? (saved.plan.targets ?? []) : options.targets;
+    try {
+      ({ plan, live } = await runPlan(api.readOnly(), desired, {
+        ...(targets.length > 0 ? { targets } : {}),
+        forceSecrets: saved?.force_secrets ?? [],
+        skipSecrets: false,
+      }));
+    } finally {
+      progress.finish();
+    }
+    if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
+      throw new UsageError("the plan was made without some secret values, so it cannot be applied");
+    }
+    if (saved) {
+      checkTarget(saved, baseUrl, plan);
+      checkStale(saved, plan, liveFingerprints(live));
+    }
+    if (options.format === "text")
+      io.stdout.write(ensureNewline(renderText(plan, { color: options.color })));
+    if (plan.changes.length === 0) {
+      if (options.format === "json") {
+        io.stdout.write(
+          renderResultJson(
+            { outcomes: [], done: 0, failed: 0, skipped: 0, interrupted: false },
+            plan,
+          ),
+        );
+      }
+      return EXIT.ok;
+    }
+    if (plan.guards.mass_delete_exceeded && !flags.allowMassDelete) {
+      const over = plan.guards.mass_delete
+        .filter((g) => g.exceeds)
+        .map((g) => `${g.collection} (${g.delete_count} of ${g.live_count})`);
+      throw new GuardError(
+        `the plan deletes more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
+      );
+    }
+    const index = indexDesired(desired);
+    for (const note of defaultRestrictionNotes(plan, index)) io.stderr.write(`${note}\n`);
+    if (saved === undefined && !flags.autoApprove) {
+      const answer = await ask(
+        io,
+        "\nDo you want to perform these actions? Only 'yes' will be accepted: ",
+      );
+      if (answer !== "yes") {
+        io.stderr.write("Apply cancelled: nothing was changed.\n");
+        return EXIT.error;
+      }
+    }
+    const controller = new AbortController();
+    const removeSigint = signals.onSigint(() => {
+      if (controller.signal.aborted) return;
+      io.stderr.write(
+        "\nInterrupted: starting nothing new; waiting for running calls to finish…\n",
+      );
+      controller.abort();
+    });
+    const tty = io.stderr.isTTY === true;
+    let finished = 0;
+    const onEvent = (e: ApplyEvent): void => {
+      if (e.type !== "finished") return;
+      finished += 1;
+      if (tty) io.stderr.write(`\rApplying ${finished}/${e.total}…`);
+      else if (e.outcome.status !== "skipped") io.stderr.write(`${progressLine(e.outcome)}\n`);
+    };
+    let result: Awaited<ReturnType<typeof runApply>>;
+    try {
+      result = await runApply(api, plan, desired, {
+        parallelism: options.parallelism,
+        signal: controller.signal,
+        onEvent,
+      });
+    } finally {
+      removeSigint();
+      if (tty) io.stderr.write("\n");
+    }
+    io.stdout.write(
+      options.format === "json" ? renderResultJson(result, plan) : renderResultText(result),
+    );
+    const status = applyStatus(result);
+    if (status === "interrupted") return EXIT.interrupted;
+    return status === "applied" ? EXIT.ok : EXIT.error;
+  } finally {
+    await api.close();
+  }
 };

@@ -1,0 +1,264 @@
+/**
+ * The one generic executor (issue 5): runs one operation of the graph (a change's calls of
+ * one phase) from the plan's call data. Kind-specific behaviour lives in data tables
+ * (src/apply/relist.ts) and in the one reconcile step the data cannot express (the default
+ * restriction the service adds to a new context).
+ */
+import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
+import type { Api } from "../api/types.js";
+import type { ContextRestrictionAttributes } from "../api/wire.js";
+import type { ApiCall } from "../kinds/contract.js";
+import type { OperationPhase } from "../plan/order.js";
+import type { Change } from "../plan/types.js";
+import {
+  ApplyBuildError,
+  buildBody,
+  fillQuery,
+  fillRoute,
+  type ResolvedParams,
+  resolveParams,
+} from "./body.js";
+import type { DesiredIndex, DesiredItem } from "./desired-index.js";
+import { RELISTERS } from "./relist.js";
+
+/** Ids of items created in this apply, by org and address (local to one apply). */
+export interface IdRegistry {
+  get(org: string, address: string): string | undefined;
+  set(org: string, address: string, id: string): void;
+}
+
+export const newIdRegistry = (): IdRegistry => {
+  const ids = new Map<string, string>();
+  const k = (org: string, address: string) => `${org}\u0000${address}`;
+  return {
+    get: (org, address) => ids.get(k(org, address)),
+    set: (org, address, id) => {
+      ids.set(k(org, address), id);
+    },
+  };
+};
+
+export interface ExecutorDeps {
+  readonly api: Api;
+  readonly desired: DesiredIndex;
+  readonly ids: IdRegistry;
+}
+
+export type OperationVerb = "created" | "adopted" | "updated" | "deleted" | "already gone";
+
+export interface OperationResult {
+  readonly verb: OperationVerb;
+  readonly id?: string;
+  /** What else happened (a refused POST re-created, a default restriction removed). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Decision: a create is sent at most 4 times; before every re-send the parent's collection
+ * is re-listed and the item adopted when it is there, so a re-send never duplicates. Four
+ * keeps an unattended apply converging under heavy fault rates (issue 5: 35% of POSTs
+ * failing) while bounding the time spent on a service that is down.
+ */
+export const MAX_CREATE_ATTEMPTS = 4;
+
+/**
+ * Decision: an update POST (`update`, `update-settings`, `set-enabled`, env var `set`) sets
+ * absolute values, so re-sending it after a 5xx, a timeout or a dropped connection cannot
+ * do harm; it is sent up to 3 times in all.
+ */
+export const MAX_UPDATE_ATTEMPTS = 3;
+
+/** The request may have been processed: a timeout, a lost connection or a 5xx. */
+export const isUncertain = (err: unknown): boolean =>
+  err instanceof TimeoutError ||
+  err instanceof NetworkError ||
+  (err instanceof ApiError && err.status >= 500);
+
+/** The service refused because the item exists (design.md §1 "Plans": 400/409). */
+const isRefused = (err: unknown): boolean =>
+  err instanceof ApiError && (err.status === 400 || err.status === 409);
+
+/**
+ * A POST that creates an item (not idempotent, spec: api-v3.md Limits). A context env var
+ * `set` is an idempotent upsert (spec: "always 200 ... whether or not it existed").
+ */
+const createsItem = (change: Change, call: ApiCall): boolean =>
+  call.method === "POST" &&
+  change.resource_type !== "context_env_var" &&
+  (call.phase === "create" || change.resource_type === "project_env_var");
+
+const idOf = (body: unknown): string | undefined => {
+  if (body === null || typeof body !== "object") return undefined;
+  const data = (body as { data?: unknown }).data;
+  if (data === null || typeof data !== "object") return undefined;
+  const id = (data as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
+};
+
+const lastFourOf = (desired: DesiredItem | undefined): string | undefined =>
+  desired?.type === "project_env_var" ? desired.item.value.lastFour() : undefined;
+
+interface CallResult {
+  readonly id?: string;
+  readonly adopted: boolean;
+}
+
+const send = async (
+  deps: ExecutorDeps,
+  change: Change,
+  call: ApiCall,
+  params: ResolvedParams,
+  desired: DesiredItem | undefined,
+): Promise<CallResult> => {
+  const { api } = deps;
+  const path = fillRoute(call, params);
+  const query = fillQuery(call, params);
+  if (call.method === "DELETE") {
+    await api.delete(call.api, path, query);
+    return { adopted: false };
+  }
+  const body = buildBody(call, change, params, desired);
+  const post = async (): Promise<unknown> =>
+    call.method === "PUT"
+      ? api.put(call.api, path, body, query)
+      : api.post(call.api, path, body, query);
+
+  if (!createsItem(change, call)) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { id: idOf(await post()), adopted: false };
+      } catch (err) {
+        if (!isUncertain(err) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  const relist = RELISTERS[change.resource_type];
+  const adoptable = async (): Promise<CallResult | undefined> => {
+    if (!relist) return undefined;
+    const found = await relist({ api, change, params, desired });
+    if (!found.found) return undefined;
+    const want = lastFourOf(desired);
+    if (found.lastFour !== undefined && want !== undefined && found.lastFour !== want) {
+      // A project env var of that name holds another value: the POST did not set ours.
+      await api.delete(call.api, `${path}/${encodeURIComponent(String(change.after?.name))}`);
+      return undefined;
+    }
+    return found.id === undefined ? { adopted: true } : { id: found.id, adopted: true };
+  };
+
+  let last: unknown;
+  for (let attempt = 1; attempt <= MAX_CREATE_ATTEMPTS; attempt++) {
+    try {
+      return { id: idOf(await post()), adopted: false };
+    } catch (err) {
+      last = err;
+      // Decision: a restriction the context already has (400, e.g. the default group
+      // restriction of a new context that the config also declares) is adopted.
+      if (change.resource_type === "context_restriction" && isRefused(err)) {
+        const got = await adoptable();
+        if (got) return got;
+        throw err;
+      }
+      if (!isUncertain(err)) throw err;
+      const got = await adoptable();
+      if (got) return got;
+    }
+  }
+  throw last;
+};
+
+/**
+ * Creating a context makes the service add a group restriction for every org member
+ * (match_pattern = the org id). When the config manages the context's restrictions and
+ * does not list `group: all-members`, that restriction is deleted in the same apply so the
+ * next plan is empty (design.md §1 "Apply"). Returns a note when one was removed.
+ */
+const reconcileNewContext = async (
+  deps: ExecutorDeps,
+  change: Change,
+  contextId: string,
+  params: ResolvedParams,
+): Promise<string[]> => {
+  const desired = deps.desired.get(change.org, change.address);
+  if (desired?.type !== "context" || desired.item.restrictions === undefined) return [];
+  const orgId = params.org_id;
+  if (orgId === undefined) return [];
+  const declared = desired.item.restrictions.some(
+    (r) => r.type === "group" && (r.group === "all-members" || r.group === orgId),
+  );
+  if (declared) return [];
+  const items = await deps.api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
+    "filter[context_id]": contextId,
+  });
+  const notes: string[] = [];
+  for (const r of items) {
+    if (r.attributes.restriction_type !== "group" || r.attributes.match_pattern !== orgId) continue;
+    if (r.id === undefined) continue;
+    try {
+      await deps.api.delete("v3", `/context-restrictions/${encodeURIComponent(r.id)}`, {
+        "filter[context_id]": contextId,
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
+    notes.push(
+      "removed the all-members restriction the service adds to a new context (the config does not list it)",
+    );
+  }
+  return notes;
+};
+
+/** Run the calls of one phase of one change. Throws the first failure. */
+export const executeOperation = async (
+  deps: ExecutorDeps,
+  change: Change,
+  phase: OperationPhase,
+): Promise<OperationResult> => {
+  const params = resolveParams(change, (a) => deps.ids.get(change.org, a));
+  const desired = deps.desired.get(change.org, change.address);
+  const calls = change.calls.filter((c) => c.phase === phase);
+  const notes: string[] = [];
+  let refused = false;
+  let id: string | undefined;
+  let adopted = false;
+  let gone = false;
+  for (const [i, call] of calls.entries()) {
+    if (call.when === "if_exists_refused" && !refused) continue;
+    const next = calls[i + 1];
+    try {
+      const r = await send(deps, change, call, params, desired);
+      if (r.id !== undefined && call.method === "POST" && phase === "create") id = r.id;
+      if (r.adopted) adopted = true;
+    } catch (err) {
+      if (call.when === "always" && isRefused(err) && next?.when === "if_exists_refused") {
+        refused = true;
+        notes.push("the service refused the POST because the name exists: deleted and re-created");
+        continue;
+      }
+      // spec: a 404 on DELETE means the item is gone (src/kinds/contract.ts).
+      if (call.method === "DELETE" && err instanceof ApiError && err.status === 404) {
+        gone = true;
+        continue;
+      }
+      throw err;
+    }
+  }
+  if (phase === "create") {
+    if (id !== undefined) deps.ids.set(change.org, change.address, id);
+    else if (
+      change.resource_type !== "context_env_var" &&
+      change.resource_type !== "project_env_var"
+    ) {
+      if (calls.some((c) => c.body === "envelope")) {
+        throw new ApplyBuildError(`${change.address}: the create answered without an id`);
+      }
+    }
+    if (change.resource_type === "context" && id !== undefined) {
+      notes.push(...(await reconcileNewContext(deps, change, id, params)));
+    }
+    return { verb: adopted ? "adopted" : "created", ...(id ? { id } : {}), notes };
+  }
+  if (phase === "delete") return { verb: gone ? "already gone" : "deleted", notes };
+  return { verb: "updated", notes };
+};

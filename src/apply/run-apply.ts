@@ -1,0 +1,154 @@
+/**
+ * Run a plan (design.md §1 "Apply"): the operation graph (src/plan/order.ts) through the
+ * p-limit graph runner at `parallelism`; a failed operation skips its dependents and the
+ * rest goes on; after `signal` aborts nothing new starts and running calls finish.
+ */
+import { ApiError } from "../api/errors.js";
+import type { Api } from "../api/types.js";
+import type { DesiredConfig } from "../model/desired.js";
+import { type Operation, type OperationPhase, orderOperations } from "../plan/order.js";
+import type { Change, Plan } from "../plan/types.js";
+import { indexDesired } from "./desired-index.js";
+import {
+  executeOperation,
+  newIdRegistry,
+  type OperationResult,
+  type OperationVerb,
+} from "./executor.js";
+import { type GraphNode, runGraph } from "./graph-runner.js";
+
+/** What the API said about a failure (issue 5: status, title, detail and pointer). */
+export interface FailureInfo {
+  readonly message: string;
+  readonly status?: number;
+  readonly type?: string;
+  readonly title?: string;
+  readonly detail?: string;
+  readonly pointer?: string;
+}
+
+interface OutcomeBase {
+  readonly op: string;
+  readonly org: string;
+  readonly address: string;
+  readonly resource_type: Change["resource_type"];
+  readonly action: Change["action"];
+  readonly phase: OperationPhase;
+}
+
+export type OperationOutcome =
+  | (OutcomeBase & {
+      readonly status: "done";
+      readonly verb: OperationVerb;
+      readonly ms: number;
+      readonly notes: readonly string[];
+    })
+  | (OutcomeBase & { readonly status: "failed"; readonly error: FailureInfo; readonly ms: number })
+  | (OutcomeBase & { readonly status: "skipped"; readonly because: string });
+
+export interface ApplyResult {
+  readonly outcomes: readonly OperationOutcome[];
+  readonly done: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly interrupted: boolean;
+}
+
+export type ApplyEvent =
+  | { readonly type: "started"; readonly total: number; readonly op: Operation }
+  | { readonly type: "finished"; readonly total: number; readonly outcome: OperationOutcome };
+
+export interface RunApplyOptions {
+  readonly parallelism: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ApplyEvent) => void;
+  /** Milliseconds, for durations (injectable for tests). */
+  readonly now?: () => number;
+}
+
+export const failureInfo = (err: unknown): FailureInfo => {
+  if (err instanceof ApiError) {
+    return {
+      message: err.message,
+      status: err.status,
+      ...(err.type !== undefined ? { type: err.type } : {}),
+      ...(err.title !== undefined ? { title: err.title } : {}),
+      ...(err.detail !== undefined ? { detail: err.detail } : {}),
+      ...(err.pointer !== undefined ? { pointer: err.pointer } : {}),
+    };
+  }
+  return { message: err instanceof Error ? err.message : String(err) };
+};
+
+export const runApply = async (
+  api: Api,
+  plan: Plan,
+  desired: DesiredConfig,
+  options: RunApplyOptions,
+): Promise<ApplyResult> => {
+  const { operations } = orderOperations(plan);
+  const total = operations.length;
+  const deps = { api, desired: indexDesired(desired), ids: newIdRegistry() };
+  const byId = new Map(operations.map((o) => [o.id, o]));
+  const base = (op: Operation): OutcomeBase => {
+    const c = plan.changes[op.change] as Change;
+    return {
+      op: op.id,
+      org: op.org,
+      address: op.address,
+      resource_type: c.resource_type,
+      action: c.action,
+      phase: op.phase,
+    };
+  };
+  const nodes: GraphNode<OperationResult>[] = operations.map((op) => ({
+    id: op.id,
+    dependsOn: op.after,
+    run: () => executeOperation(deps, plan.changes[op.change] as Change, op.phase),
+  }));
+  const toOutcome = (
+    o: Awaited<ReturnType<typeof runGraph<OperationResult>>>[number],
+  ): OperationOutcome => {
+    const op = byId.get(o.id) as Operation;
+    switch (o.status) {
+      case "done":
+        return { ...base(op), status: "done", verb: o.value.verb, ms: o.ms, notes: o.value.notes };
+      case "failed":
+        return { ...base(op), status: "failed", error: failureInfo(o.error), ms: o.ms };
+      case "skipped": {
+        const dep = byId.get(o.because);
+        return {
+          ...base(op),
+          status: "skipped",
+          because:
+            o.because === "interrupted"
+              ? "interrupted"
+              : dep
+                ? `${dep.address} (${dep.phase}) failed`
+                : `${o.because} failed`,
+        };
+      }
+    }
+  };
+  const raw = await runGraph(nodes, {
+    parallelism: options.parallelism,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    onEvent: (e) => {
+      if (!options.onEvent) return;
+      if (e.type === "started") {
+        options.onEvent({ type: "started", total, op: byId.get(e.id) as Operation });
+      } else {
+        options.onEvent({ type: "finished", total, outcome: toOutcome(e.outcome) });
+      }
+    },
+  });
+  const outcomes = raw.map(toOutcome);
+  return {
+    outcomes,
+    done: outcomes.filter((o) => o.status === "done").length,
+    failed: outcomes.filter((o) => o.status === "failed").length,
+    skipped: outcomes.filter((o) => o.status === "skipped").length,
+    interrupted: options.signal?.aborted === true,
+  };
+};

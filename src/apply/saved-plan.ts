@@ -1,0 +1,260 @@
+/**
+ * Saved plans (issue 5; design.md §1 "Plans"): `plan --out FILE` writes the JSON plan plus
+ * what `apply FILE` needs to check it — format version, Waybill version, base URL, org ids,
+ * the digest of the resolved config (src/config/digest.ts: no secret value or hash of one)
+ * and a fingerprint of every live item read (a hash of its non-secret attributes). Written
+ * with mode 0600. `apply FILE` re-plans and refuses (exit 3) when the changes differ.
+ */
+import { createHash } from "node:crypto";
+import { open, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { canonical, type JsonValue, toJson } from "../kinds/values.js";
+import { StalePlanError, UsageError } from "../model/errors.js";
+import type { LiveState } from "../model/live.js";
+import type { Change, Plan } from "../plan/types.js";
+
+export const SAVED_PLAN_FORMAT = 1;
+
+export interface SavedPlanMeta {
+  readonly waybill_version: string;
+  /** The service root the plan was made against. */
+  readonly base_url: string;
+  /** sha256 of the resolved config without secret values (`configDigest`). */
+  readonly config_digest: string;
+  /** Fingerprint of every live item read, by a stable key (`liveFingerprints`). */
+  readonly live_fingerprints: Readonly<Record<string, string>>;
+  /** The `--force-secrets` globs the plan was made with, so the re-plan uses the same. */
+  readonly force_secrets?: readonly string[];
+}
+
+export interface SavedPlan extends SavedPlanMeta {
+  readonly saved_plan_format: typeof SAVED_PLAN_FORMAT;
+  readonly orgs: Plan["orgs"];
+  readonly plan: Plan;
+}
+
+/** Members that hold a secret or part of one: never fingerprinted. */
+const SECRET_KEYS = new Set(["truncated_value", "value", "secret", "signing_secret"]);
+
+const stripSecrets = (v: JsonValue): JsonValue => {
+  if (Array.isArray(v)) return v.map(stripSecrets);
+  if (v !== null && typeof v === "object") {
+    const out: { [k: string]: JsonValue } = {};
+    for (const [k, x] of Object.entries(v)) if (!SECRET_KEYS.has(k)) out[k] = stripSecrets(x);
+    return out;
+  }
+  return v;
+};
+
+const hash = (v: unknown): string =>
+  createHash("sha256")
+    .update(canonical(stripSecrets(toJson(v))))
+    .digest("hex")
+    .slice(0, 32);
+
+/**
+ * A fingerprint per live item read: `<org>|<kind>:<id or name>` → hash of its attributes
+ * without secret parts (env var `truncated_value` included: it is part of a secret).
+ */
+export const liveFingerprints = (live: LiveState): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const org of live.orgs) {
+    const o = org.slug;
+    if (org.settings) out[`${o}|org_settings`] = hash(org.settings);
+    for (const c of org.contexts ?? []) {
+      out[`${o}|context:${c.id}`] = hash({ name: c.name });
+      for (const e of c.env ?? [])
+        out[`${o}|context:${c.id}|env:${e.name}`] = hash({ name: e.name });
+      for (const r of c.restrictions ?? [])
+        out[`${o}|context:${c.id}|restriction:${r.id}`] = hash(r);
+    }
+    for (const [slug, p] of org.projects) {
+      if (p.status !== "found") continue;
+      const base = `${o}|project:${slug}`;
+      if (p.settings) out[`${base}|settings`] = hash(p.settings);
+      for (const e of p.env ?? []) out[`${base}|env:${e.name}`] = hash({ name: e.name });
+      for (const w of p.webhooks ?? []) out[`${base}|webhook:${w.id}`] = hash(w);
+      for (const pl of p.pipelines ?? []) out[`${base}|pipeline:${pl.id}`] = hash(pl);
+      for (const t of p.triggers ?? []) out[`${base}|trigger:${t.id}`] = hash(t);
+    }
+  }
+  return out;
+};
+
+/**
+ * Write the saved plan, mode 0600, atomically (a temp file with that mode, renamed over the
+ * target, so a wider mode of an existing file is never kept and no reader sees half a plan).
+ * The plan holds no secret by construction (src/plan/types.ts); the meta holds none either.
+ */
+export const writeSavedPlan = async (
+  path: string,
+  plan: Plan,
+  meta: SavedPlanMeta,
+): Promise<void> => {
+  if (!plan.saveable) {
+    throw new UsageError("a plan made without secret values (--skip-secrets) cannot be saved");
+  }
+  const saved: SavedPlan = {
+    saved_plan_format: SAVED_PLAN_FORMAT,
+    waybill_version: meta.waybill_version,
+    base_url: meta.base_url,
+    orgs: plan.orgs,
+    config_digest: meta.config_digest,
+    live_fingerprints: meta.live_fingerprints,
+    ...(meta.force_secrets && meta.force_secrets.length > 0
+      ? { force_secrets: meta.force_secrets }
+      : {}),
+    plan,
+  };
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const handle = await open(tmp, "w", 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(saved, null, 2)}\n`, "utf8");
+    await handle.chmod(0o600);
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+};
+
+/** A saved plan that cannot be used at all (not one, another format). Exit 1. */
+export class SavedPlanError extends UsageError {}
+
+export const readSavedPlan = async (path: string): Promise<SavedPlan> => {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new SavedPlanError(
+      `cannot read the plan file ${path} (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new SavedPlanError(`${path} is not a saved plan (not JSON)`);
+  }
+  const p = parsed as Partial<SavedPlan>;
+  if (p === null || typeof p !== "object" || p.saved_plan_format === undefined) {
+    throw new SavedPlanError(
+      `${path} is not a saved plan (no saved_plan_format); write one with \`waybill plan --out FILE\``,
+    );
+  }
+  if (p.saved_plan_format !== SAVED_PLAN_FORMAT) {
+    throw new SavedPlanError(
+      `${path} has saved plan format ${String(p.saved_plan_format)}; this Waybill reads format ${SAVED_PLAN_FORMAT}`,
+    );
+  }
+  if (
+    typeof p.base_url !== "string" ||
+    !Array.isArray(p.orgs) ||
+    p.plan === undefined ||
+    !Array.isArray(p.plan.changes)
+  ) {
+    throw new SavedPlanError(`${path} is not a complete saved plan`);
+  }
+  return p as SavedPlan;
+};
+
+const normUrl = (u: string): string => u.trim().replace(/\/+$/, "");
+
+/**
+ * Refuse a saved plan made for another service or org (UsageError, exit 1: applying it
+ * would write somewhere the reviewer did not look).
+ */
+export const checkTarget = (saved: SavedPlan, baseUrl: string, fresh: Plan): void => {
+  if (normUrl(saved.base_url) !== normUrl(baseUrl)) {
+    throw new UsageError(
+      `the saved plan was made for ${saved.base_url}, not ${baseUrl}: refusing to apply it`,
+    );
+  }
+  const a = new Set(saved.orgs.map((o) => `${o.slug}=${o.id}`));
+  const b = new Set(fresh.orgs.map((o) => `${o.slug}=${o.id}`));
+  const same = a.size === b.size && [...a].every((x) => b.has(x));
+  if (!same) {
+    throw new UsageError(
+      `the saved plan was made for org(s) ${[...a].join(", ")}, but the config now plans ${[...b].join(", ") || "none"}: refusing to apply it`,
+    );
+  }
+};
+
+const changeKey = (c: Change): string => `${c.org}|${c.address}`;
+
+/** What is compared: everything a change does (its action, fields, values, ids, calls). */
+const comparable = (c: Change): string => {
+  const { reason: _reason, ...rest } = c;
+  return canonical(toJson(rest));
+};
+
+/** Lines describing how two plans' changes differ; empty when they are equal. */
+export const diffChanges = (saved: Plan, fresh: Plan): string[] => {
+  const a = new Map(saved.changes.map((c) => [changeKey(c), c]));
+  const b = new Map(fresh.changes.map((c) => [changeKey(c), c]));
+  const out: string[] = [];
+  for (const [k, c] of a) {
+    const n = b.get(k);
+    if (!n) out.push(`  - ${c.address} (${c.action}): in the saved plan, no longer needed`);
+    else if (comparable(c) !== comparable(n)) {
+      const what =
+        c.action !== n.action
+          ? `was ${c.action}, now ${n.action}`
+          : `${c.action} differs: ${describeFields(c, n)}`;
+      out.push(`  ~ ${c.address}: ${what}`);
+    }
+  }
+  for (const [k, c] of b) {
+    if (!a.has(k)) out.push(`  + ${c.address} (${c.action}): not in the saved plan`);
+  }
+  return out;
+};
+
+const describeFields = (a: Change, b: Change): string => {
+  const fa = new Map(a.fields.map((f) => [f.path, canonical(toJson(f))]));
+  const fb = new Map(b.fields.map((f) => [f.path, canonical(toJson(f))]));
+  const paths = new Set([...fa.keys(), ...fb.keys()]);
+  const changed = [...paths].filter((p) => fa.get(p) !== fb.get(p));
+  return changed.length > 0
+    ? `fields ${changed.join(", ")}`
+    : "ids or calls (the live item changed)";
+};
+
+/** Which fingerprinted live items changed since the plan was saved (for the stale message). */
+export const diffFingerprints = (
+  saved: Readonly<Record<string, string>>,
+  now: Readonly<Record<string, string>>,
+): string[] => {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(saved)) {
+    if (!(k in now)) out.push(`${k} removed`);
+    else if (now[k] !== v) out.push(`${k} changed`);
+  }
+  for (const k of Object.keys(now)) if (!(k in saved)) out.push(`${k} added`);
+  return out;
+};
+
+/** Throw StalePlanError (exit 3) when the fresh plan's changes differ from the saved ones. */
+export const checkStale = (
+  saved: SavedPlan,
+  fresh: Plan,
+  fingerprints: Record<string, string>,
+): void => {
+  const diff = diffChanges(saved.plan, fresh);
+  if (diff.length === 0) return;
+  const live = diffFingerprints(saved.live_fingerprints ?? {}, fingerprints);
+  const liveText =
+    live.length === 0
+      ? ""
+      : `\nLive items that changed since the plan was saved:\n${live
+          .slice(0, 20)
+          .map((l) => `  ${l}`)
+          .join("\n")}${live.length > 20 ? `\n  ... and ${live.length - 20} more` : ""}`;
+  throw new StalePlanError(
+    `the saved plan is stale: a fresh plan differs in ${diff.length} change${diff.length === 1 ? "" : "s"}; run \`waybill plan --out\` again and review it\n${diff.join("\n")}${liveText}`,
+  );
+};

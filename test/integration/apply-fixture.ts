@@ -1,0 +1,155 @@
+/**
+ * Configs for the apply integration tests, over the shared plan seed
+ * (test/integration/plan-fixture.ts). `createConfig` adds one new item of every kind;
+ * `changeConfig` (applied after it) updates, replaces and deletes items of every kind.
+ */
+import { DESIRED_SECRETS, envRef, matchingConfig, matchingEnv } from "./plan-fixture.js";
+
+export const NEW_REPO = { provider: "github_app", repo_id: "456", repo_full_name: "acme/api2" };
+
+/** matchingConfig plus a new item of every kind that can be created. */
+export const createConfig = matchingConfig
+  .replace(
+    "  stale:\n",
+    `  new-ctx:
+    env:
+      NEW_KEY: ${envRef("NEW_SECRET")}
+    restrictions:
+      - expression: pipeline.git.branch == "dev"
+  stale:
+`,
+  )
+  .replace(
+    `      OLD_VAR: ${envRef("OLD_VAR")}\n`,
+    `      OLD_VAR: ${envRef("OLD_VAR")}\n      NEW_VAR: ${envRef("NEW_SECRET")}\n`,
+  )
+  .replace(
+    "      old-hook:\n",
+    `      deploys:
+        url: https://deploys.example.com/hook
+        events: [job-completed, workflow-completed]
+        signing_secret: ${envRef("NEW_SECRET")}
+      old-hook:
+`,
+  )
+  .replace(
+    "  gh/acme/web:\n",
+    `      deploy:
+        description: deploys
+        config:
+          type: vcs
+          file_path: .service/deploy.yml
+          vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api }
+        triggers:
+          on-push:
+            event:
+              type: vcs
+              vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api }
+              filter: { preset: all-pushes }
+          hook:
+            event:
+              type: webhook
+              webhook: { source: github }
+            config: { ref: main }
+            checkout: { ref: main }
+          weekly:
+            event:
+              type: schedule
+              schedule: { cron_expression: "0 3 * * 1", attribution_actor: system }
+            config: { ref: main }
+            checkout: { ref: main }
+            parameters: { full: true }
+  gh/acme/web:
+`,
+  );
+
+/**
+ * After createConfig: an update, a replace and a delete of every kind that has them.
+ * - org settings, project settings: updated
+ * - context `stale`: deleted; deploy-prod env: one updated, one deleted; restrictions: one
+ *   deleted (all-members), one created (a project restriction)
+ * - project env: NPM_TOKEN updated (POST refused → DELETE → POST), OLD_VAR deleted
+ * - webhooks: slack replaced (its signing secret dropped, url changed), old-hook updated
+ *   (events, is_enabled), deploys deleted
+ * - pipelines: build replaced (config.vcs; its trigger is replaced with it), deploy updated;
+ *   triggers: weekly and on-push updated, hook deleted, build's nightly replaced
+ */
+export const changeConfig = createConfig
+  .replace("  enable_private_orbs: false\n", "  enable_private_orbs: true\n")
+  .replace("      AWS_REGION: eu-west-1\n", "")
+  .replace("      - group: all-members\n", "      - project: gh/acme/api\n")
+  .replace(
+    `  stale:
+    env:
+      ONE: ${envRef("STALE_ONE")}
+      TWO: ${envRef("STALE_TWO")}
+`,
+    "",
+  )
+  .replace(
+    "      enable_auto_cancel_redundant_workflows: false\n",
+    "      enable_auto_cancel_redundant_workflows: true\n",
+  )
+  .replace(`      OLD_VAR: ${envRef("OLD_VAR")}\n`, "")
+  .replace("https://hooks.example.com/services/T0", "https://hooks.example.com/services/T1")
+  .replace(
+    `      deploys:
+        url: https://deploys.example.com/hook
+        events: [job-completed, workflow-completed]
+        signing_secret: ${envRef("NEW_SECRET")}
+`,
+    "",
+  )
+  .replace(
+    "        url: https://old.example.com/hook\n        events: [job-completed]\n",
+    "        url: https://old.example.com/hook\n        events: [workflow-completed]\n        is_enabled: false\n",
+  )
+  .replace(`        signing_secret: ${envRef("SLACK_SIGNING_SECRET")}\n`, "")
+  .replace(
+    `          file_path: .service/config.yml
+          vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api }
+        checkout:
+          vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api }`,
+    `          file_path: .service/config.yml
+          vcs: { provider: github_app, repo_id: "456", repo_full_name: acme/api2 }
+        checkout:
+          vcs: { provider: github_app, repo_id: "456", repo_full_name: acme/api2 }`,
+  )
+  .replace("        description: deploys\n", "        description: deploys to prod\n")
+  .replace(
+    `          hook:
+            event:
+              type: webhook
+              webhook: { source: github }
+            config: { ref: main }
+            checkout: { ref: main }
+`,
+    "",
+  )
+  .replace(
+    `          on-push:
+            event:
+              type: vcs
+              vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api }
+              filter: { preset: all-pushes }
+`,
+    `          on-push:
+            event:
+              type: vcs
+              vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api }
+              filter: { preset: only-tags }
+`,
+  )
+  .replace('cron_expression: "0 3 * * 1"', 'cron_expression: "0 4 * * 1"');
+
+/** The environment for both configs (changeConfig updates the two secrets that differ). */
+export const applyEnv: Readonly<Record<string, string>> = {
+  ...matchingEnv,
+  NEW_SECRET: DESIRED_SECRETS.NEW_SECRET,
+};
+
+export const changeEnv: Readonly<Record<string, string>> = {
+  ...applyEnv,
+  PROD_AWS_SECRET: DESIRED_SECRETS.PROD_AWS_SECRET,
+  NPM_TOKEN: DESIRED_SECRETS.NPM_TOKEN,
+};
