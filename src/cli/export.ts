@@ -1,12 +1,197 @@
+/**
+ * `waybill export` (design.md §1 "Commands", issue 6): write a config that describes the
+ * live state, so adopting Waybill starts from a plan with no changes. Reads only.
+ */
+import { mkdir, readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { InvalidArgumentError } from "commander";
+import type { EnvVarNeed } from "../export/index.js";
+import { renderFolder, renderSingle, runExport } from "../export/index.js";
+import { withProgress } from "../live/progress.js";
+import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
+import {
+  type CommonOptionFlags,
+  type CommonOptions,
+  connect,
+  DEFAULT_PARALLELISM,
+  MAX_PARALLELISM,
+  progressReporter,
+} from "./common-options.js";
+import { EXIT } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+import { writePrivateFile } from "./plan.js";
 
-/** Placeholder until its issue lands; prints that it is not built yet. */
-export const registerExport: RegisterCommand = (program, io, setExit) => {
-  program
-    .command("export")
-    .description("(not built yet)")
-    .action(() => {
-      io.stderr.write("waybill export: not built yet\n");
-      setExit(1);
+interface ExportFlags {
+  readonly org: string;
+  readonly project: readonly string[];
+  readonly allProjects?: boolean;
+  readonly output?: string;
+  readonly baseUrl?: string;
+  readonly tokenFile?: string;
+  readonly parallelism: number;
+  readonly verbose?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  # The org, its contexts and one project, to stdout
+  $ SERVICE_TOKEN=... waybill export --org gh/acme --project gh/acme/api > waybill.yaml
+
+  # Everything, one file per project, then check that plan shows no changes
+  $ waybill export --org gh/acme --all-projects -o infra/waybill/
+  $ waybill plan -c infra/waybill/ --detailed-exitcode
+
+Secret values are never exported (the service never returns them): each one becomes a
+\${env:NAME} placeholder, and the list of NAMEs, with the address each one feeds, is
+printed on stderr. Exit codes: 0 written, 1 error.
+`;
+
+const collect = (value: string, previous: readonly string[]): string[] => [...previous, value];
+
+const parseParallelism = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PARALLELISM) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_PARALLELISM}`);
+  }
+  return n;
+};
+
+/** The register function, with the clock the header's time comes from. */
+export const makeRegisterExport =
+  (now: () => Date): RegisterCommand =>
+  (program, io, setExit) => {
+    program
+      .command("export")
+      .description(
+        "Write a config (YAML) that describes the live state of an org and chosen projects, so that plan on it shows no changes (reads only, never writes).",
+      )
+      .requiredOption("--org <slug>", "org slug, e.g. gh/acme")
+      .option(
+        "--project <slug>",
+        "export this project too (repeatable; gh/acme/api, or api within --org)",
+        collect,
+        [] as string[],
+      )
+      .option("--all-projects", "export every project of the org")
+      .option(
+        "-o, --output <path>",
+        "write to this file, or to this folder (ending in / or existing): org.yaml plus one file per project; files get mode 0600. Default: stdout",
+      )
+      // The common connection options (src/cli/common-options.ts); export reads no config.
+      .option(
+        "--base-url <url>",
+        "service root, e.g. https://service.example.com (default: env SERVICE_BASE_URL); http:// only for loopback",
+      )
+      .option(
+        "--token-file <path>",
+        "read the API token from this file (default: env SERVICE_TOKEN); there is no --token flag because argv is visible to other users",
+      )
+      .option(
+        "--parallelism <n>",
+        `API requests in flight at once (1-${MAX_PARALLELISM})`,
+        parseParallelism,
+        DEFAULT_PARALLELISM,
+      )
+      .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
+      .addHelpText("after", EXAMPLES)
+      .action(async (flags: ExportFlags) => {
+        setExit(await exportCommand(flags, io, now));
+      });
+  };
+
+export const registerExport: RegisterCommand = makeRegisterExport(() => new Date());
+
+/** Decision: a path ending in `/` or naming an existing folder is a folder, else a file. */
+const isFolderTarget = async (path: string): Promise<boolean> => {
+  if (/[/\\]$/.test(path)) return true;
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const describeNeed = (n: EnvVarNeed): string =>
+  n.what === "env var" ? n.address : `${n.address} (${n.what})`;
+
+const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Promise<number> => {
+  if (flags.allProjects && flags.project.length > 0) {
+    throw new UsageError("--project and --all-projects cannot be combined: choose one");
+  }
+  const commonFlags: CommonOptionFlags = {
+    config: "",
+    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    ...(flags.tokenFile !== undefined ? { tokenFile: flags.tokenFile } : {}),
+    parallelism: flags.parallelism,
+    target: [],
+    color: false,
+    verbose: flags.verbose === true,
+  };
+  const options: CommonOptions = {
+    configPath: "",
+    format: "text",
+    parallelism: flags.parallelism,
+    targets: [],
+    color: false,
+    verbose: flags.verbose === true,
+  };
+  const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL ?? "";
+  const api = await connect(commonFlags, options, io);
+  const progress = progressReporter(io, "Reading live state");
+  const exportedAt = now();
+  let result: Awaited<ReturnType<typeof runExport>>;
+  try {
+    result = await runExport(withProgress(api.readOnly(), progress.onProgress), {
+      org: flags.org,
+      projects: flags.allProjects
+        ? { kind: "all" }
+        : flags.project.length > 0
+          ? { kind: "slugs", slugs: flags.project }
+          : { kind: "none" },
     });
+  } finally {
+    progress.finish();
+    await api.close();
+  }
+  const header = { exportedAt, baseUrl: baseUrl.trim() };
+
+  if (flags.output === undefined) {
+    io.stdout.write(renderSingle(result, header));
+  } else if (await isFolderTarget(flags.output)) {
+    await mkdir(flags.output, { recursive: true, mode: 0o700 });
+    const files = renderFolder(result, header);
+    const ours = new Set(files.map((f) => f.name));
+    for (const f of files) await writePrivateFile(join(flags.output, f.name), f.content);
+    const others = (await readdir(flags.output)).filter((n) => /\.ya?ml$/i.test(n) && !ours.has(n));
+    io.stderr.write(`Wrote ${files.map((f) => f.name).join(", ")} to ${flags.output}\n`);
+    if (others.length > 0) {
+      // Decision: other YAML files in the folder are left alone, but a config folder merges
+      // every *.yaml file, so they are named here (a stale project file would be planned too).
+      io.stderr.write(
+        `Warning: ${flags.output} also holds ${others.join(", ")}, which plan -c ${flags.output} would read too\n`,
+      );
+    }
+  } else {
+    await writePrivateFile(flags.output, renderSingle(result, header));
+    io.stderr.write(`Wrote ${flags.output}\n`);
+  }
+
+  for (const w of result.warnings) io.stderr.write(`Warning: ${w}\n`);
+  if (flags.project.length === 0 && !flags.allProjects) {
+    io.stderr.write(
+      "Note: no project was exported; pass --project SLUG (repeatable) or --all-projects\n",
+    );
+  }
+  if (result.envVars.length === 0) {
+    io.stderr.write("The exported config needs no environment variables.\n");
+  } else {
+    const width = Math.max(...result.envVars.map((n) => n.name.length));
+    io.stderr.write(
+      `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values are never exported; set each before plan):\n`,
+    );
+    for (const n of result.envVars)
+      io.stderr.write(`  ${n.name.padEnd(width)}  ${describeNeed(n)}\n`);
+  }
+  return EXIT.ok;
 };

@@ -1,0 +1,6 @@
+import { WaybillError } from "../model/errors.js";
+
+/** `waybill export` cannot do what was asked (unknown project, unwritable output). Exit 1. */
+export class ExportError extends WaybillError {
+  readonly code = "export_failed";
+}
