@@ -28,8 +28,10 @@ export interface FieldRule {
 }
 
 /**
- * Compare two attribute objects by rules. A field the desired side leaves out (and that
- * has no default) is not managed: Terraform's "optional" — the live value is kept.
+ * Compare two attribute objects by rules.
+ * Decision: a field the YAML leaves out that has no documented default (a pipeline's
+ * description, a trigger's config.ref or parameters) is not managed: the live value is
+ * kept, as Terraform does for optional attributes the service may fill in.
  */
 export const compareFields = (
   desired: JsonObject,

@@ -3,8 +3,9 @@
  * `filter[name]` is a substring search, so src/live lists and the planner matches exactly).
  * The API has no update for a context, and the name is its identity, so a context is only
  * ever created or deleted. Deleting it deletes its env vars (spec: api-v2-v1.md
- * `DELETE /context/{id}`: "also deletes the context's variables"), so the plan shows one
- * delete with the number of secrets it destroys rather than one delete per variable.
+ * `DELETE /context/{id}`: "also deletes the context's variables").
+ * Decision: the plan shows one context delete with the number of secrets it destroys
+ * (design.md §1 "Ownership"), not one delete per env var or restriction.
  */
 import type { DesiredContext } from "../model/desired.js";
 import type { LiveContext } from "../model/live.js";

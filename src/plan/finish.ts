@@ -58,8 +58,8 @@ export const summarise = (changes: readonly Change[]): Summary => ({
 
 export const finishPlan = (input: FinishInput): Plan => {
   const warnings = [...input.warnings];
-  // Terraform's order: by org (as declared), then by address, so a parent comes right
-  // before its children and the order does not depend on the YAML's.
+  // Decision: Terraform's order: by org (as declared), then by address, so a parent comes
+  // right before its children and the order does not depend on the YAML's.
   const orgRank = new Map(input.orgs.map((o, i) => [o.slug, i]));
   let changes = [...input.changes].sort(
     (a, b) =>

@@ -31,7 +31,11 @@ import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Compiled address globs: a glob selects an address when it matches it or an ancestor. */
+/**
+ * Compiled address globs: a glob selects an address when it matches it or an ancestor.
+ * Decision: `--force-secrets GLOB` and `ignore` use the same rule as `--target`, so
+ * `context["prod"]` covers that context's env vars.
+ */
 export const globMatcher = (globs: readonly string[]): ((address: string) => boolean) => {
   const res = globs.map(compileAddressGlob);
   if (res.length === 0) return () => false;
@@ -117,6 +121,8 @@ const diffCollection = <D, L>(
   // both are then left out of the plan.
   const desired = spec.desired;
   const ignoredDesired = new Set<D>();
+  // Decision: an item both declared and ignored is not planned (ignore wins) and the plan
+  // warns, so a broad ignore glob cannot silently hide a config mistake.
   for (const d of desired) {
     const a = spec.address(spec.desiredAddressKey(d));
     if (!ctx.ignored(a)) continue;
@@ -160,6 +166,8 @@ const diffCollection = <D, L>(
     const address = spec.address(key);
     const env: KindEnv = { ...ctx.env, forceSecrets: ctx.forced(address) };
     const unresolved = kind.unresolvedSecrets(d);
+    // Decision: an unresolved secret outside `--skip-secrets` is an error, never a guess
+    // (the loader normally reports it first, listing every missing name).
     if (unresolved.length > 0 && !ctx.skipSecrets) {
       throw new PlanError(
         `${address}: ${unresolved.join(", ")} has no value (only \`plan --skip-secrets\` plans without secrets)`,
@@ -183,12 +191,15 @@ const diffCollection = <D, L>(
       continue;
     }
     const cmp: Comparison = kind.compare(d, l, env);
-    for (const path of cmp.unverified) acc.unverified.push(`${address}#${path}`);
-    acc.skipped += cmp.skipped.length;
     const id = kind.liveId(l);
     const params = { ...base(address, key).params, ...(id === undefined ? {} : { id }) };
     const reasons = [...cmp.replace_reasons];
     if (spec.forcedReplace !== undefined) reasons.unshift(spec.forcedReplace);
+    // A replaced item is created again with every secret, so none of them stays unverified.
+    if (reasons.length === 0) {
+      for (const path of cmp.unverified) acc.unverified.push(`${address}#${path}`);
+    }
+    acc.skipped += cmp.skipped.length;
     if (reasons.length > 0) {
       const order =
         spec.replaceOrder ??
@@ -264,7 +275,11 @@ const diffCollection = <D, L>(
   return { matched, deleted, created };
 };
 
-/** Merge several `DesiredOrg` entries with one slug (a folder of files sharing an org). */
+/**
+ * Merge several `DesiredOrg` entries with one slug (a folder of files sharing an org).
+ * Decision: their collections are unioned (the loader has already refused an address
+ * declared twice); a collection present in any of the files is managed.
+ */
 const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
   const bySlug = new Map<string, DesiredOrg>();
   for (const o of orgs) {
@@ -451,7 +466,9 @@ const planPipelines = (
       ...(replaced ? { forcedReplace: "forced by the pipeline's replacement" } : {}),
     });
   }
-  // Triggers of a deleted pipeline go first (children before parents, design.md §1 "Apply").
+  // Decision: the spec does not say whether deleting a pipeline deletes its triggers, so a
+  // pipeline delete is preceded by explicit deletes of its triggers (children before
+  // parents, design.md §1 "Apply"): the plan is exact whichever the service does.
   for (const del of res.deleted) {
     const live = triggersOf(del.live.id);
     if (live.length === 0) continue;

@@ -141,6 +141,16 @@ describe("webhook", () => {
     expect(p.changes[0]?.reason).toContain(SIGNING_SECRET_REMOVAL);
   });
 
+  it("a replaced webhook re-sends its secret: not counted as unverified", () => {
+    const p = plan(
+      [dWebhook("slack", { scope: "org", signing_secret: secret("s3cr3t") })],
+      [lWebhook("slack", { has_signing_secret: true })],
+    );
+    expect(p.changes[0]?.action).toBe("replace");
+    expect(p.unverified_secrets).toBe(0);
+    expect(p.changes[0]?.calls[0]?.sensitive_fields).toEqual(["signing_secret"]);
+  });
+
   it("a signing secret is never returned: unverified when set; forced → update", () => {
     const d = [dWebhook("slack", { signing_secret: secret("s3cr3t-value") })];
     const l = [lWebhook("slack", { has_signing_secret: true })];
