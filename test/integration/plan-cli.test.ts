@@ -179,6 +179,25 @@ describe("waybill plan", () => {
     expect(await emulator.requests()).toEqual([]);
   });
 
+  it("fails with the service's 401 on a wrong token, without printing it", async () => {
+    const wrong = "wrong-token-value-0123456789";
+    const r = await runCli(["plan", "-c", matching], {
+      baseUrl: emulator.url,
+      token: wrong,
+      env: matchingEnv,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/401/);
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [wrong, ...ALL_SECRETS]);
+  });
+
+  it("rejects an out-of-range --parallelism before any request", async () => {
+    const r = await run(["plan", "-c", matching, "--parallelism", "0"], matchingEnv);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/parallelism/);
+    expect(await emulator.requests()).toEqual([]);
+  });
+
   it("reads the token from --token-file and warns when others can read it", async () => {
     const tokenFile = await tmp.write("token", `${emulator.token}\n`, 0o644);
     const r = await runCli(["plan", "-c", matching, "--token-file", tokenFile], {

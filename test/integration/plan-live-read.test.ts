@@ -149,4 +149,21 @@ describe("readLiveState and runPlan against the emulator", () => {
     // 13 projects fit one page of 50.
     expect(lookups).toHaveLength(1);
   });
+
+  it("turns a 403 on a declared project's collection into 'not visible', not an exception", async () => {
+    await emulator.script([
+      {
+        method: "GET",
+        path: "/api/v3/webhooks",
+        status: 403,
+        json: { error: { title: "Forbidden" } },
+      },
+    ]);
+    const live = await readLiveState(client().readOnly(), desired);
+    const api = live.orgs[0]?.projects.get("gh/acme/api");
+    expect(api).toMatchObject({ status: "not_visible" });
+    expect(api && "reason" in api ? api.reason : "").toMatch(/webhooks.*403/);
+    // The other project is read as usual.
+    expect(live.orgs[0]?.projects.get("gh/acme/web")?.status).toBe("found");
+  });
 });
