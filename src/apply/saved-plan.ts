@@ -8,7 +8,9 @@
 import { createHash } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { configDigest } from "../config/digest.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
+import type { DesiredConfig } from "../model/desired.js";
 import { StalePlanError, UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Change, Plan } from "../plan/types.js";
@@ -80,6 +82,24 @@ export const liveFingerprints = (live: LiveState): Record<string, string> => {
   }
   return out;
 };
+
+/** The meta of a saved plan, from what `plan` has at hand after `runPlan`. */
+export const savedPlanMeta = (input: {
+  /** The Waybill version (src/cli/version.ts VERSION). */
+  readonly version: string;
+  readonly baseUrl: string;
+  readonly desired: DesiredConfig;
+  readonly live: LiveState;
+  readonly forceSecrets?: readonly string[];
+}): SavedPlanMeta => ({
+  waybill_version: input.version,
+  base_url: input.baseUrl,
+  config_digest: configDigest(input.desired),
+  live_fingerprints: liveFingerprints(input.live),
+  ...(input.forceSecrets && input.forceSecrets.length > 0
+    ? { force_secrets: input.forceSecrets }
+    : {}),
+});
 
 /**
  * Write the saved plan, mode 0600, atomically (a temp file with that mode, renamed over the
