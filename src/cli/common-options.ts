@@ -24,7 +24,8 @@ export interface CommonOptionFlags {
   readonly tokenFile?: string;
   readonly format?: OutputFormat;
   readonly parallelism: number;
-  readonly target: readonly string[];
+  /** Absent when no `--target` was given. */
+  readonly target?: readonly string[];
   readonly color: boolean;
   readonly verbose?: boolean;
 }
@@ -45,7 +46,10 @@ const parseParallelism = (value: string): number => {
   return n;
 };
 
-const collect = (value: string, previous: readonly string[]): string[] => [...previous, value];
+const collect = (value: string, previous: readonly string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+];
 
 /**
  * Add the common options to a command. `formats` lists the `--format` values the command
@@ -87,7 +91,6 @@ export const addCommonOptions = (
       "--target <address>",
       "limit to addresses matching this glob, with their dependencies (repeatable), e.g. 'project[\"gh/acme/api\"].*'",
       collect,
-      [] as string[],
     )
     .option("--no-color", "never colour the output (colour is used only on a terminal)")
     .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)");
@@ -108,7 +111,7 @@ export const resolveCommonOptions = (flags: CommonOptionFlags, io: CliIO): Commo
   configPath: flags.config,
   format: flags.format ?? "text",
   parallelism: flags.parallelism,
-  targets: flags.target,
+  targets: flags.target ?? [],
   // Decision: the NO_COLOR convention (no-color.org) is honoured as well as --no-color.
   color: flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR,
   verbose: flags.verbose === true,
