@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { Secret } from "../../src/model/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
-import { desired, dOrg, live, lOrg } from "../helpers/builders.js";
+import { dContext, desired, dOrg, lContext, live, lOrg } from "../helpers/builders.js";
 import { mixedPlan } from "../helpers/plan-fixtures.js";
 
 const ANSI = /\u001b\[/;
@@ -64,5 +65,18 @@ describe("renderText", () => {
   it('says "No changes." for an empty plan', () => {
     const empty = planChanges(desired(dOrg()), live(lOrg()));
     expect(renderText(empty, { color: false })).toBe("No changes.\n");
+  });
+});
+
+describe("renderText with --skip-secrets", () => {
+  it("marks creates whose secrets were not resolved and says the plan cannot be applied", () => {
+    const plan = planChanges(
+      desired(dOrg({ contexts: [dContext("c", { env: { K: Secret.unresolved("env:K") } })] })),
+      live(lOrg({ contexts: [lContext("c")] })),
+      { skipSecrets: true },
+    );
+    const text = renderText(plan, { color: false });
+    expect(text).toContain("! not resolved (--skip-secrets): value");
+    expect(text).toContain("This plan cannot be saved or applied");
   });
 });
