@@ -1,0 +1,245 @@
+/**
+ * Recovery (issue 5 "Done when"): with the emulator's faults on (20% 429, 10% 500, 5%
+ * dropped connections, 20% "commit then fail" on writes) an apply converges within at most
+ * two runs with no duplicate item; an apply killed with SIGKILL midway, then re-run,
+ * converges with no duplicates; SIGINT finishes running calls and exits 130.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Seed } from "../../src/emulator/seed.js";
+import { CLI_BIN, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { applyEnv, changeConfig, changeEnv, createConfig } from "./apply-fixture.js";
+import { baseSeed } from "./plan-fixture.js";
+
+const FAULTS = {
+  rate_429: 0.2,
+  rate_500: 0.1,
+  rate_drop: 0.05,
+  rate_commit_then_fail: 0.2,
+  retry_after_seconds: 0,
+} as const;
+
+/** Every identity key must be unique in its parent: the emulator's state has no duplicate. */
+export const duplicates = (s: Seed): string[] => {
+  const out: string[] = [];
+  const seen = (what: string, keys: readonly string[]) => {
+    const counts = new Map<string, number>();
+    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+    for (const [k, n] of counts) if (n > 1) out.push(`${what}: ${k} x${n}`);
+  };
+  for (const org of s.orgs ?? []) {
+    seen(
+      `${org.slug} contexts`,
+      (org.contexts ?? []).map((c) => c.name),
+    );
+    for (const c of org.contexts ?? []) {
+      seen(
+        `context ${c.name} restrictions`,
+        (c.restrictions ?? []).map((r) => `${r.restriction_type}:${r.match_pattern}`),
+      );
+    }
+    for (const p of org.projects ?? []) {
+      seen(
+        `${p.slug} webhooks`,
+        (p.webhooks ?? []).map((w) => w.name),
+      );
+      seen(
+        `${p.slug} pipelines`,
+        (p.pipelines ?? []).map((x) => x.name),
+      );
+      for (const pl of p.pipelines ?? []) {
+        seen(
+          `${p.slug} ${pl.name} triggers`,
+          (pl.triggers ?? []).map((t) => {
+            const e = t.event as {
+              type: string;
+              vcs?: { repo_id?: string };
+              schedule?: { name?: string };
+              webhook?: { name?: string };
+            };
+            return e.type === "vcs"
+              ? `vcs:${e.vcs?.repo_id}`
+              : `${e.type}:${e.schedule?.name ?? e.webhook?.name}`;
+          }),
+        );
+      }
+    }
+  }
+  return out;
+};
+
+describe("waybill apply: recovery", () => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  let createPath: string;
+  let changePath: string;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator(baseSeed());
+    tmp = await makeTempDir();
+    createPath = await tmp.write("create.yaml", createConfig);
+    changePath = await tmp.write("change.yaml", changeConfig);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await tmp?.remove();
+  });
+  beforeEach(async () => {
+    await setFaults({});
+    await emulator.reset(baseSeed());
+    await emulator.clearRequests();
+  });
+
+  const setFaults = async (faults: Record<string, unknown>) => {
+    const res = await fetch(`${emulator.url}/__admin/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(faults),
+    });
+    expect(res.status).toBe(200);
+  };
+
+  const run = (args: string[], env: Readonly<Record<string, string>>) =>
+    runCli(args, { baseUrl: emulator.url, token: emulator.token, env, timeoutMs: 40_000 });
+
+  /** Apply under faults at most twice; returns how many runs it took. */
+  const applyUnderFaults = async (
+    path: string,
+    env: Readonly<Record<string, string>>,
+    seed: number,
+  ): Promise<number> => {
+    let runs = 0;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await setFaults({ ...FAULTS, seed: seed + attempt });
+      const r = await run(["apply", "-c", path, "--auto-approve"], env);
+      runs += 1;
+      if (r.code === 0) break;
+      expect(r.code, r.stderr).toBe(1);
+    }
+    await setFaults({});
+    return runs;
+  };
+
+  it.each([11, 37])(
+    "converges within two runs under faults, with no duplicate (fault seed %i)",
+    async (seed) => {
+      await applyUnderFaults(createPath, applyEnv, seed);
+      const created = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+      expect(created.code, created.stdout + created.stderr).toBe(0);
+      expect(duplicates(await emulator.state())).toEqual([]);
+
+      await applyUnderFaults(changePath, changeEnv, seed + 100);
+      const changed = await run(["plan", "-c", changePath, "--detailed-exitcode"], changeEnv);
+      expect(changed.code, changed.stdout + changed.stderr).toBe(0);
+      expect(duplicates(await emulator.state())).toEqual([]);
+    },
+    60_000,
+  );
+
+  /** Start the CLI and resolve once `ready(stderr)` holds (or it exits). */
+  const startApply = (
+    args: string[],
+    env: Readonly<Record<string, string>>,
+  ): {
+    child: ChildProcessWithoutNullStreams;
+    output: () => { stdout: string; stderr: string };
+    waitFor: (ready: (stderr: string) => boolean) => Promise<void>;
+    exit: Promise<number | null>;
+  } => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? tmpdir(),
+        NO_COLOR: "1",
+        SERVICE_BASE_URL: emulator.url,
+        SERVICE_TOKEN: emulator.token,
+        ...env,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    const waiters: { ready: (s: string) => boolean; resolve: () => void }[] = [];
+    const check = () => {
+      for (const w of [...waiters]) {
+        if (w.ready(stderr)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    };
+    child.stdout.on("data", (b: Buffer) => {
+      stdout += b.toString("utf8");
+    });
+    child.stderr.on("data", (b: Buffer) => {
+      stderr += b.toString("utf8");
+      check();
+    });
+    const exit = new Promise<number | null>((resolve) => {
+      child.on("close", (code) => {
+        for (const w of waiters) w.resolve();
+        resolve(code);
+      });
+    });
+    child.stdin.end();
+    return {
+      child,
+      output: () => ({ stdout, stderr }),
+      waitFor: (ready) =>
+        new Promise<void>((resolve) => {
+          waiters.push({ ready, resolve });
+          check();
+        }),
+      exit,
+    };
+  };
+
+  const createdLines = (stderr: string): number =>
+    (stderr.match(/: (created|adopted) in /g) ?? []).length;
+
+  it("an apply killed with SIGKILL midway, then re-run, converges with no duplicate", async () => {
+    // Slow every request a little so the kill lands in the middle of the creates.
+    await setFaults({ latency_ms: 40 });
+    const p = startApply(
+      ["apply", "-c", createPath, "--auto-approve", "--parallelism", "2"],
+      applyEnv,
+    );
+    await p.waitFor((s) => createdLines(s) >= 3);
+    p.child.kill("SIGKILL");
+    await p.exit;
+    await setFaults({});
+    const before = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+    expect(before.code, "the kill should leave work undone").toBe(2);
+
+    const again = await run(["apply", "-c", createPath, "--auto-approve"], applyEnv);
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    const after = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+    expect(after.code).toBe(0);
+    expect(duplicates(await emulator.state())).toEqual([]);
+  }, 60_000);
+
+  it("SIGINT: starts nothing new, lets running calls finish, prints the summary, exits 130", async () => {
+    await setFaults({ latency_ms: 40 });
+    const p = startApply(
+      ["apply", "-c", createPath, "--auto-approve", "--parallelism", "1"],
+      applyEnv,
+    );
+    await p.waitFor((s) => createdLines(s) >= 2);
+    p.child.kill("SIGINT");
+    const code = await p.exit;
+    await setFaults({});
+    const { stdout, stderr } = p.output();
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/Interrupted/);
+    expect(stdout).toMatch(/Apply interrupted: \d+ done, 0 failed, \d+ skipped/);
+    expect(stdout).toMatch(/: interrupted/);
+
+    const again = await run(["apply", "-c", createPath, "--auto-approve"], applyEnv);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv)).code).toBe(0);
+    expect(duplicates(await emulator.state())).toEqual([]);
+  }, 60_000);
+});
