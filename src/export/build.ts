@@ -70,10 +70,18 @@ const byString =
  * / `${file:` as a reference (src/config/references.ts), so a live value that holds `${` is
  * written with it doubled, and reads back as the same text.
  */
-export const escapeText = (s: string): string => s.replaceAll("${", "$${");
+// A replacer function: in a replacement string `$$` would mean one `$`.
+export const escapeText = (s: string): string => s.replaceAll("${", () => "$${");
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PROJECT_SLUG = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+/** The ids of items that share one key, sorted, for messages. */
+const ids = (list: readonly { readonly id: string }[]): string =>
+  list
+    .map((x) => x.id)
+    .sort()
+    .join(", ");
 
 /** Group items by key, keeping the first-seen order of keys. */
 const groupBy = <T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> => {
@@ -167,7 +175,7 @@ const contextDoc = (b: Builder, c: SnapshotContext, ignore: IgnoreEntry[]): DocM
     if (list.length > 1) {
       ignore.push({
         glob: address,
-        reason: `${list.length} live restrictions share this key (ids ${list.map((x) => x.id).join(", ")})`,
+        reason: `${list.length} live restrictions share this key (ids ${ids(list)})`,
       });
       continue;
     }
@@ -199,7 +207,7 @@ const orgBody = (b: Builder, s: ExportSnapshot, ignore: IgnoreEntry[]): DocMap =
         reason:
           name === ""
             ? "the context has an empty name"
-            : `${list.length} live contexts share this name (ids ${list.map((c) => c.id).join(", ")}); pin the one to manage with id: and remove this entry`,
+            : `${list.length} live contexts share this name (ids ${ids(list)}); to manage one, declare it with id: and remove this entry (plan would then delete the others)`,
       });
       continue;
     }
@@ -423,10 +431,7 @@ const triggersDoc = (
       continue;
     }
     if (list.length > 1) {
-      skip(
-        name,
-        `${list.length} live triggers share this name (ids ${list.map((t) => t.id).join(", ")})`,
-      );
+      skip(name, `${list.length} live triggers share this name (ids ${ids(list)})`);
       continue;
     }
     const address = addr.trigger(slug, pipeline, name);
@@ -461,7 +466,7 @@ const triggersDoc = (
     ) {
       skip(
         base,
-        `${list.length} live vcs triggers on this repo cannot be told apart by their filters (ids ${list.map((t) => t.id).join(", ")})`,
+        `${list.length} live vcs triggers on this repo cannot be told apart by their filters (ids ${ids(list)})`,
       );
       continue;
     }
@@ -518,7 +523,7 @@ const projectBody = (b: Builder, p: SnapshotProject, ignore: IgnoreEntry[]): Doc
         reason:
           name === ""
             ? "the webhook has an empty name"
-            : `${list.length} live webhooks share this name (ids ${list.map((w) => w.id).join(", ")}); pin the one to manage with id: and remove this entry`,
+            : `${list.length} live webhooks share this name (ids ${ids(list)}); to manage one, declare it with id: and remove this entry (plan would then delete the others)`,
       });
       continue;
     }
@@ -541,7 +546,7 @@ const projectBody = (b: Builder, p: SnapshotProject, ignore: IgnoreEntry[]): Doc
         reason:
           name === ""
             ? "the pipeline has an empty name"
-            : `${list.length} live pipelines share this name (ids ${list.map((x) => x.id).join(", ")}); pin the one to manage with id: and remove this entry`,
+            : `${list.length} live pipelines share this name (ids ${ids(list)}); to manage one, declare it with id: and remove this entry (plan would then delete the others)`,
       });
       continue;
     }
