@@ -3,6 +3,7 @@
  * (test/integration/plan-fixture.ts). `createConfig` adds one new item of every kind;
  * `changeConfig` (applied after it) updates, replaces and deletes items of every kind.
  */
+import type { Seed } from "../../src/emulator/seed.js";
 import { DESIRED_SECRETS, envRef, matchingConfig, matchingEnv } from "./plan-fixture.js";
 
 export const NEW_REPO = { provider: "github_app", repo_id: "456", repo_full_name: "acme/api2" };
@@ -152,4 +153,53 @@ export const changeEnv: Readonly<Record<string, string>> = {
   ...applyEnv,
   PROD_AWS_SECRET: DESIRED_SECRETS.PROD_AWS_SECRET,
   NPM_TOKEN: DESIRED_SECRETS.NPM_TOKEN,
+};
+
+/** Every identity key must be unique in its parent: the emulator's state has no duplicate. */
+export const duplicates = (s: Seed): string[] => {
+  const out: string[] = [];
+  const seen = (what: string, keys: readonly string[]) => {
+    const counts = new Map<string, number>();
+    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+    for (const [k, n] of counts) if (n > 1) out.push(`${what}: ${k} x${n}`);
+  };
+  for (const org of s.orgs ?? []) {
+    seen(
+      `${org.slug} contexts`,
+      (org.contexts ?? []).map((c) => c.name),
+    );
+    for (const c of org.contexts ?? []) {
+      seen(
+        `context ${c.name} restrictions`,
+        (c.restrictions ?? []).map((r) => `${r.restriction_type}:${r.match_pattern}`),
+      );
+    }
+    for (const p of org.projects ?? []) {
+      seen(
+        `${p.slug} webhooks`,
+        (p.webhooks ?? []).map((w) => w.name),
+      );
+      seen(
+        `${p.slug} pipelines`,
+        (p.pipelines ?? []).map((x) => x.name),
+      );
+      for (const pl of p.pipelines ?? []) {
+        seen(
+          `${p.slug} ${pl.name} triggers`,
+          (pl.triggers ?? []).map((t) => {
+            const e = t.event as {
+              type: string;
+              vcs?: { repo_id?: string };
+              schedule?: { name?: string };
+              webhook?: { name?: string };
+            };
+            return e.type === "vcs"
+              ? `vcs:${e.vcs?.repo_id}`
+              : `${e.type}:${e.schedule?.name ?? e.webhook?.name}`;
+          }),
+        );
+      }
+    }
+  }
+  return out;
 };

@@ -7,10 +7,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
 import { CLI_BIN, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
-import { applyEnv, changeConfig, changeEnv, createConfig } from "./apply-fixture.js";
+import { applyEnv, changeConfig, changeEnv, createConfig, duplicates } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
 
 const FAULTS = {
@@ -20,55 +19,6 @@ const FAULTS = {
   rate_commit_then_fail: 0.2,
   retry_after_seconds: 0,
 } as const;
-
-/** Every identity key must be unique in its parent: the emulator's state has no duplicate. */
-export const duplicates = (s: Seed): string[] => {
-  const out: string[] = [];
-  const seen = (what: string, keys: readonly string[]) => {
-    const counts = new Map<string, number>();
-    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
-    for (const [k, n] of counts) if (n > 1) out.push(`${what}: ${k} x${n}`);
-  };
-  for (const org of s.orgs ?? []) {
-    seen(
-      `${org.slug} contexts`,
-      (org.contexts ?? []).map((c) => c.name),
-    );
-    for (const c of org.contexts ?? []) {
-      seen(
-        `context ${c.name} restrictions`,
-        (c.restrictions ?? []).map((r) => `${r.restriction_type}:${r.match_pattern}`),
-      );
-    }
-    for (const p of org.projects ?? []) {
-      seen(
-        `${p.slug} webhooks`,
-        (p.webhooks ?? []).map((w) => w.name),
-      );
-      seen(
-        `${p.slug} pipelines`,
-        (p.pipelines ?? []).map((x) => x.name),
-      );
-      for (const pl of p.pipelines ?? []) {
-        seen(
-          `${p.slug} ${pl.name} triggers`,
-          (pl.triggers ?? []).map((t) => {
-            const e = t.event as {
-              type: string;
-              vcs?: { repo_id?: string };
-              schedule?: { name?: string };
-              webhook?: { name?: string };
-            };
-            return e.type === "vcs"
-              ? `vcs:${e.vcs?.repo_id}`
-              : `${e.type}:${e.schedule?.name ?? e.webhook?.name}`;
-          }),
-        );
-      }
-    }
-  }
-  return out;
-};
 
 describe("waybill apply: recovery", () => {
   let emulator: TestEmulator;
