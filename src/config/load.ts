@@ -93,7 +93,13 @@ type Decoded =
 const readText = (path: string, maxBytes: number): Decoded => {
   let bytes: Buffer;
   try {
-    const size = statSync(path).size;
+    const stat = statSync(path);
+    // A device or FIFO (`${file:/dev/urandom}`) would never end: only regular files are read.
+    if (stat.isDirectory())
+      return { ok: false, code: "file_unreadable", reason: "it is a folder, not a file" };
+    if (!stat.isFile())
+      return { ok: false, code: "file_unreadable", reason: "it is not a regular file" };
+    const size = stat.size;
     if (size > maxBytes) {
       const reason = `it is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} limit per file`;
       return { ok: false, code: "file_too_large", reason };

@@ -245,6 +245,22 @@ describe("loadConfig: files and folders", () => {
     expect(ok(await loadConfig(path, { env: {} })).orgs[0]?.slug).toBe("gh/acme");
   });
 
+  it.skipIf(process.platform === "win32")(
+    "reads only regular files (a device would never end)",
+    async () => {
+      const path = await write(
+        "device.yaml",
+        "org: gh/acme\ncontexts:\n  c:\n    env:\n      A: ${file:/dev/zero}\n",
+      );
+      const r = await loadConfig(path, { env: {} });
+      expect(r.ok ? [] : r.diagnostics.map((d) => d.message)).toEqual([
+        "cannot read /dev/zero (referenced as ${file:/dev/zero}): it is not a regular file",
+      ]);
+      const direct = await loadConfig("/dev/zero", { env: {} });
+      expect(direct.ok ? [] : direct.diagnostics.map((d) => d.code)).toEqual(["file_unreadable"]);
+    },
+  );
+
   it("says when the config is not there", async () => {
     const r = await loadConfig(join(dir, "nope.yaml"), { env: {} });
     expect(r.ok ? [] : r.diagnostics.map((d) => d.code)).toEqual(["config_not_found"]);
