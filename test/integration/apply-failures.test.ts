@@ -1,0 +1,108 @@
+/**
+ * A failed operation skips its dependents and the rest goes on; the summary lists done,
+ * failed (with the API's status, title, detail and pointer) and skipped; exit 1. An
+ * uncertain create ("commit then fail") is re-listed and adopted, never re-sent blindly:
+ * the request log holds the plan's calls plus that one re-list.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { applyEnv, createConfig, duplicates } from "./apply-fixture.js";
+import { baseSeed } from "./plan-fixture.js";
+
+describe("waybill apply: failures", () => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  let createPath: string;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator(baseSeed());
+    tmp = await makeTempDir();
+    createPath = await tmp.write("create.yaml", createConfig);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await tmp?.remove();
+  });
+  beforeEach(async () => {
+    await emulator.reset(baseSeed());
+    await emulator.clearRequests();
+  });
+
+  const script = async (responses: unknown[]) => {
+    const res = await fetch(`${emulator.url}/__admin/script`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ responses }),
+    });
+    expect(res.status).toBeLessThan(300);
+  };
+
+  const run = (args: string[]) =>
+    runCli(args, { baseUrl: emulator.url, token: emulator.token, env: applyEnv });
+
+  it("a refused create fails alone: its triggers are skipped, the rest is done, exit 1", async () => {
+    await script([
+      {
+        method: "POST",
+        path: "/api/v3/pipelines",
+        status: 400,
+        json: {
+          error: {
+            type: "invalid_request",
+            title: "Invalid pipeline",
+            detail: "file_path must end in .yml",
+            source: { pointer: "/data/attributes/config/file_path" },
+          },
+        },
+      },
+    ]);
+    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/Apply finished with failures: \d+ done, 1 failed, 3 skipped\./);
+    expect(r.stdout).toContain(
+      "status 400; title: Invalid pipeline; detail: file_path must end in .yml; pointer: /data/attributes/config/file_path",
+    );
+    expect(r.stdout).toMatch(
+      /trigger\["weekly"\]: project\["gh\/acme\/api"\]\.pipeline\["deploy"\] \(create\) failed/,
+    );
+    const s = await emulator.state();
+    const api = s.orgs?.[0]?.projects?.find((p) => p.slug === "gh/acme/api");
+    expect(api?.pipelines?.map((p) => p.name)).toEqual(["build"]);
+    // Independent work went on.
+    expect(api?.webhooks?.map((w) => w.name)).toContain("deploys");
+
+    // A re-run does what is left.
+    const again = await run(["apply", "-c", createPath, "--auto-approve", "--format", "json"]);
+    expect(again.code, again.stderr).toBe(0);
+    const result = JSON.parse(again.stdout) as { summary: { done: number } };
+    expect(result.summary.done).toBe(4);
+    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("adopts a webhook whose create committed but answered 500, with one re-list and no re-send", async () => {
+    await script([
+      { method: "POST", path: "/api/v3/webhooks", commit: true, status: 500, json: { error: {} } },
+    ]);
+    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toMatch(/webhook\["deploys"\]: adopted in /);
+    const log = await emulator.requests();
+    expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/webhooks")).toHaveLength(1);
+    // One read for the plan, one re-list for the uncertain create.
+    expect(log.filter((q) => q.method === "GET" && q.path === "/api/v3/webhooks")).toHaveLength(2);
+    expect(duplicates(await emulator.state())).toEqual([]);
+    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("re-sends a create once after a dropped connection that did not commit", async () => {
+    await script([{ method: "POST", path: "/api/v3/pipelines", drop: true }]);
+    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const log = await emulator.requests();
+    expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/pipelines")).toHaveLength(
+      2,
+    );
+    expect(duplicates(await emulator.state())).toEqual([]);
+  });
+});
