@@ -83,6 +83,24 @@ const customMessage = (e: ErrorObject): string | undefined => {
   return messages?.[e.keyword];
 };
 
+/** Where each `$defs` object sits in a document, for "it belongs under ..." hints. */
+const PLACES: Readonly<Record<string, string>> = {
+  root: "the top level",
+  context: "contexts.<name>",
+  project: "projects.<slug>",
+  webhook: "projects.<slug>.webhooks.<name>",
+  pipeline: "projects.<slug>.pipelines.<name>",
+  trigger: "projects.<slug>.pipelines.<name>.triggers.<name>",
+};
+
+/** The places (PLACES) whose objects declare `key`. */
+const placesOf = (schema: Record<string, unknown>, key: string): string[] => {
+  const defs = (schema.$defs ?? {}) as Record<string, { properties?: Record<string, unknown> }>;
+  return Object.entries(PLACES)
+    .filter(([def]) => defs[def]?.properties?.[key] !== undefined)
+    .map(([, place]) => place);
+};
+
 /** Create the checker once per load (ajv compiles the schema; no module-level singleton). */
 export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck => {
   const ajv = new Ajv2020({
@@ -133,9 +151,12 @@ export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck 
               'unknown key "name": a trigger\'s name is its key under `triggers`; remove this line';
           } else {
             const guess = closest(key, allowed);
+            const elsewhere = placesOf(schema, key);
             message = guess
               ? `unknown key "${key}"; did you mean "${guess}"?`
-              : `unknown key "${key}"; expected one of: ${allowed.join(", ")}`;
+              : elsewhere.length > 0
+                ? `unknown key "${key}" here; it belongs under ${elsewhere.join(" or ")}`
+                : `unknown key "${key}"; expected one of: ${allowed.join(", ")}`;
           }
           push([...path, key], "key", "unknown_key", message);
           break;
