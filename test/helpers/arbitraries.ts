@@ -24,8 +24,13 @@ import {
 } from "./builders.js";
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,7}$/);
-const value = fc.string({ minLength: 1, maxLength: 24 });
-const secretArb = value.map((v) => new Secret(v, "env:X"));
+/**
+ * Secret values are distinctive (`sv-` and at least 6 more characters, longer than any
+ * generated name) so a test can scan outputs for them.
+ */
+const secretArb = fc
+  .stringMatching(/^[A-Za-z0-9]{6,16}$/)
+  .map((v) => new Secret(`sv-${v}`, "env:X"));
 const env = fc
   .uniqueArray(fc.tuple(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,7}$/), secretArb), {
     maxLength: 4,
@@ -75,7 +80,7 @@ const webhook = fc
     dWebhook(n, {
       events: w.events,
       url: secretUrl
-        ? new Secret(`https://h.example.com/${n}`, "env:U")
+        ? new Secret(`https://h.example.com/SECRET-${n}`, "env:U")
         : `https://h.example.com/${n}`,
       ...(w.scope === undefined ? {} : { scope: w.scope }),
       ...(w.should_verify_tls === undefined ? {} : { should_verify_tls: w.should_verify_tls }),

@@ -107,3 +107,43 @@ describe("planner properties", () => {
     );
   });
 });
+
+describe("deleting everything", () => {
+  it("deletes children before parents", () => {
+    fc.assert(
+      fc.property(desiredConfigArb, (d) => {
+        // The same collections, declared empty: everything live goes.
+        const none: DesiredConfig = {
+          ...d,
+          orgs: d.orgs.map((o) => ({
+            ...o,
+            ...(o.contexts === undefined ? {} : { contexts: new Map() }),
+            projects: new Map(
+              [...o.projects].map(([slug, p]) => [
+                slug,
+                {
+                  ...p,
+                  ...(p.env === undefined ? {} : { env: new Map() }),
+                  ...(p.webhooks === undefined ? {} : { webhooks: new Map() }),
+                  ...(p.pipelines === undefined ? {} : { pipelines: new Map() }),
+                },
+              ]),
+            ),
+          })),
+        };
+        const plan = planChanges(none, liveFromDesired(d));
+        expect(plan.changes.every((c) => c.action === "delete")).toBe(true);
+        const ops = orderOperations(plan).operations;
+        const done = new Set<string>();
+        for (const op of ops) {
+          // No descendant of this address is still to be deleted.
+          expect(
+            ops.some((o) => !done.has(o.address) && o.address.startsWith(`${op.address}.`)),
+          ).toBe(false);
+          done.add(op.address);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
