@@ -277,14 +277,23 @@ export const connect = async (
   options: CommonOptions,
   io: CliIO,
   desired?: DesiredConfig,
-): Promise<Api> => {
-  const { baseUrl, token } = await resolveConnection(flags, io);
-  return createApiClient({
-    baseUrl,
-    token,
+): Promise<Api> => connectWith(await resolveConnection(flags, io), options, io, desired);
+
+/**
+ * `connect` for a caller that already resolved the connection (it needs the base URL too):
+ * the token file is read, and its permissions warned about, once.
+ */
+export const connectWith = (
+  connection: Connection,
+  options: CommonOptions,
+  io: CliIO,
+  desired?: DesiredConfig,
+): Api =>
+  createApiClient({
+    baseUrl: connection.baseUrl,
+    token: connection.token,
     maxConcurrentRequests: options.parallelism,
     onWarning: (message) => io.stderr.write(`Warning: ${message}\n`),
     ...(desired ? { scrub: secretScrubber(collectSecretValues(desired)) } : {}),
     ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),
   });
-};

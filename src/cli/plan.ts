@@ -5,8 +5,10 @@
  */
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { savedPlanMeta, writeSavedPlan } from "../apply/saved-plan.js";
 import { runPlan } from "../live/plan-run.js";
 import { UsageError } from "../model/errors.js";
+import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson, renderMarkdown, renderText } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
@@ -14,14 +16,16 @@ import {
   addCommonOptions,
   type CommonOptionFlags,
   type CommonOptions,
-  connect,
+  connectWith,
   loadDesired,
   OUTPUT_FORMATS,
   progressReporter,
   resolveCommonOptions,
+  resolveConnection,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
+import { VERSION } from "./version.js";
 
 interface PlanFlags extends CommonOptionFlags {
   readonly out?: string;
@@ -52,7 +56,7 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
   addCommonOptions(command, { formats: OUTPUT_FORMATS })
     .option(
       "--out <file>",
-      "also save the plan as JSON (mode 0600, no secret values) for `waybill apply FILE`",
+      "also save the plan (JSON with what apply checks it by; mode 0600, no secret values) for `waybill apply FILE`",
     )
     .option("--detailed-exitcode", "exit 2 when the plan has changes, 0 when it has none")
     .option(
@@ -100,13 +104,16 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   }
   const desired = await loadDesired(options, io, !flags.skipSecrets);
   if (!desired) return EXIT.error;
-  const api = await connect(flags, options, io, desired);
+  const connection = await resolveConnection(flags, io);
+  const api = connectWith(connection, options, io, desired);
+  const forceSecrets = forceSecretsGlobs(flags.forceSecrets);
   const progress = progressReporter(io, "Reading live state");
   let plan: Plan;
+  let live: LiveState;
   try {
-    ({ plan } = await runPlan(api.readOnly(), desired, {
+    ({ plan, live } = await runPlan(api.readOnly(), desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
-      forceSecrets: forceSecretsGlobs(flags.forceSecrets),
+      forceSecrets,
       skipSecrets: flags.skipSecrets === true,
       onProgress: progress.onProgress,
     }));
@@ -117,7 +124,12 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   }
   io.stdout.write(ensureNewline(renderPlan(plan, options)));
   if (flags.out !== undefined) {
-    await writePrivateFile(flags.out, ensureNewline(renderJson(plan)));
+    // The saved plan format with what apply checks it by (src/apply/saved-plan.ts).
+    await writeSavedPlan(
+      flags.out,
+      plan,
+      savedPlanMeta({ version: VERSION, baseUrl: connection.baseUrl, desired, live, forceSecrets }),
+    );
     io.stderr.write(`Saved the plan to ${flags.out}\n`);
   }
   return flags.detailedExitcode && plan.changes.length > 0 ? EXIT.changes : EXIT.ok;

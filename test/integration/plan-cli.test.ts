@@ -106,8 +106,22 @@ describe("waybill plan", () => {
     const r = await run(["plan", "-c", changed, "--out", out]);
     expect(r.code).toBe(0);
     expect((await stat(out)).mode & 0o777).toBe(0o600);
-    const saved = JSON.parse(await readFile(out, "utf8")) as { changes: unknown[] };
-    expect(saved.changes.length).toBeGreaterThan(0);
+    const saved = JSON.parse(await readFile(out, "utf8")) as {
+      saved_plan_format: number;
+      base_url: string;
+      plan: { changes: unknown[] };
+    };
+    expect(saved.saved_plan_format).toBe(1);
+    expect(saved.base_url).toBe(emulator.url);
+    expect(saved.plan.changes.length).toBeGreaterThan(0);
+  });
+
+  it("saves a plan that apply accepts, after which a plan is empty", async () => {
+    const out = tmp.path("roundtrip.json");
+    expect((await run(["plan", "-c", changed, "--out", out])).code).toBe(0);
+    const applied = await run(["apply", out, "-c", changed, "--auto-approve"]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((await run(["plan", "-c", changed, "--detailed-exitcode"])).code).toBe(0);
   });
 
   it("refuses --out with --skip-secrets before any request", async () => {
