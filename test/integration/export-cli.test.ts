@@ -1,0 +1,198 @@
+/**
+ * `waybill export` as users run it (the built CLI against the emulator over loopback):
+ * stdout / file / folder output, the list of variables on stderr, no secret value anywhere,
+ * errors for an unknown org or project, and the issue's Done-when: `plan` on the export,
+ * with the variables set to values whose last four characters match, shows no changes.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Seed } from "../../src/emulator/index.js";
+import { parseAddress } from "../../src/model/address.js";
+import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+
+/** `  NAME  address` lines of the stderr list → name and address. */
+const neededVariables = (stderr: string): { name: string; address: string }[] =>
+  stderr
+    .split("\n")
+    .map((line) => /^ {2}([A-Z_][A-Z0-9_]*) +(\S.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ name: m[1] ?? "", address: (m[2] ?? "").replace(/ \(.*\)$/, "") }));
+
+/**
+ * Values for the variables: env vars end with the live value's last four characters (from the
+ * emulator's state dump); signing and trigger secrets are never returned by the service, so any
+ * value plans as "unverified".
+ */
+const valuesFor = (
+  needs: readonly { name: string; address: string }[],
+  state: Seed,
+): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const { name, address } of needs) {
+    const seg = parseAddress(address) ?? [];
+    const envName = seg[1]?.name === "env" ? seg[1].key : undefined;
+    let live: string | undefined;
+    for (const org of state.orgs ?? []) {
+      if (seg[0]?.name === "context" && envName !== undefined) {
+        live ??= org.contexts?.find((c) => c.name === seg[0]?.key)?.env?.[envName];
+      }
+      if (seg[0]?.name === "project" && envName !== undefined) {
+        live ??= org.projects?.find((p) => p.slug === seg[0]?.key)?.env?.[envName];
+      }
+    }
+    if (envName !== undefined && live === undefined)
+      throw new Error(`no live value for ${address}`);
+    out[name] =
+      live === undefined
+        ? "any-secret-value"
+        : live.length >= 4
+          ? `round-trip-${live.slice(-4)}`
+          : live;
+  }
+  return out;
+};
+
+/** Every secret value in a state dump (env values, signing secrets, trigger secrets). */
+const secretsOf = (state: Seed): string[] => {
+  const out: string[] = [];
+  for (const org of state.orgs ?? []) {
+    for (const c of org.contexts ?? []) out.push(...Object.values(c.env ?? {}));
+    for (const p of org.projects ?? []) {
+      out.push(...Object.values(p.env ?? {}));
+      for (const w of p.webhooks ?? []) if (w.signing_secret) out.push(w.signing_secret);
+      for (const pl of p.pipelines ?? [])
+        for (const t of pl.triggers ?? []) {
+          const secret = (t.event.webhook as { secret?: unknown } | undefined)?.secret;
+          if (typeof secret === "string") out.push(secret);
+        }
+    }
+  }
+  return out.filter((s) => s.length >= 8);
+};
+
+describe("waybill export", () => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  let seed: Seed;
+
+  beforeAll(async () => {
+    seed = JSON.parse(await readFile("examples/demo/seed.json", "utf8")) as Seed;
+    emulator = await startTestEmulator(seed);
+    tmp = await makeTempDir("waybill-export-");
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await tmp?.remove();
+  });
+  beforeEach(async () => {
+    await emulator.reset(seed);
+  });
+
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, { baseUrl: emulator.url, token: emulator.token, env, cwd: tmp.dir });
+
+  it("exports to stdout, and plan on it shows no changes (exit 0 with --detailed-exitcode)", async () => {
+    const r = await run(["export", "--org", "gh/acme", "--all-projects"]);
+    expect(r.stderr).toContain("environment variables");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^# yaml-language-server: \$schema=/);
+    expect(r.stdout).toMatch(/# Exported by `waybill export` at \d{4}-\d\d-\d\dT/);
+    expect(r.stdout).toContain(`from ${emulator.url}, org gh/acme`);
+    const needs = neededVariables(r.stderr);
+    expect(needs.map((n) => n.name)).toContain("CTX_DEPLOY_PROD_AWS_SECRET_ACCESS_KEY");
+    expect(needs).toContainEqual({
+      name: "WEBHOOK_API_SLACK_SIGNING_SECRET",
+      address: 'project["gh/acme/api"].webhook["slack"]',
+    });
+    const state = await emulator.state();
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, secretsOf(state));
+
+    const file = await tmp.write("exported.yaml", r.stdout);
+    const env = valuesFor(needs, state);
+    const plan = await run(["plan", "-c", file, "--detailed-exitcode"], env);
+    expect(plan.stdout + plan.stderr).toContain("No changes");
+    expect(plan.code).toBe(0);
+  });
+
+  it("plan on the export notices a later change in the live state (the test can fail)", async () => {
+    const r = await run(["export", "--org", "gh/acme", "--project", "api"]);
+    expect(r.code).toBe(0);
+    const file = await tmp.write("before-change.yaml", r.stdout);
+    const env = valuesFor(neededVariables(r.stderr), await emulator.state());
+    const state = await emulator.state();
+    const api = state.orgs?.[0]?.projects?.find((p) => p.slug === "gh/acme/api");
+    const hook = api?.webhooks?.find((w) => w.name === "audit");
+    const changed = await emulator.call("POST", `/api/v3/webhooks/${hook?.id}/set-enabled`, {
+      is_enabled: true,
+    });
+    expect(changed.status).toBe(200);
+    const plan = await run(["plan", "-c", file, "--detailed-exitcode"], env);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('project["gh/acme/api"].webhook["audit"]');
+  });
+
+  it("writes a folder: org.yaml and one file per project, mode 0600, that plans clean", async () => {
+    const out = join(tmp.dir, "infra") + "/";
+    const r = await run(["export", "--org", "gh/acme", "--all-projects", "-o", out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    const names = ["org.yaml", "project-api.yaml", "project-legacy.yaml", "project-web.yaml"];
+    expect(r.stderr).toContain(`Wrote ${names.join(", ")}`);
+    const texts: Record<string, string> = {};
+    for (const name of names) {
+      const info = await stat(join(out, name));
+      expect(info.mode & 0o777).toBe(0o600);
+      texts[name] = await readFile(join(out, name), "utf8");
+    }
+    expect(texts["org.yaml"]).toContain("contexts:");
+    expect(texts["org.yaml"]).not.toContain("projects:");
+    expect(texts["project-api.yaml"]).toMatch(/^org: gh\/acme\nprojects:\n {2}gh\/acme\/api:/m);
+    const state = await emulator.state();
+    expectNoSecrets(texts, secretsOf(state));
+    const plan = await run(
+      ["plan", "-c", out, "--detailed-exitcode"],
+      valuesFor(neededVariables(r.stderr), state),
+    );
+    expect(plan.code).toBe(0);
+  });
+
+  it("writes one file with -o FILE, mode 0600", async () => {
+    const file = join(tmp.dir, "one.yaml");
+    const r = await run(["export", "--org", "gh/acme", "-o", file]);
+    expect(r.code).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const text = await readFile(file, "utf8");
+    expect(text).toContain("org: gh/acme");
+    expect(text).not.toContain("projects:");
+    expect(r.stderr).toContain("no project was exported");
+  });
+
+  it("an unknown org is a clear error, exit 1, and nothing is written", async () => {
+    const r = await run(["export", "--org", "gh/nope", "-o", join(tmp.dir, "nope.yaml")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("org gh/nope absent or not visible");
+    expect(r.stdout).toBe("");
+    await expect(stat(join(tmp.dir, "nope.yaml"))).rejects.toThrow();
+  });
+
+  it("an unknown project is an error naming it", async () => {
+    const r = await run(["export", "--org", "gh/acme", "--project", "gh/acme/nope"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no project gh/acme/nope in org gh/acme");
+  });
+
+  it("refuses --project with --all-projects", async () => {
+    const r = await run(["export", "--org", "gh/acme", "--project", "api", "--all-projects"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot be combined");
+  });
+
+  it("--help shows two examples", async () => {
+    const r = await runCli(["export", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("--org <slug>");
+    expect(r.stdout.match(/\$ .*waybill export /g)).toHaveLength(2);
+  });
+});
