@@ -3,9 +3,13 @@
  * every object, and agrees with the TypeScript side: RAW_KEYS / RAW_REQUIRED (which
  * src/config/raw.ts ties to the raw TS types at compile time) and the model's enumerations.
  */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import {
   ATTRIBUTION_ACTORS,
   PIPELINE_CONFIG_TYPES,
@@ -71,6 +75,23 @@ describe("config schema", () => {
     expect(ajv.validateSchema(schema)).toBe(true);
     expect(ajv.errors ?? null).toBeNull();
     expect(() => ajv.compile(schema)).not.toThrow();
+  });
+
+  it("accepts the examples on its own, as an editor would use it", () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    ajv.addKeyword("x-messages");
+    addFormats(ajv, ["uuid"]);
+    const validate = ajv.compile(schema);
+    const files = [
+      "examples/small.yaml",
+      "examples/full.yaml",
+      "examples/demo/waybill.yaml",
+      ...readdirSync("examples/large-org").map((f) => join("examples/large-org", f)),
+    ];
+    for (const file of files) {
+      expect(validate(parse(readFileSync(file, "utf8"))), file).toBe(true);
+    }
+    expect(validate({ org: "gh/acme", contexts: { c: { env: { A: "" } } } })).toBe(false);
   });
 
   it("has a description on every property", () => {
