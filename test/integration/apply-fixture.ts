@@ -192,9 +192,11 @@ export const duplicates = (s: Seed): string[] => {
               vcs?: { repo_id?: string };
               schedule?: { name?: string };
               webhook?: { name?: string };
+              filter?: unknown;
             };
+            // Identity (design.md §1): vcs triggers by repo and, where several share it, filter.
             return e.type === "vcs"
-              ? `vcs:${e.vcs?.repo_id}`
+              ? `vcs:${e.vcs?.repo_id}:${JSON.stringify(e.filter ?? null)}`
               : `${e.type}:${e.schedule?.name ?? e.webhook?.name}`;
           }),
         );
