@@ -460,7 +460,8 @@ const planPipelines = (
       address,
       desiredAddressKey: (t) => t.key,
       desired: desiredTriggers,
-      live: created ? [] : live,
+      // Triggers that were not read cannot be planned (never create over what may exist).
+      live: created ? [] : lp.triggers === undefined ? undefined : live,
       params,
       ...(created || replaced ? { pendingParent: m.address } : {}),
       ...(replaced ? { forcedReplace: "forced by the pipeline's replacement" } : {}),

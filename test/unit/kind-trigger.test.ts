@@ -259,3 +259,20 @@ describe("trigger ignore", () => {
     expect(p.warnings.join("\n")).toContain("excluded by `ignore`");
   });
 });
+
+describe("trigger reads", () => {
+  it("declared triggers whose live triggers were not read fail the plan", () => {
+    expect(() =>
+      planChanges(
+        desired(
+          dOrg({
+            projects: [
+              dProject(PROJECT, { pipelines: [dPipeline("build", { triggers: [dTrigger("n")] })] }),
+            ],
+          }),
+        ),
+        live(lOrg({ projects: [lProject(PROJECT, { pipelines: [lPipeline("build")] })] })),
+      ),
+    ).toThrow(/not read/);
+  });
+});
