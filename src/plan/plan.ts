@@ -14,6 +14,7 @@ import {
   ancestorsOf,
   compileAddressGlob,
   formatAddress,
+  parseAddress,
   restrictionKey,
 } from "../model/address.js";
 import {
@@ -474,10 +475,12 @@ const planPipelines = (
     const live = triggersOf(del.live.id);
     if (live.length === 0) continue;
     const pname = del.live.name;
+    // Under the pipeline's own address (which may carry `#id`), so it stays their ancestor.
+    const pipelineSegments = parseAddress(del.address) ?? [];
     diffCollection(ctx, {
       kind: KINDS.trigger,
       collection: `${del.address}.triggers`,
-      address: (k) => addr.trigger(slug, pname, k),
+      address: (k) => formatAddress([...pipelineSegments, { name: "trigger", key: k }]),
       desiredAddressKey: (t) => t.key,
       desired: [],
       live,

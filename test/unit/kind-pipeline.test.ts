@@ -188,3 +188,21 @@ describe("pipeline", () => {
     expect(p.changes[1]?.depends_on).toEqual([P]);
   });
 });
+
+describe("pipeline duplicates", () => {
+  it("triggers of a deleted duplicate pipeline sit under its #id address and go first", () => {
+    const p = plan(
+      [dPipeline("build", { id: "p1" })],
+      [lPipeline("build", { id: "p1" }), lPipeline("build", { id: "p2" })],
+      [lSchedule("n", "p2")],
+    );
+    expect(brief(p)).toEqual([
+      `delete ${P.replace('"build"', '"build#p2"')}`,
+      `delete ${P.replace('"build"', '"build#p2"')}.trigger["n"]`,
+    ]);
+    expect(orderOperations(p).operations.map((o) => o.address)).toEqual([
+      `${P.replace('"build"', '"build#p2"')}.trigger["n"]`,
+      P.replace('"build"', '"build#p2"'),
+    ]);
+  });
+});
