@@ -195,4 +195,73 @@ describe("waybill export", () => {
     expect(r.stdout).toContain("--org <slug>");
     expect(r.stdout.match(/\$ .*waybill export /g)).toHaveLength(2);
   });
+
+  it("lists what the config format cannot express under ignore, and plan still shows no changes", async () => {
+    const vcs = { provider: "github_app", repo_id: "9", repo_full_name: "odd/app" };
+    const odd: Seed = {
+      ...(seed.tokens ? { tokens: seed.tokens } : {}),
+      orgs: [
+        {
+          slug: "gh/odd",
+          contexts: [
+            { name: "twin", env: { A: "value-one-1111" } },
+            { name: "twin", env: { B: "value-two-2222" } },
+            { name: "single", env: { C: "value-three-3333" } },
+          ],
+          projects: [
+            {
+              slug: "app",
+              oauth: true,
+              repo: vcs,
+              webhooks: [
+                { name: "dup", url: "https://a.example.com/1", events: ["job-completed"] },
+                { name: "dup", url: "https://a.example.com/2", events: ["job-completed"] },
+                {
+                  name: "org-scope",
+                  scope: "organization",
+                  url: "https://a.example.com/3",
+                  events: ["job-completed"],
+                },
+              ],
+              pipelines: [
+                {
+                  name: "build",
+                  config: { type: "vcs", file_path: ".service/config.yml", vcs },
+                  checkout: { vcs },
+                  triggers: [
+                    { event: { type: "vcs", vcs, filter: { preset: "all-pushes" } } },
+                    { event: { type: "vcs", vcs, filter: { preset: "all-pushes" } } },
+                    { event: { type: "webhook", webhook: { name: "no-refs" } } },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    await emulator.reset(odd);
+    const r = await run(["export", "--org", "gh/odd", "--all-projects"]);
+    expect(r.stderr).toContain("Warning");
+    expect(r.code).toBe(0);
+    for (const address of [
+      'context["twin"]',
+      'project["gh/odd/app"].webhook["dup"]',
+      'project["gh/odd/app"].webhook["org-scope"]',
+      'project["gh/odd/app"].pipeline["build"].trigger["vcs:odd/app"]',
+      'project["gh/odd/app"].pipeline["build"].trigger["no-refs"]',
+    ]) {
+      expect(r.stderr).toContain(`Warning: ${address} is not exported`);
+      expect(r.stdout).toContain(`  - ${address}`);
+    }
+    // The synthetic OAuth pipeline is left out; the real one is exported.
+    expect(r.stdout).toContain("      build:");
+    const file = await tmp.write("odd.yaml", r.stdout);
+    const plan = await run(
+      ["plan", "-c", file, "--detailed-exitcode"],
+      valuesFor(neededVariables(r.stderr), await emulator.state()),
+    );
+    expect(plan.stdout).toContain("No changes");
+    expect(plan.code).toBe(0);
+  });
 });
