@@ -73,7 +73,7 @@ const state = live(
         pipelines: [
           { id: "pl-build", name: "build", config: dPipeline("build").config, synthetic: false },
         ],
-        triggers: [lSchedule("tr-nightly", "pl-build", "nightly")],
+        triggers: [lSchedule("nightly", "pl-build")],
       }),
     ],
   }),
@@ -226,8 +226,9 @@ describe("apply: request building", () => {
       resolveParams(c, pending),
       indexDesired(cfg).get(ORG, c.address),
     );
-    const attrs = (body?.data as { attributes: { checkout: unknown; config: { vcs: unknown } } })
-      .attributes;
+    const attrs = (
+      body as { data: { attributes: { checkout: unknown; config: { vcs: unknown } } } }
+    ).data.attributes;
     expect(attrs.checkout).toEqual({ vcs: attrs.config.vcs });
   });
 
