@@ -129,7 +129,7 @@ export const renderDrift = (
       const head =
         drifted === 0
           ? "**No drift**: the service matches the config."
-          : `**Drift**: ${drifted} item${drifted === 1 ? "" : "s"} differ from the config.`;
+          : `**Drift**: ${drifted} item${drifted === 1 ? " differs" : "s differ"} from the config.`;
       const lines = plan.changes.map((c) => `- \`${describeChange(c)}\``);
       const info =
         unmanaged.length === 0
@@ -148,7 +148,7 @@ export const renderDrift = (
       const head =
         drifted === 0
           ? "No drift: the service matches the config."
-          : `Drift: ${drifted} item${drifted === 1 ? "" : "s"} differ from the config:`;
+          : `Drift: ${drifted} item${drifted === 1 ? " differs" : "s differ"} from the config:`;
       const lines = plan.changes.map((c) => `  ${describeChange(c)}`);
       const info =
         unmanaged.length === 0

@@ -68,6 +68,10 @@ describe("waybill drift", () => {
     expect(r.stdout).toMatch(/url/);
     // drift only reads.
     expect((await emulator.requests()).filter((x) => x.method !== "GET")).toEqual([]);
+    const md = await drift("markdown");
+    expect(md.code).toBe(2);
+    expect(md.stdout.startsWith("**Drift**: 1 item differs from the config.")).toBe(true);
+    expect(md.stdout).toContain('project["gh/acme/api"].webhook["slack"]');
   });
 
   it("reports a context env var added and a setting changed by hand, as JSON", async () => {
