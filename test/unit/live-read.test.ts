@@ -247,6 +247,35 @@ describe("readLiveState", () => {
     expect(live.orgs[0]?.projects.has("gh/acme/old")).toBe(false);
   });
 
+  it("reads each org once, merging declarations of the same org from several files", async () => {
+    const OTHER_ORG = "0a000000-0000-4000-8000-000000000002";
+    const { api, calls } = fakeApi({
+      ...baseRoutes,
+      "v3:/orgs?filter[slug]=gh/other": [{ id: OTHER_ORG, attributes: { slug: "gh/other" } }],
+      [`v3:/orgs/${ORG}/settings`]: { data: { attributes: { enable_private_orbs: true } } },
+      [`v3:/contexts?filter[org_id]=${ORG}`]: [],
+    });
+    const org = (extra: Partial<DesiredOrg>): DesiredOrg => ({
+      slug: "gh/acme",
+      source,
+      projects: new Map(),
+      ignore: [],
+      ...extra,
+    });
+    const live = await readLiveState(api, {
+      files: ["a.yaml", "b.yaml", "c.yaml"],
+      orgs: [
+        org({ settings: { enable_private_orbs: true, source } }),
+        org({ contexts: new Map() }),
+        org({ slug: "gh/other" }),
+      ],
+    });
+    expect(live.orgs.map((o) => o.slug)).toEqual(["gh/acme", "gh/other"]);
+    expect(live.orgs[0]?.settings).toEqual({ enable_private_orbs: true });
+    expect(live.orgs[0]?.contexts).toEqual([]);
+    expect(calls.filter((c) => c.startsWith("v3:/orgs?"))).toHaveLength(2);
+  });
+
   it("reports progress as reads start and end", async () => {
     const { api } = fakeApi(baseRoutes);
     const seen: [number, number][] = [];
