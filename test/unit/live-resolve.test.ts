@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   chooseProjectLookup,
@@ -42,6 +43,29 @@ describe("live resolution helpers", () => {
     expect(lastFourFromMasked("xxxxabcd")).toBe("abcd");
     expect(lastFourFromMasked("xxxxab")).toBe("ab");
     expect(lastFourFromMasked("secretvalue")).toBe("alue");
+  });
+
+  it("recover exactly the last four characters V2 masks any value to", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 64 }), (value) => {
+        // spec: api-v2-v1.md: masked = four x characters plus the last four characters.
+        const masked = `xxxx${value.slice(-4)}`;
+        expect(lastFourFromMasked(masked)).toBe(value.slice(-4));
+      }),
+    );
+  });
+
+  it("map a restriction pattern to the org-wide key only for the org id", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.uuid(), (org, other) => {
+        fc.pre(org !== other);
+        expect(restrictionKeyValue("group", org, org, new Map())).toBe("all-members");
+        expect(restrictionKeyValue("group", other, org, new Map())).toBe(other);
+        expect(restrictionKeyValue("project", other, org, new Map([[other, "gh/a/b"]]))).toBe(
+          "gh/a/b",
+        );
+      }),
+    );
   });
 
   it("treat 403 and 404 as not visible, other failures not", () => {
