@@ -178,6 +178,8 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   }
 
   for (const w of result.warnings) io.stderr.write(`Warning: ${w}\n`);
+  // Decision: without --project or --all-projects only the org settings and contexts are
+  // exported (an org may have hundreds of projects; exporting them all is a choice).
   if (flags.project.length === 0 && !flags.allProjects) {
     io.stderr.write(
       "Note: no project was exported; pass --project SLUG (repeatable) or --all-projects\n",

@@ -32,7 +32,14 @@ export interface DocMap {
   [key: string]: DocValue;
 }
 
-/** Something live that the config format cannot express: written as an `ignore` entry. */
+/**
+ * Something live that the config format cannot express: written as an `ignore` entry.
+ * Decision: such an item (two live items with one key, a webhook scope other than
+ * `project`, a schedule/webhook trigger without refs, vcs triggers of one repo that only
+ * differ by id, ...) is not guessed at: its address goes under `ignore`, with the reason as
+ * a comment and a warning on stderr, so plan neither deletes it nor reports it, and a human
+ * decides (pin one with `id:`, or fix it in the service).
+ */
 export interface IgnoreEntry {
   /** The address glob (an exact address). */
   readonly glob: string;
@@ -231,7 +238,9 @@ const webhookDoc = (
 ): DocMap | { readonly skip: string } => {
   // The schema allows only the scope the V2 API knows (design.md §1 "Plans").
   if (w.scope !== "project") return { skip: `scope ${JSON.stringify(w.scope)} is not project` };
-  if (!w.url.startsWith("https://")) return { skip: "the url is not https://" };
+  // The schema's url pattern: https:// and no white space.
+  if (!/^https:\/\/\S+$/.test(w.url))
+    return { skip: "the url is not an https:// URL without spaces" };
   const events = [...new Set(w.events)];
   if (events.length === 0 || events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e)))
     return { skip: `events ${JSON.stringify(w.events)} are not expressible` };
@@ -498,6 +507,12 @@ const triggersDoc = (
   return out;
 };
 
+/**
+ * Decision: every collection of an exported project is written, `{}` when the service has
+ * none, so the exported config is authoritative from the start (design.md §1 "Ownership"):
+ * an item added by hand later shows up in plan instead of being silently unmanaged. The same
+ * holds for `contexts` and each context's `env` and `restrictions`.
+ */
 const projectBody = (b: Builder, p: SnapshotProject, ignore: IgnoreEntry[]): DocMap => {
   const env: DocMap = {};
   for (const name of [...new Set(p.env)].sort()) {

@@ -4,6 +4,15 @@
  * gives the same names.
  */
 
+/*
+ * Decision: the placeholder names are, upper-cased with every run of other characters as `_`:
+ *   context env var          CTX_<CONTEXT>_<VAR>
+ *   project env var          PROJECT_<PROJECT>_<VAR>            (<PROJECT>: the slug after the org)
+ *   webhook signing secret   WEBHOOK_<PROJECT>_<WEBHOOK>_SIGNING_SECRET
+ *   trigger webhook secret   TRIGGER_<PROJECT>_<PIPELINE>_<TRIGGER>_SECRET
+ * Readable enough to set by hand, and one export never reuses a name (see assignEnvNames).
+ */
+
 /** One secret the exported config needs: which placeholder feeds which address. */
 export interface EnvVarNeed {
   /** The environment variable name, e.g. `CTX_DEPLOY_PROD_AWS_REGION`. */
