@@ -5,10 +5,10 @@
  * the request log holds the plan's calls plus that one re-list.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { applyEnv, createConfig, duplicates } from "./apply-fixture.js";
-import { baseSeed } from "./plan-fixture.js";
+import { ALL_SECRETS, baseSeed, DESIRED_SECRETS } from "./plan-fixture.js";
 
 describe("waybill apply: failures", () => {
   let emulator: TestEmulator;
@@ -93,6 +93,22 @@ describe("waybill apply: failures", () => {
     expect(log.filter((q) => q.method === "GET" && q.path === "/api/v3/webhooks")).toHaveLength(2);
     expect(duplicates(await emulator.state())).toEqual([]);
     expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("never prints a secret the service echoes back in an error", async () => {
+    const echoed = DESIRED_SECRETS.NEW_SECRET;
+    await script([
+      {
+        method: "POST",
+        path: "/api/v3/projects/*/environment-variables",
+        status: 400,
+        json: { error: { title: "Invalid value", detail: `value ${echoed} is not allowed` } },
+      },
+    ]);
+    const r = await run(["apply", "-c", createPath, "--auto-approve", "--format", "json"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("Invalid value");
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, ALL_SECRETS);
   });
 
   it("re-sends a create once after a dropped connection that did not commit", async () => {
