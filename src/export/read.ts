@@ -61,7 +61,10 @@ export const readExportSnapshot = async (
 ): Promise<ExportSnapshot> => {
   // spec: api-v3.md Orgs: filter[slug] resolves one org; no match is an empty collection.
   const orgs = await api.listV3<OrgAttributes>("/orgs", { "filter[slug]": orgSlug });
-  const org = orgs.find((o) => o.attributes.slug === orgSlug);
+  // As the live reader does (src/live/read-live-state.ts): the exact slug, else the one org
+  // the filter found.
+  const org =
+    orgs.find((o) => o.attributes.slug === orgSlug) ?? (orgs.length === 1 ? orgs[0] : undefined);
   if (!org?.id) {
     throw new OrgNotVisibleError(
       orgSlug,
