@@ -64,15 +64,23 @@ export const MAX_CREATE_ATTEMPTS = 4;
 /**
  * Decision: an update POST (`update`, `update-settings`, `set-enabled`, env var `set`) sets
  * absolute values, so re-sending it after a 5xx, a timeout or a dropped connection cannot
- * do harm; it is sent up to 3 times in all.
+ * do harm; it is sent up to 4 times in all (the same bound as creates).
  */
-export const MAX_UPDATE_ATTEMPTS = 3;
+export const MAX_UPDATE_ATTEMPTS = 4;
 
 /** The request may have been processed: a timeout, a lost connection or a 5xx. */
 export const isUncertain = (err: unknown): boolean =>
   err instanceof TimeoutError ||
   err instanceof NetworkError ||
   (err instanceof ApiError && err.status >= 500);
+
+/**
+ * A 429 that the client gave up on after its own retries (spec: api-v3.md Limits: a 429 was
+ * not processed). Decision: apply sends it again within its attempt bound rather than
+ * failing the operation, because nothing happened on the service.
+ */
+const isThrottled = (err: unknown): boolean =>
+  err instanceof ApiError && err.status === 429 && err.retryAfterMs === undefined;
 
 /** The service refused because the item exists (design.md §1 "Plans": 400/409). */
 const isRefused = (err: unknown): boolean =>
@@ -128,7 +136,7 @@ const send = async (
       try {
         return { id: idOf(await post()), adopted: false };
       } catch (err) {
-        if (!isUncertain(err) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+        if (!(isUncertain(err) || isThrottled(err)) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
       }
     }
   }
@@ -160,6 +168,7 @@ const send = async (
         if (got) return got;
         throw err;
       }
+      if (isThrottled(err)) continue;
       if (!isUncertain(err)) throw err;
       const got = await adoptable();
       if (got) return got;
