@@ -100,11 +100,11 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
 /**
  * Decision: apply runs unattended on merge, and one read that runs out of retries aborts the
  * whole run (the plan cannot be made), so its client retries idempotent requests (GET,
- * DELETE, and 429s) up to 8 times with waits capped at 8 s, where plan keeps the client's
+ * DELETE, and 429s) up to 8 times with waits capped at 4 s, where plan keeps the client's
  * defaults (5 attempts). Under the fault rates of issue 5 (35% of requests failing) 5
  * attempts leave about a 10% chance that one of a plan's ~20 reads fails.
  */
-export const APPLY_RETRY = { maxAttempts: 8, maxDelayMs: 8_000 } as const;
+export const APPLY_RETRY = { maxAttempts: 8, maxDelayMs: 4_000 } as const;
 
 /** Like `connect` (src/cli/common-options.ts), with apply's retry budget. */
 const connectForApply = (
