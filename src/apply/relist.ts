@@ -105,16 +105,15 @@ export const RELISTERS: Partial<Record<ResourceType, Relister>> = {
       signal ? { signal } : {},
     );
     const want = triggerKind.desiredKey(desired.item);
+    // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
+    // its filter too; schedule and webhook triggers are their name.
     const m = items
       .filter((i) => i.id !== undefined && notOld(change, i.id))
       .map((i) => toLiveTrigger(i))
       .find(
         (l) =>
           triggerKind.liveKey(l) === want &&
-          (triggerKind.tiebreak === undefined ||
-            items.length < 2 ||
-            triggerKind.tiebreak(desired.item, l) ||
-            desired.item.event.type !== "vcs"),
+          (desired.item.event.type !== "vcs" || triggerKind.tiebreak?.(desired.item, l) !== false),
       );
     return m ? hit(m.id) : { found: false };
   },

@@ -95,6 +95,20 @@ describe("waybill apply: failures", () => {
     expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
   });
 
+  it.each([
+    ["a dropped connection", { drop: true }],
+    ["a 502", { status: 502, json: { error: {} } }],
+  ])("adopts every trigger whose create committed and then failed with %s", async (_, fault) => {
+    await script([{ method: "POST", path: "/api/v3/triggers", commit: true, times: 3, ...fault }]);
+    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr.match(/trigger\["[a-z-]+"\]: adopted in /g)).toHaveLength(3);
+    const log = await emulator.requests();
+    expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/triggers")).toHaveLength(3);
+    expect(duplicates(await emulator.state())).toEqual([]);
+    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+  });
+
   it("never prints a secret the service echoes back in an error", async () => {
     const echoed = DESIRED_SECRETS.NEW_SECRET;
     await script([
