@@ -148,7 +148,9 @@ const send = async (
     if (!found.found) return undefined;
     const want = lastFourOf(desired);
     if (found.lastFour !== undefined && want !== undefined && found.lastFour !== want) {
-      // A project env var of that name holds another value: the POST did not set ours.
+      // Decision: a re-listed project env var whose last four differ from ours was not set
+      // by our POST (or holds an older value): it is deleted and the POST sent again, the
+      // same "DELETE then POST" rule as an update (design.md §1 "Plans").
       await api.delete(call.api, `${path}/${encodeURIComponent(String(change.after?.name))}`);
       return undefined;
     }
@@ -183,6 +185,8 @@ const send = async (
  * does not list `group: all-members`, that restriction is deleted in the same apply so the
  * next plan is empty (design.md §1 "Apply"). Returns a note when one was removed.
  */
+// Decision: only when the config manages the context's `restrictions`; a context whose
+// restrictions are unmanaged keeps what the service added (the next plan does not look).
 const reconcileNewContext = async (
   deps: ExecutorDeps,
   change: Change,
@@ -245,7 +249,8 @@ export const executeOperation = async (
         notes.push("the service refused the POST because the name exists: deleted and re-created");
         continue;
       }
-      // spec: a 404 on DELETE means the item is gone (src/kinds/contract.ts).
+      // src/kinds/contract.ts: a 404 on DELETE means the item is gone. Decision: such an
+      // operation is done ("already gone"), not failed: what the plan wanted is true.
       if (call.method === "DELETE" && err instanceof ApiError && err.status === 404) {
         gone = true;
         continue;

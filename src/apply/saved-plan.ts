@@ -185,8 +185,8 @@ export const readSavedPlan = async (path: string): Promise<SavedPlan> => {
 const normUrl = (u: string): string => u.trim().replace(/\/+$/, "");
 
 /**
- * Refuse a saved plan made for another service or org (UsageError, exit 1: applying it
- * would write somewhere the reviewer did not look).
+ * Refuse a saved plan made for another service or org. Decision: exit 1 (UsageError), not 3:
+ * the plan is not stale, it is for somewhere else, and re-planning would not fix it.
  */
 export const checkTarget = (saved: SavedPlan, baseUrl: string, fresh: Plan): void => {
   if (normUrl(saved.base_url) !== normUrl(baseUrl)) {
@@ -206,7 +206,13 @@ export const checkTarget = (saved: SavedPlan, baseUrl: string, fresh: Plan): voi
 
 const changeKey = (c: Change): string => `${c.org}|${c.address}`;
 
-/** What is compared: everything a change does (its action, fields, values, ids, calls). */
+/**
+ * What is compared: everything a change does (its action, fields, values, ids, calls).
+ * Decision: the `reason` text is left out (wording, not behaviour); a live id that changed
+ * (an item deleted and re-created by hand) makes the plan stale, since its calls would now
+ * address another item. The config digest and live fingerprints only explain a stale plan;
+ * they do not refuse one whose changes are still the same (issue 5: "if the changes differ").
+ */
 const comparable = (c: Change): string => {
   const { reason: _reason, ...rest } = c;
   return canonical(toJson(rest));

@@ -166,7 +166,9 @@ export const applyCommand = async (
 ): Promise<number> => {
   const options = resolveCommonOptions(flags, io);
   if (planfile === undefined && io.stdin.isTTY !== true && !flags.autoApprove) {
-    // Refused before any read or write: an unattended apply must say so explicitly.
+    // Decision: refused before any request at all (not only before the first write): an
+    // unattended apply must say so explicitly, and a CI log then shows the fix at once.
+    // A plan file is the approval (it was reviewed), as in Terraform: no prompt for it.
     throw new UsageError(
       "stdin is not a terminal, so apply cannot ask for approval: pass --auto-approve (or apply a reviewed plan file)",
     );
@@ -202,6 +204,8 @@ export const applyCommand = async (
       checkTarget(saved, baseUrl, plan);
       checkStale(saved, plan, liveFingerprints(live));
     }
+    // Decision: with --format json stdout holds only the result document (plan summary
+    // included), so a machine can parse it; the plan text is for people.
     if (options.format === "text")
       io.stdout.write(ensureNewline(renderText(plan, { color: options.color })));
     if (plan.changes.length === 0) {
@@ -230,6 +234,7 @@ export const applyCommand = async (
         io,
         "\nDo you want to perform these actions? Only 'yes' will be accepted: ",
       );
+      // Decision: anything but `yes` cancels with exit 1 (nothing was applied).
       if (answer !== "yes") {
         io.stderr.write("Apply cancelled: nothing was changed.\n");
         return EXIT.error;
