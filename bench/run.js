@@ -1,0 +1,268 @@
+// `npm run bench [-- --preset large|small|tiny] [--latency 20] [--parallelism 10,32]
+//                  [--only plan,plan-changed,apply,drift,planner] [--no-baseline]`
+//
+// Starts the emulator (dist/emulator) with injected latency, runs the real CLI as a child
+// process (bench/child.js reports its peak RSS and CPU time), counts the requests in the
+// emulator's request log, and prints each figure next to the lower bound the spec allows
+// (bench/bounds.js) and a per-item baseline measured in the same run (issue 8).
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { applyBound, planBound, timeBound } from "./bounds.js";
+import { generateOrg, PRESETS, TOKEN } from "./generate.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const dist = (p) => pathToFileURL(join(root, "dist", p)).href;
+if (!existsSync(join(root, "dist", "emulator", "index.js"))) {
+  console.error(
+    "bench: dist/ is missing; run `npm run bench` (it builds first) or `npm run build`.",
+  );
+  process.exit(1);
+}
+const { startEmulator } = await import(dist("emulator/index.js"));
+
+const { values: args } = parseArgs({
+  options: {
+    preset: { type: "string", default: "large" },
+    latency: { type: "string", default: "20" },
+    parallelism: { type: "string", default: "10,32" },
+    only: { type: "string", default: "plan,plan-changed,apply,drift,planner" },
+    "no-baseline": { type: "boolean", default: false },
+  },
+});
+const presetName = args.preset;
+if (!PRESETS[presetName]) {
+  console.error(`bench: unknown preset ${presetName} (${Object.keys(PRESETS).join(", ")})`);
+  process.exit(1);
+}
+const latency = Number(args.latency);
+const parallelisms = args.parallelism.split(",").map(Number);
+const only = new Set(args.only.split(","));
+const gen = generateOrg(presetName);
+const work = mkdtempSync(join(tmpdir(), "waybill-bench-"));
+const configPath = join(work, "waybill.yaml");
+const changedPath = join(work, "changed.yaml");
+writeFileSync(configPath, gen.configYaml);
+writeFileSync(changedPath, gen.changedConfigYaml);
+
+const managed = Object.values(gen.counts).reduce((a, b) => a + b, 0);
+console.log(
+  `Waybill benchmark — preset ${presetName}: ${managed} managed items ${JSON.stringify(gen.counts)}`,
+);
+console.log(`latency ${latency} ms per request, parallelism ${parallelisms.join(" and ")}`);
+console.log(`node ${process.version}, ${process.platform}/${process.arch}\n`);
+
+/** One emulator per measurement, so every run starts from the same state. */
+const withEmulator = async (seed, fn) => {
+  let first;
+  let last;
+  const emu = await startEmulator({
+    seed,
+    admin: true,
+    faults: { latency_ms: latency },
+    // The request log line is written when a response ends: first and last give the
+    // span of the API phase, without the child's start-up and output.
+    log: () => {
+      const t = performance.now();
+      first ??= t;
+      last = t;
+    },
+  });
+  try {
+    const result = await fn(emu);
+    const res = await fetch(`${emu.url}/__admin/requests`);
+    const { requests } = await res.json();
+    const apiMs = first === undefined ? 0 : last - first + latency;
+    return { ...result, requests, apiMs };
+  } finally {
+    await emu.close();
+  }
+};
+
+const runCli = (emu, cliArgs) =>
+  new Promise((resolve, reject) => {
+    const usageFile = join(work, `usage-${Date.now()}-${Math.random()}.json`);
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(here, "child.js"), ...cliArgs], {
+      cwd: work,
+      env: {
+        ...process.env,
+        ...gen.secrets,
+        SERVICE_BASE_URL: emu.url,
+        SERVICE_TOKEN: TOKEN,
+        BENCH_USAGE_FILE: usageFile,
+        NO_COLOR: "1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.stderr.on("data", (d) => {
+      err += d;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      const wallMs = performance.now() - started;
+      const usage = existsSync(usageFile) ? JSON.parse(readFileSync(usageFile, "utf8")) : {};
+      resolve({ code, wallMs, out, err, ...usage });
+    });
+  });
+
+const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+const rows = [];
+const report = (r) => {
+  rows.push(r);
+  const lines = [
+    `## ${r.name} (parallelism ${r.parallelism})${r.code === undefined ? "" : ` — exit ${r.code}`}`,
+    `  requests        ${r.requests}  (${fmt(r.requests / managed, 3)} per managed item)` +
+      `   lower bound ${r.bound.requests}   ratio ${fmt(r.requests / r.bound.requests, 3)}`,
+    `  lower bound is  ${r.bound.explain}`,
+    `  time bound      max(${r.bound.requests} × ${latency} / ${r.parallelism}, ${r.bound.depth} × ${latency}) = ${fmt(r.timeBoundMs)} ms`,
+    `  wall (process)  ${fmt(r.wallMs)} ms   ratio ${fmt(r.wallMs / r.timeBoundMs, 2)}`,
+    `  API phase       ${fmt(r.apiMs)} ms   ratio ${fmt(r.apiMs / r.timeBoundMs, 2)}   (first to last response, + one latency)`,
+  ];
+  if (r.maxRssBytes !== undefined) {
+    lines.push(`  peak RSS        ${fmt(r.maxRssBytes / 2 ** 20, 1)} MB   CPU ${fmt(r.cpuMs)} ms`);
+  }
+  if (r.baseline) {
+    lines.push(
+      `  per-item base   ${r.baseline.requests} requests at parallelism 10, ${fmt(r.baseline.wallMs)} ms` +
+        `   (bound ${fmt(r.baseline.timeBoundMs)} ms)   requests measured/baseline ${fmt(r.requests / r.baseline.requests, 3)}` +
+        `   time measured/baseline ${fmt(r.wallMs / r.baseline.wallMs, 3)}`,
+    );
+  }
+  console.log(`${lines.join("\n")}\n`);
+};
+
+/**
+ * The per-item baseline (issue 8): one GET per managed item at parallelism 10, the way a
+ * Terraform provider refreshes its state. Items with a by-id route are read by id; env
+ * vars and restrictions have none in V3, so each costs one read of its parent's list.
+ */
+const perItemBaseline = async (emu) => {
+  const state = await (await fetch(`${emu.url}/__admin/state`)).json();
+  const org = state.orgs[0];
+  const paths = [];
+  for (const p of org.projects) {
+    paths.push(`/projects/${p.id}`);
+    for (const _ of Object.keys(p.env ?? {})) paths.push(`/projects/${p.id}/environment-variables`);
+    for (const w of p.webhooks ?? []) paths.push(`/webhooks/${w.id}`);
+    for (const pl of p.pipelines ?? []) {
+      paths.push(`/pipelines/${pl.id}`);
+      for (const t of pl.triggers ?? []) paths.push(`/triggers/${t.id}`);
+    }
+  }
+  for (const c of org.contexts ?? []) {
+    paths.push(`/contexts/${c.id}`);
+    for (const _ of Object.keys(c.env ?? {})) paths.push(`/contexts/${c.id}/env-vars`);
+    for (const _ of c.restrictions ?? []) {
+      paths.push(`/context-restrictions?filter%5Bcontext_id%5D=${c.id}`);
+    }
+  }
+  const started = performance.now();
+  let next = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      const res = await fetch(`${emu.url}/api/v3${path}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, worker));
+  const wallMs = performance.now() - started;
+  if (failed > 0) throw new Error(`per-item baseline: ${failed} GETs failed`);
+  return {
+    requests: paths.length,
+    wallMs,
+    timeBoundMs: timeBound(paths.length, 1, latency, 10),
+  };
+};
+
+const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => {
+  for (const parallelism of parallelisms) {
+    const r = await withEmulator(seed, async (emu) => {
+      const cli = await runCli(emu, [...cliArgs, "--parallelism", String(parallelism)]);
+      if (!expectCode.includes(cli.code)) {
+        console.error(cli.out.slice(-2000), cli.err.slice(-2000));
+        throw new Error(`${name}: waybill exited ${cli.code}`);
+      }
+      // Measured against the same emulator after the CLI, so it sees the same state.
+      const baseline =
+        withBaseline && !args["no-baseline"] && parallelism === parallelisms[0]
+          ? await perItemBaseline(emu)
+          : undefined;
+      return { cli, baseline };
+    });
+    const cliRequests = r.requests.length - (r.baseline?.requests ?? 0);
+    report({
+      name,
+      parallelism,
+      code: r.cli.code,
+      requests: cliRequests,
+      bound,
+      timeBoundMs: timeBound(bound.requests, bound.depth, latency, parallelism),
+      wallMs: r.cli.wallMs,
+      apiMs: r.apiMs,
+      maxRssBytes: r.cli.maxRssBytes,
+      cpuMs: r.cli.cpuMs,
+      baseline: r.baseline,
+    });
+  }
+};
+
+const p = gen.preset;
+if (only.has("plan")) {
+  await measure(
+    "plan, no changes",
+    gen.seed,
+    ["plan", "-c", configPath],
+    planBound(p, 0),
+    [0],
+    true,
+  );
+}
+if (only.has("plan-changed")) {
+  // Every 10th project's "build" pipeline description changes: those pipelines are probed.
+  const probes = Math.ceil(p.projects / 10);
+  await measure(
+    "plan, 10% changed",
+    gen.seed,
+    ["plan", "-c", changedPath],
+    planBound(p, probes),
+    [0],
+    false,
+  );
+}
+if (only.has("drift")) {
+  await measure("drift", gen.seed, ["drift", "-c", configPath], planBound(p, 0), [0], false);
+}
+if (only.has("apply")) {
+  await measure(
+    "apply, everything created from empty",
+    gen.emptySeed,
+    ["apply", "-c", configPath, "--auto-approve"],
+    applyBound(p),
+    [0],
+    false,
+  );
+}
+if (only.has("planner")) {
+  const { plannerCpu } = await import("./planner.js");
+  const r = await plannerCpu(startEmulator, TOKEN);
+  console.log(
+    `## planner alone: ${r.items} managed items planned in ${fmt(r.cpuMs, 1)} ms CPU` +
+      ` (${r.changes} changes; median of ${r.runs} runs; target ≤ 1000 ms)\n`,
+  );
+}
+rmSync(work, { recursive: true, force: true });
