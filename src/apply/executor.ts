@@ -42,7 +42,22 @@ export interface ExecutorDeps {
   readonly api: Api;
   readonly desired: DesiredIndex;
   readonly ids: IdRegistry;
+  /** Wait before re-listing after a timed-out create (injectable: tests never sleep). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/**
+ * Decision: after a create timed out, wait this long before re-listing. A timed-out request
+ * may still be running on the service; listing at once could miss an item that appears a
+ * moment later, and the re-send would duplicate it. A 5xx or a dropped connection has
+ * finished on the service's side, so those re-list at once.
+ */
+export const TIMEOUT_SETTLE_MS = 2_000;
+
+const defaultSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 export type OperationVerb = "created" | "adopted" | "updated" | "deleted" | "already gone";
 
@@ -172,6 +187,7 @@ const send = async (
       }
       if (isThrottled(err)) continue;
       if (!isUncertain(err)) throw err;
+      if (err instanceof TimeoutError) await (deps.sleep ?? defaultSleep)(TIMEOUT_SETTLE_MS);
       const got = await adoptable();
       if (got) return got;
     }
