@@ -1,0 +1,118 @@
+/**
+ * Every command in README.md's fenced `sh` blocks runs, in order, against the emulator the
+ * README itself starts (`npx waybill emulator --seed examples/demo/seed.json ...`), and
+ * exits with the code written next to it (`# exit N`; no comment means 0). The two
+ * install/test commands are the only lines not run here: `npm run demo` is run by
+ * docs-demo.test.ts, and `npm test` is this suite.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import {
+  type CliEmulator,
+  DEMO_SECRETS,
+  parseWaybillLine,
+  prepareDocsDir,
+  runWaybillLine,
+  shBlockLines,
+  splitComment,
+  startCliEmulator,
+  tokenize,
+} from "./docs-shell.js";
+
+/** Lines the README shows that this test deliberately does not run (see the file comment). */
+const NOT_RUN_HERE = ["npm ci && npm run demo", "npm test"];
+
+describe("README.md", () => {
+  let tmp: TempDir;
+  let readme: string;
+  beforeAll(async () => {
+    readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
+    tmp = await makeTempDir("waybill-docs-readme-");
+    await prepareDocsDir(tmp.dir);
+  });
+  afterAll(async () => {
+    await tmp?.remove();
+  });
+
+  it("names the two commands of a fresh clone exactly", () => {
+    expect(readme).toContain("npm ci && npm run demo");
+    expect(readme).toMatch(/^npm test\b/m);
+  });
+
+  it("links the schema and shows the yaml-language-server line", () => {
+    expect(readme).toContain("schemas/waybill.schema.json");
+    expect(readme).toContain("# yaml-language-server: $schema=./schemas/waybill.schema.json");
+  });
+
+  it("lists every command and exit code of design.md §1", () => {
+    for (const row of [
+      "| `waybill validate` |",
+      "| `waybill plan` |",
+      "| `waybill apply [PLANFILE]` |",
+      "| `waybill drift` |",
+      "| `waybill emulator` |",
+    ]) {
+      expect(readme).toContain(row);
+    }
+    expect(readme).toContain(
+      "0 done, 1 error or partial failure, 3 stale plan, 4 blocked by a safety guard",
+    );
+    expect(readme).toContain("0 none, 2 drift, 1 error");
+  });
+
+  it("runs every sh command against the emulator with the documented exit code", async () => {
+    const vars: Record<string, string> = { PWD: tmp.dir, HOME: tmp.dir };
+    let emulator: CliEmulator | undefined;
+    const skipped: string[] = [];
+    const ran: string[] = [];
+    const outputs: Record<string, string> = {};
+    try {
+      for (const raw of shBlockLines(readme)) {
+        const { code } = splitComment(raw.trim());
+        if (code === "") continue;
+        if (code.startsWith("npm ")) {
+          skipped.push(code.replace(/\s+/g, " "));
+          continue;
+        }
+        if (code.startsWith("export ")) {
+          // SERVICE_BASE_URL / SERVICE_TOKEN are the test's (the emulator the README starts
+          // and its demo token); other assignments are kept, as a shell would.
+          for (const m of code.slice(7).matchAll(/([A-Za-z_]\w*)=("[^"]*"|'[^']*'|\S*)/g)) {
+            const [, name, value] = m;
+            if (!name || name.startsWith("SERVICE_")) continue;
+            const words = tokenize(value ?? "", vars);
+            vars[name] = words[0]?.text ?? "";
+          }
+          continue;
+        }
+        const cmd = parseWaybillLine(raw, vars);
+        if (!cmd)
+          throw new Error(`README sh line is neither a waybill command nor known setup: ${raw}`);
+        if (cmd.args[0] === "emulator") {
+          emulator = await startCliEmulator(cmd.args, tmp.dir);
+          ran.push(raw);
+          continue;
+        }
+        if (!emulator) throw new Error(`README runs ${raw} before it starts the emulator`);
+        const env = Object.fromEntries(
+          Object.entries(vars).filter(([k]) => k !== "PWD" && k !== "HOME"),
+        );
+        const result = await runWaybillLine(cmd, { cwd: tmp.dir, baseUrl: emulator.url, env });
+        outputs[`${raw} (stdout)`] = result.stdout;
+        outputs[`${raw} (stderr)`] = result.stderr;
+        expect(result.code, `${raw}\n${result.stderr}`).toBe(cmd.expectedExit ?? 0);
+        ran.push(raw);
+      }
+    } finally {
+      const stopped = await emulator?.stop();
+      expect(stopped).toBe(0);
+    }
+    expect(skipped).toEqual(NOT_RUN_HERE);
+    // The tour's own commands: validate, plan (twice), apply, drift, export; then the
+    // real-service section's export and plan.
+    expect(ran.length).toBeGreaterThanOrEqual(9);
+    expectNoSecrets(outputs, Object.values(DEMO_SECRETS));
+  });
+});
