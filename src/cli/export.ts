@@ -38,9 +38,10 @@ Examples:
   # The org, its contexts and one project, to stdout
   $ SERVICE_TOKEN=... waybill export --org gh/acme --project gh/acme/api > waybill.yaml
 
-  # Everything, one file per project, then check that plan shows no changes
+  # Everything, one file per project, then check that plan shows no changes (before the
+  # ${"$"}{env:NAME} variables printed on stderr are set, compare without secrets)
   $ waybill export --org gh/acme --all-projects -o infra/waybill/
-  $ waybill plan -c infra/waybill/ --detailed-exitcode
+  $ waybill plan -c infra/waybill/ --skip-secrets --detailed-exitcode
 
 Secret values are never exported (the service never returns them): each one becomes a
 \${env:NAME} placeholder, and the list of NAMEs, with the address each one feeds, is

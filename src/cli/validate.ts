@@ -50,8 +50,13 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
       [
         "",
         "Examples:",
-        "  $ waybill validate                               # checks ./waybill.yaml",
-        "  $ waybill validate -c config/ --format json      # a folder of *.yaml files, as JSON",
+        "  # Check ./waybill.yaml, secret references included (no API call)",
+        "  $ waybill validate",
+        "",
+        "  # A folder of *.yaml files, problems as JSON (for editors and bots)",
+        "  $ waybill validate -c config/ --format json",
+        "",
+        "Exit codes: 0 valid, 1 invalid (every problem is listed, not only the first).",
         "",
       ].join("\n"),
     )
