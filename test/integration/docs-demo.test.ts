@@ -1,0 +1,56 @@
+/**
+ * `npm run demo` (issue 9): the demo script runs on the built CLI (npm test builds dist/
+ * first), shows every step with a heading, and exits 0 well within 30 seconds.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";
+
+const runDemo = (): Promise<{ code: number | null; out: string; err: string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "examples", "demo", "run-demo.js")], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString("utf8");
+    });
+    child.stderr.on("data", (b: Buffer) => {
+      err += b.toString("utf8");
+    });
+    // The demo's budget is 30 s; a hang fails the test instead of the whole run.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+
+describe("npm run demo", () => {
+  it("runs validate, plan, apply, plan again, a direct change and drift, and exits 0", async () => {
+    const { code, out, err } = await runDemo();
+    expect(code, `${out}\n${err}`).toBe(0);
+    const headings = [...out.matchAll(/^== (\d)\. /gm)].map((m) => m[1]);
+    expect(headings).toEqual(["1", "2", "3", "4", "5", "6"]);
+    expect(out).toContain("$ waybill apply -c waybill.yaml --auto-approve");
+    expect(out).toMatch(/^Plan: \d+ to create, \d+ to update/m);
+    expect(out).toContain("No changes.");
+    expect(out).toContain('~ project["gh/acme/api"].webhook["slack"]: differs: events');
+    expect(out).toMatch(/^Demo finished in [\d.]+s$/m);
+    // The values run-demo.js puts in the environment never show up.
+    expectNoSecrets({ stdout: out, stderr: err }, [
+      "demo-aws-secret-0001",
+      "demo-npm-token-0002",
+      "demo-slack-signing-0003",
+      "demo-deploy-key-0004",
+    ]);
+  }, 40_000);
+});
