@@ -78,7 +78,7 @@ export interface ApiClientOptions {
   /** Applied to every error text taken from a response, to remove known secret values. */
   readonly scrub?: (text: string) => string;
   readonly userAgent?: string;
-  /** Most pages read from one collection (default 10,000). */
+  /** Most pages read from one collection (default 1,000: MAX_PAGES). */
   readonly maxPages?: number;
 }
 

@@ -9,9 +9,11 @@ import { CURSOR_ENCODES_LIMIT, PAGE_LIMIT_MAX } from "./wire.js";
 /**
  * Decision: at most this many pages are read from one collection; more means the service is
  * looping (or the collection is absurdly large) and the read fails rather than never ending.
- * At 50 items a page that is 500,000 items.
+ * At the smallest documented page maximum (50: orgs, projects) that is 50,000 items in one
+ * collection; others allow 100 a page. Issue 7: a `page.next` that never ends must fail in
+ * seconds, not after minutes of requests (it was 10,000).
  */
-export const MAX_PAGES = 10_000;
+export const MAX_PAGES = 1_000;
 
 /** The largest documented `page[limit]` for a collection path, or undefined (send none). */
 export const pageLimitFor = (path: string): number | undefined =>

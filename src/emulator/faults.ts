@@ -5,6 +5,7 @@
  * Every random draw comes from a PRNG seeded with `seed`, so a sequence of requests meets the
  * same faults on every run.
  */
+import { CHAOS_KINDS, type ChaosKind, drawChaos } from "./chaos.js";
 import { badRequest, fromIssue } from "./errors.js";
 import type { FaultOptions } from "./seed.js";
 import { check, type Schema, s } from "./validate.js";
@@ -31,6 +32,8 @@ export interface Faults {
   draw(method: string): FaultDecision;
   /** Take a token from the route's bucket; undefined when no rate limit is configured. */
   take(routeKey: string): BucketVerdict | undefined;
+  /** The chaos of the next GET answered 200, if any (its own seeded PRNG stream). */
+  chaos(method: string): ChaosKind | undefined;
 }
 
 /** mulberry32: a tiny, well-known 32-bit PRNG, good enough for reproducible fault draws. */
@@ -60,6 +63,15 @@ export const faultOptionsSchema: Schema = s.obj({
     "capacity",
     "refill_per_second",
   ]),
+  chaos: s.obj(
+    {
+      rate: rate(),
+      kinds: s.arr(s.str({ oneOf: [...CHAOS_KINDS] })),
+      huge_bytes: s.int(0),
+      slow_ms: s.int(0),
+    },
+    ["rate"],
+  ),
 });
 
 /** Check fault options (admin API, --faults file); rates must sum to at most 1. */
@@ -70,6 +82,8 @@ export const parseFaultOptions = (value: unknown): FaultOptions => {
   const sum =
     (f.rate_429 ?? 0) + (f.rate_500 ?? 0) + (f.rate_drop ?? 0) + (f.rate_commit_then_fail ?? 0);
   if (sum > 1) throw badRequest("invalid_request", "the fault rates add up to more than 1");
+  if (f.chaos && f.chaos.rate > 1)
+    throw badRequest("invalid_request", "/chaos/rate: must be at most 1", "/chaos/rate");
   if (f.rate_limit && f.rate_limit.refill_per_second <= 0)
     throw badRequest(
       "invalid_request",
@@ -86,6 +100,8 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
   // Two streams, so turning jitter on does not change which requests fail.
   const faultRand = prng(seed);
   const jitterRand = prng(seed ^ 0x9e3779b9);
+  // A third stream: turning chaos on does not change which requests meet the other faults.
+  const chaosRand = prng(seed ^ 0x51ed270b);
   const buckets = new Map<string, { tokens: number; at: number }>();
   const methods = options.methods?.map((m) => m.toUpperCase());
 
@@ -115,6 +131,12 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
         return { kind: "commit_then_fail", failure: faultRand() < 0.5 ? "500" : "drop" };
       }
       return { kind: "none" };
+    },
+    chaos(method) {
+      // Decision: chaos hits reads only (GET answered 200): the issue is about responses
+      // Waybill reads to plan; hostile answers to writes are the commit-then-fail faults.
+      if (!options.chaos || method.toUpperCase() !== "GET") return undefined;
+      return drawChaos(options.chaos, chaosRand);
     },
     take(routeKey) {
       const rl = options.rate_limit;

@@ -4,6 +4,7 @@
  * id filled in and secret values included (test only). See docs/emulator.md.
  */
 import type { VcsRepoWire } from "../api/wire.js";
+import type { ChaosOptions } from "./chaos.js";
 
 export interface Seed {
   readonly $schema?: string;
@@ -125,4 +126,6 @@ export interface FaultOptions {
   /** Random faults only for these methods (latency applies to every request). */
   readonly methods?: readonly string[];
   readonly rate_limit?: { readonly capacity: number; readonly refill_per_second: number };
+  /** Hostile 200 answers to GETs at a seeded rate (src/emulator/chaos.ts). */
+  readonly chaos?: ChaosOptions;
 }

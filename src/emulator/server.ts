@@ -6,6 +6,13 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type AdminPort, handleAdmin, type RequestLogEntry } from "./admin.js";
+import {
+  type ChaosDelivery,
+  chaosAnswer,
+  isChaosCursor,
+  nextChaosCursor,
+  withNextCursor,
+} from "./chaos.js";
 import { EmulatorHttpError } from "./errors.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
 import type { ApiName, Ctx, Reply, Route } from "./http.js";
@@ -112,6 +119,8 @@ interface Answer {
   headers: Record<string, string>;
   /** Raw body bytes; undefined for none. */
   body?: string;
+  /** How to send it (chaos: truncated or slow); normal when absent. */
+  delivery?: ChaosDelivery;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
@@ -286,8 +295,34 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   };
 
   const send = (res: ServerResponse, a: Answer): void => {
-    res.writeHead(a.status, a.headers);
-    res.end(a.body);
+    const delivery = a.delivery ?? { kind: "normal" };
+    if (delivery.kind === "normal" || a.body === undefined) {
+      res.writeHead(a.status, a.headers);
+      res.end(a.body);
+      return;
+    }
+    const bytes = Buffer.from(a.body, "utf8");
+    res.writeHead(a.status, { ...a.headers, "Content-Length": String(bytes.length) });
+    if (delivery.kind === "truncate") {
+      // Announce the whole length, send half, then break the connection.
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
+      return;
+    }
+    // Slow: five chunks spread over `ms`; close() ends the wait (the socket is destroyed).
+    const parts = 5;
+    const size = Math.ceil(bytes.length / parts);
+    const step = Math.max(1, Math.floor(delivery.ms / parts));
+    const writePart = (i: number): void => {
+      if (closing.signal.aborted || res.destroyed) return;
+      const chunk = bytes.subarray(i * size, (i + 1) * size);
+      if (i >= parts - 1) {
+        res.end(chunk);
+        return;
+      }
+      res.write(chunk);
+      setTimeout(() => writePart(i + 1), step);
+    };
+    writePart(0);
   };
 
   const drop = (req: IncomingMessage): void => {
@@ -386,7 +421,39 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         fault = "drop";
         dropped = true;
       } else {
-        answer = handle(api, req, method, path, query, raw, reqSeq);
+        // Chaos cursors (endless / repeating pages) are not the service's: answer them as
+        // the first page, carrying the next chaos cursor (docs/emulator.md "Chaos").
+        const cursorParam = api === "v2" ? "page-token" : "page[cursor]";
+        const chaosCursor = method === "GET" ? query.get(cursorParam) : null;
+        let handled = query;
+        if (chaosCursor !== null && isChaosCursor(chaosCursor)) {
+          handled = new URLSearchParams(query);
+          handled.delete(cursorParam);
+        }
+        answer = handle(api, req, method, path, handled, raw, reqSeq);
+        if (chaosCursor !== null && isChaosCursor(chaosCursor) && answer.status === 200) {
+          fault = "chaos_cursor";
+          const body: unknown = answer.body === undefined ? undefined : JSON.parse(answer.body);
+          if (typeof body === "object" && body !== null && !Array.isArray(body))
+            answer.body = JSON.stringify(
+              withNextCursor(body as Record<string, unknown>, nextChaosCursor(chaosCursor)),
+            );
+        }
+        const chaos =
+          answer.status === 200 && answer.body !== undefined
+            ? activeFaults.chaos(method)
+            : undefined;
+        if (chaos && answer.body !== undefined) {
+          fault = `chaos_${chaos}`;
+          const hostile = chaosAnswer(
+            chaos,
+            answer.body,
+            activeFaults.options.chaos ?? { rate: 0 },
+            reqSeq,
+          );
+          answer.body = hostile.body;
+          answer.delivery = hostile.delivery;
+        }
         if (decision.kind === "commit_then_fail" && WRITE.has(method)) {
           // The write happened; the client only sees a failure.
           fault = `commit_then_${decision.failure}`;
