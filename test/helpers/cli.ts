@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+import { findLeak, MIN_SECRET_LENGTH } from "./secrets.js";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const CLI_BIN = join(REPO_ROOT, "bin", "waybill.js");
@@ -31,7 +32,29 @@ export interface RunCliOptions {
   readonly input?: string;
   /** Kill the child after this many ms (a hung CLI fails the test instead of the run). */
   readonly timeoutMs?: number;
+  /**
+   * More secret values that must not appear in stdout or stderr (issue 7). The token and
+   * every `env` value (but those of NOT_SECRET_ENV) are scanned for anyway.
+   */
+  readonly secrets?: readonly string[];
 }
+
+/** Environment variables whose values are not secrets (they may appear in output). */
+const NOT_SECRET_ENV = new Set(["SERVICE_BASE_URL", "PATH", "HOME", "NO_COLOR", "TERM", "CI"]);
+
+/**
+ * Issue 7: the values `runCli` treats as secrets: the token, the values of `${env:…}`
+ * references (every `env` value), and `secrets`. Short values are skipped (they would match
+ * by chance).
+ */
+const secretsOf = (options: RunCliOptions): string[] =>
+  [
+    options.token,
+    ...Object.entries(options.env ?? {})
+      .filter(([name]) => !NOT_SECRET_ENV.has(name))
+      .map(([, value]) => value),
+    ...(options.secrets ?? []),
+  ].filter((v): v is string => v !== undefined && v.length >= MIN_SECRET_LENGTH);
 
 /**
  * Run `waybill ...args`. The child gets a minimal environment (PATH, HOME and what is
@@ -66,11 +89,15 @@ export const runCli = (
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolvePromise({
+      const result = {
         code,
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8"),
-      });
+      };
+      // Issue 7: every CLI run of every integration test is scanned for leaked secrets.
+      const leak = findLeak({ stdout: result.stdout, stderr: result.stderr }, secretsOf(options));
+      if (leak !== undefined) reject(new Error(`waybill ${args.join(" ")}: ${leak}`));
+      else resolvePromise(result);
     });
     child.stdin.end(options.input ?? "");
   });

@@ -1,0 +1,105 @@
+/**
+ * Issue 7, secrets: a registry of every secret value a test uses (the API token, the values
+ * behind `${env:…}` / `${file:…}`, live secret values in a seed), and checks that fail the
+ * test when any of them appears in stdout, stderr, a log, a saved plan, an export or an error
+ * message. `runCli` (test/helpers/cli.ts) scans its outputs with it on every run.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+
+/**
+ * Shorter values would match by chance (`main`, `true`) and make the scan meaningless; the
+ * fixtures use long, distinctive secrets.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+export interface SecretRegistry {
+  /** Register values (too-short ones fail the test: they cannot be scanned for). */
+  register(...values: readonly string[]): void;
+  readonly values: readonly string[];
+  /** Fail the test if a registered value occurs in one of the named texts. */
+  expectClean(outputs: Readonly<Record<string, string>>): void;
+  /** Fail the test if a registered value occurs in a file, or any file under a folder. */
+  expectFilesClean(...paths: readonly string[]): Promise<void>;
+  /** Fail the test if a registered value occurs in an error's message, cause chain or fields. */
+  expectErrorClean(err: unknown): void;
+}
+
+/** Where a secret occurs in a text, or undefined; the message never holds the secret itself. */
+export const findLeak = (
+  outputs: Readonly<Record<string, string>>,
+  secrets: readonly string[],
+): string | undefined => {
+  for (const [name, text] of Object.entries(outputs)) {
+    for (const [i, secret] of secrets.entries()) {
+      if (secret.length > 0 && text.includes(secret)) return `secret #${i + 1} appears in ${name}`;
+    }
+  }
+  return undefined;
+};
+
+/** One-shot form: no secret of `secrets` in any of `outputs`. */
+export const expectNoLeaks = (
+  outputs: Readonly<Record<string, string>>,
+  secrets: readonly string[],
+): void => {
+  for (const s of secrets)
+    expect(s.length, "a secret is too short to scan for").toBeGreaterThanOrEqual(MIN_SECRET_LENGTH);
+  expect(findLeak(outputs, secrets)).toBeUndefined();
+};
+
+const filesUnder = async (path: string): Promise<string[]> => {
+  const st = await stat(path);
+  if (!st.isDirectory()) return [path];
+  const out: string[] = [];
+  for (const entry of await readdir(path)) out.push(...(await filesUnder(join(path, entry))));
+  return out;
+};
+
+/** Every text an error carries: message, stack, string fields, and its causes. */
+const errorTexts = (err: unknown, depth = 0): Record<string, string> => {
+  if (depth > 5 || err === null || err === undefined) return {};
+  if (typeof err !== "object") return { [`error${depth}`]: String(err) };
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(err))
+    if (typeof v === "string") out[`error${depth}.${k}`] = v;
+  if (err instanceof Error) {
+    out[`error${depth}.message`] = err.message;
+    out[`error${depth}.stack`] = err.stack ?? "";
+    Object.assign(out, errorTexts(err.cause, depth + 1));
+  }
+  return out;
+};
+
+export const createSecretRegistry = (...initial: readonly string[]): SecretRegistry => {
+  const values: string[] = [];
+  const registry: SecretRegistry = {
+    register(...more) {
+      for (const v of more) {
+        expect(v.length, "a secret is too short to scan for").toBeGreaterThanOrEqual(
+          MIN_SECRET_LENGTH,
+        );
+        if (!values.includes(v)) values.push(v);
+      }
+    },
+    get values() {
+      return [...values];
+    },
+    expectClean(outputs) {
+      expect(findLeak(outputs, values)).toBeUndefined();
+    },
+    async expectFilesClean(...paths) {
+      for (const p of paths) {
+        for (const file of await filesUnder(p)) {
+          registry.expectClean({ [file]: await readFile(file, "utf8") });
+        }
+      }
+    },
+    expectErrorClean(err) {
+      registry.expectClean(errorTexts(err));
+    },
+  };
+  registry.register(...initial);
+  return registry;
+};
