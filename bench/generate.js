@@ -261,5 +261,8 @@ export const generateOrg = (presetName) => {
     changedConfigYaml: yamlConfig(changed.projects, changed.contexts),
     secrets,
     counts: countItems(p),
+    // Pipelines the 10% variant changes directly (i % 10 === 0) or through a trigger
+    // (i % 10 === 5): each needs one synthetic probe (src/live/synthetic.ts).
+    touchedPipelines: changed.projects.filter((_, i) => i % 10 === 0 || i % 10 === 5).length,
   };
 };

@@ -72,12 +72,12 @@ const withEmulator = async (seed, fn) => {
       last = t;
     },
   });
+  const apiSpan = () => (first === undefined ? 0 : last - first + latency);
   try {
-    const result = await fn(emu);
+    const result = await fn(emu, apiSpan);
     const res = await fetch(`${emu.url}/__admin/requests`);
     const { requests } = await res.json();
-    const apiMs = first === undefined ? 0 : last - first + latency;
-    return { ...result, requests, apiMs };
+    return { ...result, requests };
   } finally {
     await emu.close();
   }
@@ -191,8 +191,9 @@ const perItemBaseline = async (emu) => {
 
 const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => {
   for (const parallelism of parallelisms) {
-    const r = await withEmulator(seed, async (emu) => {
+    const r = await withEmulator(seed, async (emu, apiSpan) => {
       const cli = await runCli(emu, [...cliArgs, "--parallelism", String(parallelism)]);
+      const apiMs = apiSpan();
       if (!expectCode.includes(cli.code)) {
         console.error(cli.out.slice(-2000), cli.err.slice(-2000));
         throw new Error(`${name}: waybill exited ${cli.code}`);
@@ -202,7 +203,7 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
         withBaseline && !args["no-baseline"] && parallelism === parallelisms[0]
           ? await perItemBaseline(emu)
           : undefined;
-      return { cli, baseline };
+      return { cli, baseline, apiMs };
     });
     const cliRequests = r.requests.length - (r.baseline?.requests ?? 0);
     report({
@@ -233,8 +234,8 @@ if (only.has("plan")) {
   );
 }
 if (only.has("plan-changed")) {
-  // Every 10th project's "build" pipeline description changes: those pipelines are probed.
-  const probes = Math.ceil(p.projects / 10);
+  // A pipeline the plan changes, directly or through a trigger, is probed once.
+  const probes = gen.touchedPipelines;
   await measure(
     "plan, 10% changed",
     gen.seed,
