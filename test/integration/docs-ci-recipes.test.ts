@@ -1,0 +1,239 @@
+/**
+ * The CI recipes in examples/ci/ parse as YAML, have the shape their comments promise
+ * (one PR comment updated in place, apply from the saved plan, nightly drift that fails),
+ * and every `waybill ...` line in them is a valid invocation: each one is run, in file
+ * order, against a fresh emulator seeded from examples/demo/seed.json with the demo
+ * config at the recipes' path (infra/waybill/). The comment script is run against a small
+ * local stand-in for the GitHub REST API, twice, to show the second run updates in place.
+ */
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { startEmulator } from "../../src/emulator/index.js";
+import { expectNoSecrets, makeTempDir, REPO_ROOT } from "../helpers/cli.js";
+import { DEMO_SECRETS, parseWaybillLine, runWaybillLine } from "./docs-shell.js";
+
+const CI = join(REPO_ROOT, "examples", "ci");
+const RECIPES = [
+  "github-actions/waybill-plan.yml",
+  "github-actions/waybill-apply.yml",
+  "github-actions/waybill-drift.yml",
+  "service/.service/config.yml",
+] as const;
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
+
+/** Every shell script in a recipe: GitHub `run:` strings, and the service's `run:`/`run.command`. */
+const scripts = (doc: Json): string[] =>
+  Object.values(obj(doc.jobs)).flatMap((job) =>
+    (Array.isArray(obj(job).steps) ? (obj(job).steps as unknown[]) : []).flatMap((step) => {
+      const run = obj(step).run;
+      if (typeof run === "string") return [run];
+      const command = obj(run).command;
+      return typeof command === "string" ? [command] : [];
+    }),
+  );
+
+const waybillLines = (doc: Json): string[] =>
+  scripts(doc)
+    .flatMap((s) => s.split("\n"))
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith("waybill "));
+
+const load = async (name: string) => {
+  const text = await readFile(join(CI, name), "utf8");
+  return { text, doc: obj(parse(text)) };
+};
+
+describe("CI recipes", () => {
+  for (const name of RECIPES) {
+    it(`${name}: every waybill command is a valid invocation against the emulator`, async () => {
+      const { doc } = await load(name);
+      const lines = waybillLines(doc);
+      expect(lines.length).toBeGreaterThan(0);
+      const tmp = await makeTempDir("waybill-docs-ci-");
+      await tmp.write(
+        "infra/waybill/waybill.yaml",
+        await readFile(join(REPO_ROOT, "examples", "demo", "waybill.yaml"), "utf8"),
+      );
+      const emulator = await startEmulator({
+        seed: JSON.parse(await readFile(join(REPO_ROOT, "examples", "demo", "seed.json"), "utf8")),
+      });
+      const outputs: Record<string, string> = {};
+      try {
+        for (const line of lines) {
+          const cmd = parseWaybillLine(line, {});
+          if (!cmd) throw new Error(`not a waybill command: ${line}`);
+          expect(cmd.args).toContain("infra/waybill/");
+          const result = await runWaybillLine(cmd, {
+            cwd: tmp.dir,
+            baseUrl: emulator.url,
+            env: DEMO_SECRETS,
+          });
+          outputs[`${line} (stdout)`] = result.stdout;
+          outputs[`${line} (stderr)`] = result.stderr;
+          // 2 is "changes" (plan --detailed-exitcode) or "drift"; 1 would be an error,
+          // including commander's usage errors for an unknown or misspelt option.
+          const allowed = cmd.args[0] === "apply" ? [0] : [0, 2];
+          expect(allowed, `${line}\n${result.stderr}`).toContain(result.code);
+          expect(result.stderr).not.toMatch(/^error: /m);
+        }
+        expectNoSecrets(outputs, Object.values(DEMO_SECRETS));
+      } finally {
+        await emulator.close();
+        await tmp.remove();
+      }
+    });
+  }
+
+  it("GitHub plan: one Markdown comment found by its marker and updated; forks plan with --skip-secrets", async () => {
+    const { doc, text } = await load("github-actions/waybill-plan.yml");
+    expect(Object.keys(obj(doc.on))).toEqual(["pull_request_target"]);
+    expect(obj(doc.permissions)["pull-requests"]).toBe("write");
+    const plans = waybillLines(doc);
+    expect(plans.every((l) => l.includes("--format markdown"))).toBe(true);
+    expect(plans.filter((l) => l.includes("--skip-secrets"))).toHaveLength(1);
+    expect(plans.filter((l) => !l.includes("--skip-secrets"))).toHaveLength(1);
+    expect(text).toContain('const marker = "<!-- waybill-plan -->"');
+    expect(text).toContain("c.body?.startsWith(marker)");
+    expect(text).toContain("github.rest.issues.updateComment");
+    expect(text).toContain("github.rest.issues.createComment");
+  });
+
+  it("GitHub apply: the saved plan travels as an artifact from the plan job to apply FILE", async () => {
+    const { doc } = await load("github-actions/waybill-apply.yml");
+    expect(obj(obj(doc.on).push).branches).toEqual(["main"]);
+    const jobs = obj(doc.jobs);
+    const stepsOf = (job: string) => obj(jobs[job]).steps as Json[];
+    const planLine = waybillLines({ jobs: { plan: jobs.plan } })[0] ?? "";
+    expect(planLine).toMatch(/ --out waybill\.plan\.json\b/);
+    const upload = stepsOf("plan").find((s) =>
+      String(s.uses).startsWith("actions/upload-artifact"),
+    );
+    expect(obj(upload?.with).path).toBe("waybill.plan.json");
+    expect(obj(jobs.apply).needs).toBe("plan");
+    expect(
+      stepsOf("apply").some((s) => String(s.uses).startsWith("actions/download-artifact")),
+    ).toBe(true);
+    const applyLine = waybillLines({ jobs: { apply: jobs.apply } })[0] ?? "";
+    expect(parseWaybillLine(applyLine, {})?.args).toEqual([
+      "apply",
+      "-c",
+      "infra/waybill/",
+      "waybill.plan.json",
+    ]);
+  });
+
+  it("GitHub drift: nightly, and the job fails with drift's exit code", async () => {
+    const { doc } = await load("github-actions/waybill-drift.yml");
+    const schedule = obj(doc.on).schedule as Json[];
+    expect(String(schedule[0]?.cron)).toMatch(/^\S+ \S+ \* \* \*$/);
+    const script = scripts(doc).find((s) => s.includes("waybill drift")) ?? "";
+    expect(script).toContain("exit $code");
+  });
+
+  it("service config: says whose format it is, and wires PR plan, approved apply and a scheduled drift", async () => {
+    const { doc, text } = await load("service/.service/config.yml");
+    expect(text).toContain("The format of this file is the service's, not Waybill's");
+    expect(text).toContain("spec: api-v3.md");
+    const workflows = obj(doc.workflows);
+    expect(Object.keys(workflows)).toEqual([
+      "plan-pull-request",
+      "apply-on-merge",
+      "nightly-drift",
+    ]);
+    expect(obj(workflows["nightly-drift"]).when).toBe("<< pipeline.parameters.nightly-drift >>");
+    const applyJobs = obj(workflows["apply-on-merge"]).jobs as Json[];
+    expect(applyJobs.map((j) => Object.keys(j)[0])).toEqual(["plan-saved", "hold", "apply"]);
+    expect(obj(applyJobs[1]?.hold).type).toBe("approval");
+    const lines = waybillLines(doc);
+    expect(lines).toContain("waybill plan -c infra/waybill/ --out waybill.plan.json");
+    expect(lines).toContain("waybill apply -c infra/waybill/ waybill.plan.json");
+    expect(lines.some((l) => l.includes("--skip-secrets"))).toBe(true);
+    expect(text).toContain('--marker "<!-- waybill-plan -->"');
+  });
+
+  it("the comment script posts once, then updates the same comment in place", async () => {
+    const comments: { id: number; body: string }[] = [{ id: 1, body: "an unrelated comment" }];
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString("utf8");
+      });
+      req.on("end", () => {
+        const url = new URL(req.url ?? "/", "http://x");
+        requests.push(`${req.method} ${url.pathname}`);
+        const send = (status: number, value: unknown) => {
+          res.writeHead(status, { "content-type": "application/json" });
+          res.end(JSON.stringify(value));
+        };
+        if (req.headers.authorization !== "Bearer gh-test-token") return send(401, {});
+        if (req.method === "GET" && url.pathname === "/repos/acme/platform/pulls") {
+          return send(200, url.searchParams.get("head") === "acme:feature" ? [{ number: 7 }] : []);
+        }
+        if (req.method === "GET" && url.pathname === "/repos/acme/platform/issues/7/comments") {
+          return send(200, comments);
+        }
+        if (req.method === "POST" && url.pathname === "/repos/acme/platform/issues/7/comments") {
+          const c = { id: comments.length + 1, body: (JSON.parse(body) as { body: string }).body };
+          comments.push(c);
+          return send(201, c);
+        }
+        const m = /^\/repos\/acme\/platform\/issues\/comments\/(\d+)$/.exec(url.pathname);
+        const target = comments.find((c) => String(c.id) === m?.[1]);
+        if (req.method === "PATCH" && target) {
+          target.body = (JSON.parse(body) as { body: string }).body;
+          return send(200, target);
+        }
+        return send(404, {});
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const tmp = await makeTempDir("waybill-docs-comment-");
+    const runScript = async (file: string) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            join(CI, "service", "scripts", "upsert-pr-comment.mjs"),
+            "--marker",
+            "<!-- waybill-plan -->",
+            "--branch",
+            "feature",
+            "--body",
+            file,
+          ],
+          {
+            env: {
+              PATH: process.env.PATH ?? "",
+              GITHUB_TOKEN: "gh-test-token",
+              GITHUB_REPOSITORY: "acme/platform",
+              GITHUB_API_URL: api,
+            },
+            stdio: "ignore",
+          },
+        );
+        child.on("exit", (code) => resolve(code));
+      });
+    try {
+      expect(await runScript(await tmp.write("plan1.md", "Plan: 1 to create"))).toBe(0);
+      expect(await runScript(await tmp.write("plan2.md", "No changes."))).toBe(0);
+    } finally {
+      server.close();
+      await tmp.remove();
+    }
+    expect(comments).toEqual([
+      { id: 1, body: "an unrelated comment" },
+      { id: 2, body: "<!-- waybill-plan -->\nNo changes." },
+    ]);
+    expect(requests.filter((r) => r.startsWith("POST"))).toHaveLength(1);
+    expect(requests.filter((r) => r.startsWith("PATCH"))).toHaveLength(1);
+  });
+});
