@@ -16,7 +16,13 @@ const examples = [
     .map((f) => join("examples", f)),
   ...readdirSync("examples")
     .map((f) => join("examples", f))
-    .filter((p) => statSync(p).isDirectory() && p !== join("examples", "secrets")),
+    // examples/ci holds CI recipes (workflow YAML), not a Waybill config.
+    .filter(
+      (p) =>
+        statSync(p).isDirectory() &&
+        p !== join("examples", "secrets") &&
+        p !== join("examples", "ci"),
+    ),
 ].sort();
 
 describe("examples", () => {
