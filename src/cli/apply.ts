@@ -42,6 +42,7 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
+import { VERSION } from "./version.js";
 
 interface ApplyFlags extends CommonOptionFlags {
   readonly autoApprove?: boolean;
@@ -201,6 +202,13 @@ export const applyCommand = async (
       throw new UsageError("the plan was made without some secret values, so it cannot be applied");
     }
     if (saved) {
+      // Decision: a plan saved by another Waybill version is still applied when its
+      // changes are the same (the re-plan is what runs), with a warning.
+      if (saved.waybill_version !== VERSION) {
+        io.stderr.write(
+          `Warning: the plan was saved by Waybill ${saved.waybill_version}; this is ${VERSION}\n`,
+        );
+      }
       checkTarget(saved, baseUrl, plan);
       checkStale(saved, plan, liveFingerprints(live));
     }

@@ -114,6 +114,7 @@ describe("waybill apply: approval, guards, saved plans", () => {
     // No --auto-approve: a reviewed plan file is the approval.
     const r = await run(["apply", "-c", createPath, file]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toContain("the plan was saved by Waybill test");
     const again = await run(["plan", "-c", createPath, "--detailed-exitcode"]);
     expect(again.code).toBe(0);
   });
