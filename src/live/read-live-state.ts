@@ -8,7 +8,8 @@
  *   1. the org slug → id;
  *   2. org settings, the org's contexts, project slugs → ids (all at once);
  *   3. per context: env vars, restrictions; per found project: settings, env vars,
- *      webhooks, pipelines + triggers (each chain starts as soon as its parent is known);
+ *      webhooks, pipelines + triggers (each chain starts as soon as its parent is known —
+ *      as soon as the page of the org listing that names it arrives, src/live/paged-list.ts);
  *   4. project ids met in restrictions that no referenced slug resolved → `GET /projects/{id}`.
  */
 import type { ReadOnlyApi } from "../api/types.js";
@@ -48,6 +49,7 @@ import type {
   NotVisible,
 } from "../model/live.js";
 import { LiveReadError, OrgNotVisibleError } from "./errors.js";
+import { listV3Pages } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
 import {
   chooseProjectLookup,
@@ -225,26 +227,46 @@ const resolveProjectSlugs = (
   if (chooseProjectLookup(slugs.length) === "by_slug") {
     return new Map(slugs.map((slug) => [slug, resolveOneSlug(api, slug)]));
   }
-  // spec: api-v3.md Projects: filter[org_id] alone; page[limit] max 50 (the client sends it).
+  // spec: api-v3.md Projects: filter[org_id] alone; page[limit] max 50. Each slug settles as
+  // soon as the page that lists it arrives, so its project's reads overlap the next pages
+  // (issue 8); slugs no page listed settle as not visible after the last page.
   const what = `GET /api/v3/projects?filter[org_id]=${orgId}`;
-  const listing = api
-    .listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId })
-    .then((all) => {
-      const idBySlug = new Map<string, string>();
-      for (const p of all) if (p.id) idBySlug.set(p.attributes.slug, p.id);
-      return { idBySlug, count: all.length };
-    });
-  return new Map(
+  const pending = new Map<
+    string,
+    { resolve: (r: Resolved) => void; reject: (err: unknown) => void }
+  >();
+  const promises = new Map(
     slugs.map((slug) => [
       slug,
-      listing.then(({ idBySlug, count }): Resolved => {
-        const id = idBySlug.get(slug);
-        return id === undefined
-          ? { status: "not_visible", reason: `${what} lists no project ${slug} (${count} listed)` }
-          : { status: "found", id };
-      }),
+      new Promise<Resolved>((resolve, reject) => pending.set(slug, { resolve, reject })),
     ]),
   );
+  let count = 0;
+  listV3Pages<ProjectAttributes>(api, "/projects", { "filter[org_id]": orgId }, (items) => {
+    count += items.length;
+    for (const p of items) {
+      const waiting = pending.get(p.attributes.slug);
+      // Decision: a slug listed twice (the org changed between pages) keeps the id of its
+      // first listing: its reads have already started with that id.
+      if (p.id && waiting) {
+        pending.delete(p.attributes.slug);
+        waiting.resolve({ status: "found", id: p.id });
+      }
+    }
+  }).then(
+    () => {
+      for (const [slug, waiting] of pending) {
+        waiting.resolve({
+          status: "not_visible",
+          reason: `${what} lists no project ${slug} (${count} listed)`,
+        });
+      }
+    },
+    (err: unknown) => {
+      for (const waiting of pending.values()) waiting.reject(err);
+    },
+  );
+  return promises;
 };
 
 const resolveOneSlug = async (api: ReadOnlyApi, slug: string): Promise<Resolved> => {
@@ -419,45 +441,59 @@ const readContexts = async (
   needs: OrgNeeds,
 ): Promise<RawContext[]> => {
   // spec: api-v3.md Contexts: filter[org_id] required; filter[name] is a substring search,
-  // so exact names are matched here, on the full list (design.md §1 "Identity").
-  const listed = await api.listV3<ContextAttributes>("/contexts", { "filter[org_id]": orgId });
-  return Promise.all(
-    listed.map(async (c): Promise<RawContext> => {
-      const id = requireId(c, "context");
-      const name = c.attributes.name;
-      const decl = declarationFor({ id, name }, needs);
-      const ignored = needs.isIgnored(addr.context(name));
-      // A context the config does not declare is deleted: the plan must say how many
-      // secrets that destroys (design.md §1 "Ownership"), so its env is read too — unless
-      // `ignore` excludes it, when nothing about it is planned.
-      const readEnv = !ignored && (decl ? decl.env !== undefined : true);
-      const readRestrictions = !ignored && decl?.restrictions !== undefined;
-      const [env, restrictions] = await Promise.all([
-        readEnv
-          ? api
-              .listV3<ContextEnvVarAttributes>(`/contexts/${id}/env-vars`)
-              .then((items) =>
-                items.map((i) =>
-                  i.attributes.truncated_value === undefined
-                    ? { name: i.attributes.name }
-                    : { name: i.attributes.name, truncated_value: i.attributes.truncated_value },
-                ),
-              )
-          : undefined,
-        readRestrictions
-          ? api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
-              "filter[context_id]": id,
-            })
-          : undefined,
-      ]);
-      return {
-        id,
-        name,
-        ...(env !== undefined ? { env } : {}),
-        ...(restrictions !== undefined ? { restrictions } : {}),
-      };
-    }),
-  );
+  // so exact names are matched here, on the full list (design.md §1 "Identity"). Each
+  // context's reads start as soon as its page arrives (issue 8).
+  const reads: Promise<RawContext>[] = [];
+  await listV3Pages<ContextAttributes>(api, "/contexts", { "filter[org_id]": orgId }, (items) => {
+    for (const c of items) {
+      const read = readContext(api, c, needs);
+      // Awaited below; if a later page fails first, this keeps an early read's failure from
+      // being an unhandled rejection (the listing's error is the one reported).
+      read.catch(() => undefined);
+      reads.push(read);
+    }
+  });
+  return Promise.all(reads);
+};
+
+const readContext = async (
+  api: ReadOnlyApi,
+  c: V3Resource<ContextAttributes>,
+  needs: OrgNeeds,
+): Promise<RawContext> => {
+  const id = requireId(c, "context");
+  const name = c.attributes.name;
+  const decl = declarationFor({ id, name }, needs);
+  const ignored = needs.isIgnored(addr.context(name));
+  // A context the config does not declare is deleted: the plan must say how many
+  // secrets that destroys (design.md §1 "Ownership"), so its env is read too — unless
+  // `ignore` excludes it, when nothing about it is planned.
+  const readEnv = !ignored && (decl ? decl.env !== undefined : true);
+  const readRestrictions = !ignored && decl?.restrictions !== undefined;
+  const [env, restrictions] = await Promise.all([
+    readEnv
+      ? api
+          .listV3<ContextEnvVarAttributes>(`/contexts/${id}/env-vars`)
+          .then((items) =>
+            items.map((i) =>
+              i.attributes.truncated_value === undefined
+                ? { name: i.attributes.name }
+                : { name: i.attributes.name, truncated_value: i.attributes.truncated_value },
+            ),
+          )
+      : undefined,
+    readRestrictions
+      ? api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
+          "filter[context_id]": id,
+        })
+      : undefined,
+  ]);
+  return {
+    id,
+    name,
+    ...(env !== undefined ? { env } : {}),
+    ...(restrictions !== undefined ? { restrictions } : {}),
+  };
 };
 
 /**

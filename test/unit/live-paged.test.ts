@@ -1,0 +1,176 @@
+/**
+ * Issue 8: collections read page by page (src/live/paged-list.ts), and the reads that hang
+ * off a page's items start before the next page is read. Ordering is checked with a gate
+ * the test opens itself: no clocks, no sleeping.
+ */
+import { describe, expect, it } from "vitest";
+import type { Query, ReadOnlyApi } from "../../src/api/types.js";
+import type { V3Resource } from "../../src/api/wire.js";
+import { LiveReadError } from "../../src/live/errors.js";
+import { listV3Pages } from "../../src/live/paged-list.js";
+import { readLiveState } from "../../src/live/read-live-state.js";
+import type { DesiredConfig, DesiredProject } from "../../src/model/desired.js";
+
+const source = { file: "waybill.yaml", line: 1, col: 1 };
+const ORG = "0a000000-0000-4000-8000-000000000001";
+const projectId = (n: number): string => `0b000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+const contextId = (n: number): string => `0c000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+const project = (n: number): V3Resource<{ slug: string }> => ({
+  id: projectId(n),
+  attributes: { slug: `gh/acme/p${n}` },
+});
+
+const notCalled = (): never => {
+  throw new Error("not used by this test");
+};
+
+/** A fake whose `get` answers from `answer(path, query)`; every call is recorded. */
+const fakeApi = (answer: (path: string, query: Query) => Promise<unknown> | unknown) => {
+  const calls: { path: string; query: Query }[] = [];
+  const api: ReadOnlyApi = {
+    get: async <T>(_gen: string, path: string, query?: Query): Promise<T> => {
+      calls.push({ path, query: query ?? {} });
+      return (await answer(path, query ?? {})) as T;
+    },
+    listV3: async <A>(path: string, query?: Query): Promise<V3Resource<A>[]> => {
+      calls.push({ path, query: query ?? {} });
+      return (await answer(path, query ?? {})) as V3Resource<A>[];
+    },
+    listV2: notCalled,
+  };
+  return { api, calls };
+};
+
+describe("listV3Pages", () => {
+  it("follows the cursors, hands each page over, and sends the documented page[limit] on each", async () => {
+    const pages: Record<string, unknown> = {
+      first: { data: [project(1), project(2)], page: { next: "c2" } },
+      c2: { data: [project(3)], page: { next: null } },
+    };
+    const { api, calls } = fakeApi((_path, q) => pages[(q["page[cursor]"] as string) ?? "first"]);
+    const seen: number[] = [];
+    const all = await listV3Pages(api, "/projects", { "filter[org_id]": ORG }, (items) =>
+      seen.push(items.length),
+    );
+    expect(all.map((p) => p.id)).toEqual([projectId(1), projectId(2), projectId(3)]);
+    expect(seen).toEqual([2, 1]);
+    expect(calls.map((c) => c.query)).toEqual([
+      { "filter[org_id]": ORG, "page[limit]": 50 },
+      { "filter[org_id]": ORG, "page[cursor]": "c2", "page[limit]": 50 },
+    ]);
+  });
+
+  it("sends no page[limit] where the spec documents no maximum", async () => {
+    const { api, calls } = fakeApi(() => ({ data: [], page: { next: null } }));
+    await listV3Pages(api, "/contexts", { "filter[org_id]": ORG }, () => undefined);
+    expect(calls[0]?.query["page[limit]"]).toBeUndefined();
+  });
+
+  it("fails on a repeated cursor and on a page that is not a collection", async () => {
+    const looping = fakeApi(() => ({ data: [project(1)], page: { next: "same" } }));
+    await expect(
+      listV3Pages(looping.api, "/projects", { "filter[org_id]": ORG }, () => undefined),
+    ).rejects.toThrow(LiveReadError);
+    expect(looping.calls).toHaveLength(2);
+    const broken = fakeApi(() => ({ items: [] }));
+    await expect(
+      listV3Pages(broken.api, "/projects", { "filter[org_id]": ORG }, () => undefined),
+    ).rejects.toThrow(/no `data` member/);
+  });
+});
+
+describe("readLiveState overlaps a listing's pages with the reads of their items", () => {
+  const desiredWith = (slugs: readonly string[], contexts: boolean): DesiredConfig => ({
+    orgs: [
+      {
+        slug: "gh/acme",
+        source,
+        ignore: [],
+        ...(contexts ? { contexts: new Map() } : {}),
+        projects: new Map(
+          slugs.map((s): [string, DesiredProject] => [s, { slug: s, source, env: new Map() }]),
+        ),
+      },
+    ],
+    files: ["waybill.yaml"],
+  });
+
+  it("reads a project of the first page before the org listing's second page answers", async () => {
+    // 12 declared projects: more than the slug look-up maximum, so the org is listed.
+    const slugs = Array.from({ length: 12 }, (_, i) => `gh/acme/p${i + 1}`);
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const order: string[] = [];
+    const { api } = fakeApi(async (path, q) => {
+      if (path === "/orgs") return [{ id: ORG, attributes: { slug: "gh/acme" } }];
+      if (path === "/projects" && q["page[cursor]"] === undefined) {
+        order.push("projects page 1");
+        return { data: [project(1)], page: { next: "c2" } };
+      }
+      if (path === "/projects") {
+        order.push("projects page 2 asked");
+        await gate;
+        order.push("projects page 2 answered");
+        return { data: Array.from({ length: 11 }, (_, i) => project(i + 2)), page: { next: null } };
+      }
+      if (path.endsWith("/environment-variables")) {
+        order.push(`env ${path}`);
+        if (path.includes(projectId(1))) openGate();
+        return [];
+      }
+      throw new Error(`unexpected ${path}`);
+    });
+    const live = await readLiveState(api, desiredWith(slugs, false));
+    expect(order.indexOf(`env /projects/${projectId(1)}/environment-variables`)).toBeLessThan(
+      order.indexOf("projects page 2 answered"),
+    );
+    expect(live.orgs[0]?.projects.get("gh/acme/p12")).toMatchObject({ status: "found" });
+    expect(live.orgs[0]?.projectIds?.size).toBe(12);
+  });
+
+  it("reads a context of the first page before the contexts listing's second page answers", async () => {
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const order: string[] = [];
+    const ctx = (n: number) => ({ id: contextId(n), attributes: { name: `c${n}` } });
+    const { api } = fakeApi(async (path, q) => {
+      if (path === "/orgs") return [{ id: ORG, attributes: { slug: "gh/acme" } }];
+      if (path === "/contexts" && q["page[cursor]"] === undefined) {
+        return { data: [ctx(1)], page: { next: "c2" } };
+      }
+      if (path === "/contexts") {
+        await gate;
+        order.push("contexts page 2 answered");
+        return { data: [ctx(2)], page: { next: null } };
+      }
+      if (path.endsWith("/env-vars")) {
+        order.push(`env ${path}`);
+        openGate();
+        return [];
+      }
+      throw new Error(`unexpected ${path}`);
+    });
+    const live = await readLiveState(api, desiredWith([], true));
+    expect(order[0]).toBe(`env /contexts/${contextId(1)}/env-vars`);
+    expect(live.orgs[0]?.contexts?.map((c) => c.name)).toEqual(["c1", "c2"]);
+  });
+
+  it("a listing that fails on a later page fails the read (never a partial list)", async () => {
+    const slugs = Array.from({ length: 12 }, (_, i) => `gh/acme/p${i + 1}`);
+    const { api } = fakeApi(async (path, q) => {
+      if (path === "/orgs") return [{ id: ORG, attributes: { slug: "gh/acme" } }];
+      if (path === "/projects" && q["page[cursor]"] === undefined) {
+        return { data: [project(1)], page: { next: "c2" } };
+      }
+      if (path === "/projects") throw new Error("page 2 failed");
+      if (path.endsWith("/environment-variables")) return [];
+      throw new Error(`unexpected ${path}`);
+    });
+    await expect(readLiveState(api, desiredWith(slugs, false))).rejects.toThrow("page 2 failed");
+  });
+});
