@@ -68,6 +68,8 @@ finish, nothing new starts).
 export interface ApplySignals {
   /** Call `onInterrupt` on SIGINT; returns a function that removes the handler. */
   readonly onSigint: (onInterrupt: () => void) => () => void;
+  /** Leave at once (a second Ctrl-C). */
+  readonly exitNow: (code: number) => void;
 }
 
 const processSignals: ApplySignals = {
@@ -77,6 +79,7 @@ const processSignals: ApplySignals = {
       process.off("SIGINT", handler);
     };
   },
+  exitNow: (code) => process.exit(code),
 };
 
 export const registerApply: RegisterCommand = (program, io, setExit) => {
@@ -250,7 +253,15 @@ export const applyCommand = async (
     }
     const controller = new AbortController();
     const removeSigint = signals.onSigint(() => {
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted) {
+        // Decision: a second Ctrl-C leaves at once, as Terraform does; the calls in flight
+        // may or may not have happened, and a re-plan shows what is left.
+        io.stderr.write(
+          "\nSecond interrupt: exiting now; calls in flight may or may not have been made. Run `waybill plan` to see what is left.\n",
+        );
+        signals.exitNow(EXIT.interrupted);
+        return;
+      }
       io.stderr.write(
         "\nInterrupted: starting nothing new; waiting for running calls to finish…\n",
       );
