@@ -59,10 +59,15 @@ export const faultOptionsSchema: Schema = s.obj({
   rate_drop: rate(),
   rate_commit_then_fail: rate(),
   methods: s.arr(s.str({ oneOf: ["GET", "POST", "PUT", "DELETE"] })),
-  rate_limit: s.obj({ capacity: s.int(1), refill_per_second: { kind: "number", min: 0 } }, [
-    "capacity",
-    "refill_per_second",
-  ]),
+  rate_limit: s.obj(
+    {
+      capacity: s.int(1),
+      refill_per_second: { kind: "number", min: 0 },
+      precise: s.bool(),
+      headers: s.bool(),
+    },
+    ["capacity", "refill_per_second"],
+  ),
   chaos: s.obj(
     {
       rate: rate(),
@@ -150,18 +155,26 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
       buckets.set(routeKey, b);
       // Decision: `w` is the time to refill an empty bucket, `t` the seconds until it is full
       // again, Retry-After the whole seconds until one token is back (at least 1).
-      const window = Math.ceil(rl.capacity / rl.refill_per_second);
-      const toFull = Math.ceil((rl.capacity - b.tokens) / rl.refill_per_second);
-      const retryAfter = allowed
-        ? 0
-        : Math.max(1, Math.ceil((1 - b.tokens) / rl.refill_per_second));
+      // Decision: `precise` (tests: load without whole-second waits) sends the same times in
+      // seconds with millisecond decimals; Retry-After then is at least 0.001.
+      const secs = (x: number, floor: number): number =>
+        rl.precise
+          ? Math.max(floor / 1000, Math.ceil(x * 1000) / 1000)
+          : Math.max(floor, Math.ceil(x));
+      const window = secs(rl.capacity / rl.refill_per_second, 0);
+      const toFull = secs((rl.capacity - b.tokens) / rl.refill_per_second, 0);
+      const retryAfter = allowed ? 0 : secs((1 - b.tokens) / rl.refill_per_second, 1);
       return {
         allowed,
         retryAfter,
-        headers: {
-          "RateLimit-Policy": `"default";q=${rl.capacity};w=${window}`,
-          RateLimit: `"default";r=${Math.floor(b.tokens)};t=${toFull}`,
-        },
+        // `headers: false`: a service that limits without saying so; only the 429 tells.
+        headers:
+          rl.headers === false
+            ? ({} as Readonly<Record<string, string>>)
+            : {
+                "RateLimit-Policy": `"default";q=${rl.capacity};w=${window}`,
+                RateLimit: `"default";r=${Math.floor(b.tokens)};t=${toFull}`,
+              },
       };
     },
   };

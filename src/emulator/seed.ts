@@ -125,7 +125,14 @@ export interface FaultOptions {
   readonly rate_commit_then_fail?: number;
   /** Random faults only for these methods (latency applies to every request). */
   readonly methods?: readonly string[];
-  readonly rate_limit?: { readonly capacity: number; readonly refill_per_second: number };
+  readonly rate_limit?: {
+    readonly capacity: number;
+    readonly refill_per_second: number;
+    /** Retry-After and the RateLimit times in seconds with millisecond decimals (tests). */
+    readonly precise?: boolean;
+    /** false: no RateLimit-Policy / RateLimit headers, only the 429s (default true). */
+    readonly headers?: boolean;
+  };
   /** Hostile 200 answers to GETs at a seeded rate (src/emulator/chaos.ts). */
   readonly chaos?: ChaosOptions;
 }

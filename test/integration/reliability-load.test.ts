@@ -1,0 +1,106 @@
+/**
+ * Issue 7, load: `waybill apply` of 2,000 creates (100 contexts with 19 variables each)
+ * against an emulator with a per-route token bucket (429 with Retry-After). Every operation
+ * is done exactly once (the state dump and one successful write per item in the request
+ * log), the 429s stay few (the client's shared pause and RateLimit spacing work), and a
+ * plan right after is empty. Sized for seconds: a precise bucket (millisecond Retry-After).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+
+const CONTEXTS = 100;
+const VARS = 19;
+const ORG_ID = "0a7e0000-0000-4000-8000-0000000000aa";
+
+const value = (c: number, v: number): string => `load-value-${c}-${v}-secretish`;
+
+const config = (): string => {
+  const lines = ["org: gh/load", "contexts:"];
+  for (let c = 0; c < CONTEXTS; c++) {
+    lines.push(`  ctx-${c}:`, "    env:");
+    for (let v = 0; v < VARS; v++) lines.push(`      VAR_${v}: ${value(c, v)}`);
+  }
+  return `${lines.join("\n")}\n`;
+};
+
+describe.each([
+  {
+    name: "that the service advertises (RateLimit headers)",
+    // A burst of 20 per write route, then 250 a second, in milliseconds (precise): the
+    // client spaces its requests by the headers.
+    rateLimit: { capacity: 20, refill_per_second: 250, precise: true, headers: true },
+  },
+  {
+    name: "that only 429s reveal",
+    // No headers: only a 429 (Retry-After 1 s, whole seconds as real services send)
+    // tells the client, which must pause every request, not just the one refused.
+    rateLimit: { capacity: 200, refill_per_second: 250, headers: false },
+  },
+])("apply of 2,000 operations under a per-route rate limit $name", ({ rateLimit }) => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  let configPath: string;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator(
+      {
+        orgs: [{ id: ORG_ID, slug: "gh/load", name: "load", default_context_restriction: false }],
+      },
+      { faults: { rate_limit: rateLimit } },
+    );
+    tmp = await makeTempDir();
+    configPath = await tmp.write("waybill.yaml", config());
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await tmp?.remove();
+  });
+
+  it("does every operation exactly once, with few 429s, and converges", async () => {
+    const r = await runCli(["apply", "-c", configPath, "--auto-approve", "--format", "json"], {
+      baseUrl: emulator.url,
+      token: emulator.token,
+      timeoutMs: 50_000,
+    });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+
+    const state = await emulator.state();
+    const contexts = state.orgs?.[0]?.contexts ?? [];
+    expect(contexts.length).toBe(CONTEXTS);
+    expect(new Set(contexts.map((c) => c.name)).size).toBe(CONTEXTS);
+    for (const ctx of contexts) {
+      const c = Number(ctx.name.replace("ctx-", ""));
+      expect(Object.keys(ctx.env ?? {}).sort()).toEqual(
+        Array.from({ length: VARS }, (_, v) => `VAR_${v}`).sort(),
+      );
+      expect(ctx.env?.VAR_7).toBe(value(c, 7));
+    }
+
+    const log = await emulator.requests();
+    const ok = (e: { status: number }) => e.status >= 200 && e.status < 300;
+    const creates = log.filter((e) => e.method === "POST" && e.path === "/api/v3/contexts");
+    expect(creates.filter(ok).length, "one successful create per context").toBe(CONTEXTS);
+    const sets = log.filter((e) => e.method === "POST" && e.path.endsWith("/env-vars/set"));
+    expect(sets.filter(ok).length, "one successful set per variable").toBe(CONTEXTS * VARS);
+    // Each context's variables were set against that context, 19 times, no more.
+    const perContext = new Map<string, number>();
+    for (const e of sets.filter(ok)) perContext.set(e.path, (perContext.get(e.path) ?? 0) + 1);
+    expect([...new Set(perContext.values())]).toEqual([VARS]);
+
+    const limited = log.filter((e) => e.status === 429);
+    // With the headers the client spaces its requests and may never meet a 429; without
+    // them only 429s tell it, and the bucket must have run dry.
+    if (!rateLimit.headers) expect(limited.length, "the bucket never ran dry").toBeGreaterThan(0);
+    // Bounded: the shared pause holds every request after a 429, and the RateLimit headers
+    // space them, so 429s stay a small fraction of the 2,000 writes.
+    expect(limited.length).toBeLessThan(200);
+    expect(log.filter((e) => e.status >= 500)).toEqual([]);
+
+    const again = await runCli(["plan", "-c", configPath, "--detailed-exitcode"], {
+      baseUrl: emulator.url,
+      token: emulator.token,
+    });
+    expect(again.code, again.stdout).toBe(0);
+  }, 90_000);
+});
