@@ -233,7 +233,8 @@ export const startCliEmulator = (args: readonly string[], cwd: string): Promise<
     });
     child.stdout.on("data", (b: Buffer) => {
       out += b.toString("utf8");
-      const m = /Emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      // Wait for the whole line: a chunk may end in the middle of the port number.
+      const m = /Emulator listening on (http:\/\/127\.0\.0\.1:\d+)\r?\n/.exec(out);
       if (m?.[1]) {
         clearTimeout(timer);
         const url = m[1];
