@@ -162,7 +162,14 @@ const send = async (
     const found = await relist({ api, change, params, desired });
     if (!found.found) return undefined;
     const want = lastFourOf(desired);
-    if (found.lastFour !== undefined && want !== undefined && found.lastFour !== want) {
+    // The first POST of a project env var update finds the old variable, whose last four
+    // may match ours (--force-secrets): it cannot tell whether our value was stored, so
+    // it always goes the "DELETE then POST" way.
+    const oldOneListed = call.phase === "update" && call.when === "always";
+    if (
+      oldOneListed ||
+      (found.lastFour !== undefined && want !== undefined && found.lastFour !== want)
+    ) {
       // Decision: a re-listed project env var whose last four differ from ours was not set
       // by our POST (or holds an older value): it is deleted and the POST sent again, the
       // same "DELETE then POST" rule as an update (design.md §1 "Plans").

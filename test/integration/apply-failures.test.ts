@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
-import { applyEnv, createConfig, duplicates } from "./apply-fixture.js";
+import { applyEnv, changeConfig, changeEnv, createConfig, duplicates } from "./apply-fixture.js";
 import { ALL_SECRETS, baseSeed, DESIRED_SECRETS } from "./plan-fixture.js";
 
 describe("waybill apply: failures", () => {
@@ -107,6 +107,27 @@ describe("waybill apply: failures", () => {
     expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/triggers")).toHaveLength(3);
     expect(duplicates(await emulator.state())).toEqual([]);
     expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("an env var update whose POST answered 500 is deleted and re-created, not adopted", async () => {
+    expect((await run(["apply", "-c", createPath, "--auto-approve"])).code).toBe(0);
+    const changePath = await tmp.write("change.yaml", changeConfig);
+    await script([
+      { method: "POST", path: "/api/v3/projects/*/environment-variables", status: 500, json: {} },
+    ]);
+    await emulator.clearRequests();
+    const r = await runCli(["apply", "-c", changePath, "--auto-approve"], {
+      baseUrl: emulator.url,
+      token: emulator.token,
+      env: changeEnv,
+    });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const api = (await emulator.state()).orgs?.[0]?.projects?.find((p) => p.slug === "gh/acme/api");
+    expect(api?.env?.NPM_TOKEN).toBe(DESIRED_SECRETS.NPM_TOKEN);
+    const deletes = (await emulator.requests()).filter(
+      (q) => q.method === "DELETE" && q.path.endsWith("/environment-variables/NPM_TOKEN"),
+    );
+    expect(deletes).toHaveLength(1);
   });
 
   it("never prints a secret the service echoes back in an error", async () => {
