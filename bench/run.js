@@ -131,6 +131,13 @@ const report = (r) => {
   if (r.maxRssBytes !== undefined) {
     lines.push(`  peak RSS        ${fmt(r.maxRssBytes / 2 ** 20, 1)} MB   CPU ${fmt(r.cpuMs)} ms`);
   }
+  if (r.calibration) {
+    lines.push(
+      `  bare fetch loop ${r.calibration.requests} GETs at parallelism ${r.parallelism}: ${fmt(r.calibration.wallMs)} ms` +
+        ` (ratio to time bound ${fmt(r.calibration.wallMs / r.timeBoundMs, 2)});` +
+        ` API phase / bare loop ${fmt(r.apiMs / r.calibration.wallMs, 2)}`,
+    );
+  }
   if (r.baseline) {
     lines.push(
       `  per-item base   ${r.baseline.requests} requests at parallelism 10, ${fmt(r.baseline.wallMs)} ms` +
@@ -146,7 +153,7 @@ const report = (r) => {
  * Terraform provider refreshes its state. Items with a by-id route are read by id; env
  * vars and restrictions have none in V3, so each costs one read of its parent's list.
  */
-const perItemBaseline = async (emu) => {
+const perItemBaseline = async (emu, parallelism = 10, count = Number.POSITIVE_INFINITY) => {
   const state = await (await fetch(`${emu.url}/__admin/state`)).json();
   const org = state.orgs[0];
   const paths = [];
@@ -166,6 +173,11 @@ const perItemBaseline = async (emu) => {
       paths.push(`/context-restrictions?filter%5Bcontext_id%5D=${c.id}`);
     }
   }
+  // A calibration of `count` GETs: the item reads, cut or repeated to that many.
+  if (Number.isFinite(count)) {
+    const items = paths.splice(0);
+    for (let i = 0; i < count && items.length > 0; i++) paths.push(items[i % items.length]);
+  }
   const started = performance.now();
   let next = 0;
   let failed = 0;
@@ -179,15 +191,18 @@ const perItemBaseline = async (emu) => {
       if (res.status !== 200) failed++;
     }
   };
-  await Promise.all(Array.from({ length: 10 }, worker));
+  await Promise.all(Array.from({ length: parallelism }, worker));
   const wallMs = performance.now() - started;
   if (failed > 0) throw new Error(`per-item baseline: ${failed} GETs failed`);
   return {
     requests: paths.length,
     wallMs,
-    timeBoundMs: timeBound(paths.length, 1, latency, 10),
+    timeBoundMs: timeBound(paths.length, 1, latency, parallelism),
   };
 };
+
+const logged = async (emu) =>
+  (await (await fetch(`${emu.url}/__admin/requests`)).json()).requests.length;
 
 const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => {
   for (const parallelism of parallelisms) {
@@ -198,19 +213,22 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
         console.error(cli.out.slice(-2000), cli.err.slice(-2000));
         throw new Error(`${name}: waybill exited ${cli.code}`);
       }
+      const cliRequests = await logged(emu);
       // Measured against the same emulator after the CLI, so it sees the same state.
       const baseline =
         withBaseline && !args["no-baseline"] && parallelism === parallelisms[0]
           ? await perItemBaseline(emu)
           : undefined;
-      return { cli, baseline, apiMs };
+      // Calibration: a bare fetch loop making as many GETs at the same parallelism against
+      // the same emulator: what this machine achieves with no client, config or planner.
+      const calibration = await perItemBaseline(emu, parallelism, cliRequests);
+      return { cli, baseline, apiMs, calibration, cliRequests };
     });
-    const cliRequests = r.requests.length - (r.baseline?.requests ?? 0);
     report({
       name,
       parallelism,
       code: r.cli.code,
-      requests: cliRequests,
+      requests: r.cliRequests,
       bound,
       timeBoundMs: timeBound(bound.requests, bound.depth, latency, parallelism),
       wallMs: r.cli.wallMs,
@@ -218,12 +236,24 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
       maxRssBytes: r.cli.maxRssBytes,
       cpuMs: r.cli.cpuMs,
       baseline: r.baseline,
+      calibration: r.calibration,
     });
   }
 };
 
 const p = gen.preset;
 if (only.has("plan")) {
+  // The CLI's fixed costs, without any request: Node start-up, module loading and loading
+  // the config (`validate` resolves the same ${env:} secrets). The process wall time of
+  // every command below includes them; its API phase does not.
+  const v = await withEmulator(gen.seed, async (emu) => ({
+    cli: await runCli(emu, ["validate", "-c", configPath]),
+  }));
+  console.log(
+    `## fixed costs: waybill validate (start-up + config load, no request): ${fmt(v.cli.wallMs)} ms wall,` +
+      ` ${fmt(v.cli.cpuMs)} ms CPU, peak RSS ${fmt(v.cli.maxRssBytes / 2 ** 20, 1)} MB, exit ${v.cli.code}\n`,
+  );
+
   await measure(
     "plan, no changes",
     gen.seed,
