@@ -80,6 +80,12 @@ export interface ApiClientOptions {
   readonly userAgent?: string;
   /** Most pages read from one collection (default 1,000: MAX_PAGES). */
   readonly maxPages?: number;
+  /**
+   * Largest response body read, in bytes (default 32 MiB). Decision (issue 7, huge bodies):
+   * a larger body is cut off and fails with a bad_response error instead of filling memory;
+   * the biggest honest page (100 items) is far below it.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** The full client: the Api contract plus `close()`. */
@@ -100,6 +106,7 @@ interface ResolvedOptions {
   readonly scrub: (text: string) => string;
   readonly userAgent: string;
   readonly maxPages: number;
+  readonly maxBodyBytes: number;
 }
 
 const positiveInt = (value: number | undefined, fallback: number, name: string): number => {
@@ -148,6 +155,7 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
     scrub: (text) => userScrub(text).split(tokenValue).join(REDACTED),
     userAgent: o.userAgent ?? "waybill",
     maxPages: positiveInt(o.maxPages, MAX_PAGES, "maxPages"),
+    maxBodyBytes: positiveInt(o.maxBodyBytes, 32 * 1024 * 1024, "maxBodyBytes"),
   };
 };
 
@@ -168,6 +176,7 @@ type Attempt =
       readonly cause: unknown;
     }
   | { readonly kind: "truncated"; readonly cause: unknown }
+  | { readonly kind: "too_large"; readonly status: number }
   | { readonly kind: "timeout" }
   | { readonly kind: "aborted" }
   | { readonly kind: "paused" };
@@ -369,7 +378,20 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         signal: controller.signal,
       });
       headersRead = true;
-      const body = await res.body.text();
+      // Read at most maxBodyBytes: a huge (or endless) body is cut off, not buffered whole.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+        size += buf.length;
+        if (size > o.maxBodyBytes) {
+          res.body.destroy();
+          return { kind: "too_large", status: res.statusCode };
+        }
+        chunks.push(buf);
+      }
+      // TextDecoder drops a UTF-8 BOM, as undici's body.text() did.
+      const body = new TextDecoder().decode(Buffer.concat(chunks));
       return { kind: "response", status: res.statusCode, headers: res.headers, body };
     } catch (err) {
       if (timedOut) return { kind: "timeout" };
@@ -526,6 +548,14 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
             },
             { cause: result.cause },
           );
+        case "too_large":
+          // Decision: not retried: the service would most likely send the same body again.
+          throw new ResponseFormatError({
+            method: call.method,
+            path: fullPath,
+            status: result.status,
+            reason: `the body is larger than ${o.maxBodyBytes} bytes; not read further`,
+          });
         case "response":
           break;
       }
