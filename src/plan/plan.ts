@@ -614,6 +614,7 @@ export const planChanges = (
     };
     planOrg(ctx, org, liveOrg);
   }
+  const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({
     orgs,
     changes: acc.changes,
@@ -622,8 +623,9 @@ export const planChanges = (
     unresolvedCreates: acc.unresolvedCreates,
     warnings: acc.warnings,
     collections: [...acc.collections.values()],
-    targets: options.targets,
-    matchTarget: options.targets === undefined ? undefined : globMatcher(options.targets),
+    // No `--target` and an empty list mean the same: everything is planned.
+    targets: targets,
+    matchTarget: targets === undefined ? undefined : globMatcher(targets),
     skipSecrets: options.skipSecrets ?? false,
   });
 };

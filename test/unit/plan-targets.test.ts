@@ -89,6 +89,13 @@ describe("--target", () => {
     );
   });
 
+  it("an empty target list plans everything, like no --target at all", () => {
+    const all = planChanges(d, l, {});
+    const empty = planChanges(d, l, { targets: [] });
+    expect(empty.changes.length).toBeGreaterThan(0);
+    expect(empty).toEqual(all);
+  });
+
   it("the summary and guards count only the selected changes", () => {
     const p = planChanges(d, l, { targets: ['context["new"]'] });
     expect(p.summary).toEqual({ create: 3, update: 0, replace: 0, delete: 0 });
