@@ -5,6 +5,20 @@ import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 import { VERSION } from "./version.js";
 
+// The examples are run by test/integration/docs-help.test.ts, like every command's.
+const ROOT_HELP = `
+Examples:
+  # Check a config offline, then see what would change (exit 2 when something would)
+  $ waybill validate -c infra/waybill.yaml
+  $ waybill plan -c infra/waybill.yaml --detailed-exitcode
+
+  # Start from what exists today: the org's live configuration as YAML, one file per project
+  $ waybill export --org gh/acme --all-projects -o infra/waybill/
+
+The service: env SERVICE_BASE_URL (its root URL) and SERVICE_TOKEN (or --token-file PATH).
+Run 'waybill <command> --help' for a command's options, examples and exit codes.
+`;
+
 /**
  * Build the commander program. Each command lives in its own file and registers itself
  * (src/cli/commands.ts); a command's action resolves with its exit code through `setExit`.
@@ -20,7 +34,8 @@ export const buildProgram = (io: CliIO, setExit: (code: number) => void): Comman
       writeErr: (s) => io.stderr.write(s),
     })
     .exitOverride()
-    .showHelpAfterError("(run with --help for usage)");
+    .showHelpAfterError("(run with --help for usage)")
+    .addHelpText("after", ROOT_HELP);
   for (const register of COMMANDS) register(program, io, setExit);
   return program;
 };

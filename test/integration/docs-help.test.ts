@@ -34,6 +34,10 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   "SERVICE_TOKEN=... waybill export --org gh/acme --project gh/acme/api > waybill.yaml": [0],
   "waybill export --org gh/acme --all-projects -o infra/waybill/\nwaybill plan -c infra/waybill/ --skip-secrets --detailed-exitcode":
     [0, 0],
+  // `waybill --help`
+  "waybill validate -c infra/waybill.yaml\nwaybill plan -c infra/waybill.yaml --detailed-exitcode":
+    [0, 2],
+  "waybill export --org gh/acme --all-projects -o infra/waybill/": [0],
   // Emulator examples run until stopped: they must start, serve the seed and stop with 0.
   "waybill emulator --seed examples/demo/seed.json --port 8787": [0],
   "waybill emulator --seed seed.json --admin --latency 50 --faults faults.json": [0],
@@ -85,9 +89,10 @@ describe("--help examples", async () => {
   const commands = commandNames(root.stdout);
   const helps = new Map<string, string>();
   for (const name of commands) helps.set(name, (await runCli([name, "--help"])).stdout);
-  const allBlocks = [...helps.values()].flatMap(exampleBlocks);
+  const allBlocks = [root.stdout, ...helps.values()].flatMap(exampleBlocks);
 
-  it("every command has a description and two examples", () => {
+  it("every command, and waybill itself, has a description and two examples", () => {
+    expect(exampleBlocks(root.stdout).length).toBe(2);
     expect(commands).toEqual(["validate", "plan", "apply", "drift", "export", "emulator"]);
     for (const [name, help] of helps) {
       expect(help, name).toMatch(new RegExp(`^Usage: waybill ${name} `, "m"));
