@@ -99,6 +99,10 @@ export const parseYaml = (
     prettyErrors: false,
     uniqueKeys: false, // duplicates are reported below, naming both places
     keepSourceTokens: false,
+    // Issue 7 (fuzz): yaml's warnings go to process.emitWarning, which prints a Node
+    // "(node:PID) Warning" on stderr (a collection as a map key); the walk below reports
+    // those as diagnostics already.
+    logLevel: "error",
   });
   // Decision: only the first YAML error of a file is reported; the parser's later errors
   // are nearly always consequences of the first (one bad line yields dozens).

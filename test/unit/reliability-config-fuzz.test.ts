@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { DIAGNOSTIC_CODES, type LoadResult, loadConfig } from "../../src/config/index.js";
 
@@ -155,6 +155,19 @@ describe("config loader fuzz", () => {
       expect(r.ok).toBe(false);
       expect(!r.ok && r.diagnostics.map((d) => d.code)).toEqual(["alias_limit"]);
       expect(!r.ok && r.diagnostics[0]?.message).toMatch(/recursive alias/);
+    }
+  });
+
+  it("a collection as a map key is a diagnostic, and Node prints no warning (found by this fuzz)", async () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    try {
+      const r = await load("org: gh/acme\n? [a]\n: b\n");
+      expect(!r.ok && r.diagnostics.map((d) => d.message)).toEqual([
+        "map keys must be plain strings",
+      ]);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
     }
   });
 
