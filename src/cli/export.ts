@@ -24,7 +24,8 @@ import { writePrivateFile } from "./plan.js";
 
 interface ExportFlags {
   readonly org: string;
-  readonly project: readonly string[];
+  /** Absent when no `--project` was given (no default, so help does not show "[]"). */
+  readonly project?: readonly string[];
   readonly allProjects?: boolean;
   readonly output?: string;
   readonly baseUrl?: string;
@@ -48,7 +49,10 @@ Secret values are never exported (the service never returns them): each one beco
 printed on stderr. Exit codes: 0 written, 1 error.
 `;
 
-const collect = (value: string, previous: readonly string[]): string[] => [...previous, value];
+const collect = (value: string, previous: readonly string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+];
 
 const parseParallelism = (value: string): number => {
   const n = Number(value);
@@ -72,7 +76,6 @@ export const makeRegisterExport =
         "--project <slug>",
         "export this project too (repeatable; gh/acme/api, or api within --org)",
         collect,
-        [] as string[],
       )
       .option("--all-projects", "export every project of the org")
       .option(
@@ -117,7 +120,8 @@ const describeNeed = (n: EnvVarNeed): string =>
   n.what === "env var" ? n.address : `${n.address} (${n.what})`;
 
 const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Promise<number> => {
-  if (flags.allProjects && flags.project.length > 0) {
+  const projects = flags.project ?? [];
+  if (flags.allProjects && projects.length > 0) {
     throw new UsageError("--project and --all-projects cannot be combined: choose one");
   }
   const commonFlags: CommonOptionFlags = {
@@ -147,8 +151,8 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
       org: flags.org,
       projects: flags.allProjects
         ? { kind: "all" }
-        : flags.project.length > 0
-          ? { kind: "slugs", slugs: flags.project }
+        : projects.length > 0
+          ? { kind: "slugs", slugs: projects }
           : { kind: "none" },
     });
   } finally {
@@ -181,7 +185,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   for (const w of result.warnings) io.stderr.write(`Warning: ${w}\n`);
   // Decision: without --project or --all-projects only the org settings and contexts are
   // exported (an org may have hundreds of projects; exporting them all is a choice).
-  if (flags.project.length === 0 && !flags.allProjects) {
+  if (projects.length === 0 && !flags.allProjects) {
     io.stderr.write(
       "Note: no project was exported; pass --project SLUG (repeatable) or --all-projects\n",
     );
