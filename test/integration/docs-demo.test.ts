@@ -3,6 +3,7 @@
  * first), shows every step with a heading, and exits 0 well within 30 seconds.
  */
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";
@@ -45,6 +46,25 @@ describe("npm run demo", () => {
     expect(out).toContain("No changes.");
     expect(out).toContain('~ project["gh/acme/api"].webhook["slack"]: differs: events');
     expect(out).toMatch(/^Demo finished in [\d.]+s$/m);
+    // README.md's tour is the demo's real output: every line of its ```text blocks (but
+    // the "…" cuts) is a line the demo prints, once ids, port and timings are normalised.
+    const normalised = new Set(
+      // The README shows a terminal: progress (stderr) between the plan lines (stdout).
+      `${out}\n${err}`.split("\n").map((l) =>
+        l
+          .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
+          .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<id>")
+          .replace(/ in \d+\.\d+s\b/g, " in 0.01s")
+          .replace(/^Demo finished in [\d.]+s$/, "Demo finished in 2.5s")
+          .trimEnd(),
+      ),
+    );
+    const readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
+    const tour = [...readme.matchAll(/^```text\n([\s\S]*?)^```$/gm)].flatMap((m) =>
+      (m[1] ?? "").split("\n").filter((l) => l !== "" && l !== "…"),
+    );
+    expect(tour.length).toBeGreaterThan(30);
+    expect(tour.filter((l) => !normalised.has(l))).toEqual([]);
     // The values run-demo.js puts in the environment never show up.
     expectNoSecrets({ stdout: out, stderr: err }, [
       "demo-aws-secret-0001",
