@@ -118,6 +118,10 @@ describe("README.md", () => {
     // The tour's own commands: validate, plan (twice), apply, drift, export; then the
     // real-service section's export and plan.
     expect(ran.length).toBeGreaterThanOrEqual(9);
+    // The files the README's commands write hold no secret either ("plan.json has no secret").
+    for (const file of ["plan.json", "exported.yaml"]) {
+      outputs[file] = await readFile(tmp.path(file), "utf8");
+    }
     expectNoSecrets(outputs, Object.values(DEMO_SECRETS));
   });
 });
