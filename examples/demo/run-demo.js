@@ -17,7 +17,8 @@ if (!existsSync(emulatorModule)) {
   process.exit(1);
 }
 const { startEmulator } = await import(pathToFileURL(emulatorModule).href);
-// A step that hangs must not hang CI: each CLI run is killed after this long.
+// Decision: a step that hangs must not hang CI: each CLI run is killed after 20 s (the
+// whole demo's budget is 30 s; a healthy step takes well under one).
 const STEP_TIMEOUT_MS = 20_000;
 const seed = JSON.parse(readFileSync(join(here, "seed.json"), "utf8"));
 const token = seed.tokens[0].token;
