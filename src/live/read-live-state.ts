@@ -444,9 +444,14 @@ const readContexts = async (
   // so exact names are matched here, on the full list (design.md §1 "Identity"). Each
   // context's reads start as soon as its page arrives (issue 8).
   const reads: Promise<RawContext>[] = [];
+  // A context listed again on a later page (a listing that changed, or a broken one that
+  // keeps answering its first page) is kept as listed but never read twice.
+  const byId = new Map<string, Promise<RawContext>>();
   await listV3Pages<ContextAttributes>(api, "/contexts", { "filter[org_id]": orgId }, (items) => {
     for (const c of items) {
-      const read = readContext(api, c, needs);
+      const known = c.id === undefined ? undefined : byId.get(c.id);
+      const read = known ?? readContext(api, c, needs);
+      if (c.id !== undefined) byId.set(c.id, read);
       // Awaited below; if a later page fails first, this keeps an early read's failure from
       // being an unhandled rejection (the listing's error is the one reported).
       read.catch(() => undefined);

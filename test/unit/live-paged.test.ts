@@ -160,6 +160,26 @@ describe("readLiveState overlaps a listing's pages with the reads of their items
     expect(live.orgs[0]?.contexts?.map((c) => c.name)).toEqual(["c1", "c2"]);
   });
 
+  it("a context listed again on a later page is not read again", async () => {
+    let envReads = 0;
+    const ctx = { id: contextId(1), attributes: { name: "c1" } };
+    const { api } = fakeApi(async (path, q) => {
+      if (path === "/orgs") return [{ id: ORG, attributes: { slug: "gh/acme" } }];
+      if (path === "/contexts") {
+        // A broken listing that answers its first page three times, then ends.
+        const n = Number((q["page[cursor]"] as string | undefined) ?? "0");
+        return { data: [ctx], page: { next: n < 2 ? String(n + 1) : null } };
+      }
+      if (path.endsWith("/env-vars")) {
+        envReads++;
+        return [];
+      }
+      throw new Error(`unexpected ${path}`);
+    });
+    await readLiveState(api, desiredWith([], true));
+    expect(envReads).toBe(1);
+  });
+
   it("a listing that fails on a later page fails the read (never a partial list)", async () => {
     const slugs = Array.from({ length: 12 }, (_, i) => `gh/acme/p${i + 1}`);
     const { api } = fakeApi(async (path, q) => {
