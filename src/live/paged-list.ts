@@ -26,6 +26,7 @@ export const listV3Pages = async <A>(
   const what = `GET /api/v3${path}`;
   const all: V3Resource<A>[] = [];
   const seen = new Set<string>();
+  const delivered = new Set<string>();
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
     const q: Query =
@@ -37,7 +38,17 @@ export const listV3Pages = async <A>(
     if (!read.ok) throw new LiveReadError(`${what} (page ${page}): ${read.reason}`);
     const items = read.items as V3Resource<A>[];
     all.push(...items);
-    onPage(items);
+    // Issue 7 (chaos): an item a previous page already handed over is not handed over again.
+    // A page that repeats earlier items (a service whose pages never end, or items shifting
+    // between pages) would otherwise start the same item's reads once per page: hundreds of
+    // thousands of requests before the page bound ends the listing.
+    const fresh = items.filter((item) => {
+      if (typeof item.id !== "string") return true;
+      if (delivered.has(item.id)) return false;
+      delivered.add(item.id);
+      return true;
+    });
+    onPage(fresh);
     if (read.next === null) return all;
     if (seen.has(read.next)) {
       throw new LiveReadError(

@@ -12,6 +12,7 @@
  *      as soon as the page of the org listing that names it arrives, src/live/paged-list.ts);
  *   4. project ids met in restrictions that no referenced slug resolved → `GET /projects/{id}`.
  */
+import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
 import {
   type ContextAttributes,
@@ -127,9 +128,17 @@ export const readLiveState = async (
   desired: DesiredConfig,
   options: ReadLiveOptions = {},
 ): Promise<LiveState> => {
-  const tracked = withProgress(api, options.onProgress);
-  const orgs = await Promise.all(orgNeeds(desired.orgs).map((needs) => readOrg(tracked, needs)));
-  return { orgs };
+  // Issue 7: once the read has failed, stop the reads still in flight (an endless listing
+  // would otherwise run to its page bound after the error that decided the command).
+  const reads = stoppableReads(api);
+  const tracked = withProgress(reads.api, options.onProgress);
+  try {
+    const orgs = await Promise.all(orgNeeds(desired.orgs).map((needs) => readOrg(tracked, needs)));
+    return { orgs };
+  } catch (err) {
+    reads.stop();
+    throw err;
+  }
 };
 
 const resolveOrg = async (api: ReadOnlyApi, slug: string): Promise<V3Resource<OrgAttributes>> => {
