@@ -123,7 +123,7 @@ describe("config loader fuzz", () => {
       fc.asyncProperty(configTree, async (t) => {
         expectConfigOutcome(await load(stringify(t)));
       }),
-      { numRuns: 120 },
+      { numRuns: 50 },
     );
   });
 
@@ -145,7 +145,7 @@ describe("config loader fuzz", () => {
           expectConfigOutcome(await load(text));
         },
       ),
-      { numRuns: 120 },
+      { numRuns: 50 },
     );
   });
 
@@ -176,7 +176,7 @@ describe("config loader fuzz", () => {
       fc.asyncProperty(fc.uint8Array({ maxLength: 512 }), async (bytes) => {
         expectConfigOutcome(await load(bytes));
       }),
-      { numRuns: 120 },
+      { numRuns: 50 },
     );
   });
 
