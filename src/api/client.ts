@@ -35,6 +35,7 @@ import type {
   Api,
   ApiGeneration,
   Clock,
+  ListOptions,
   Query,
   QueryValue,
   ReadOnlyApi,
@@ -693,6 +694,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     pageQuery: (cursor: string | undefined) => Query,
     readPage: (body: unknown) => ReturnType<typeof readV3Page>,
     signal: AbortSignal | undefined,
+    onPage: ((items: readonly unknown[]) => void) | undefined,
   ): Promise<unknown[]> => {
     const items: unknown[] = [];
     const seen = new Set<string>();
@@ -716,6 +718,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         });
       }
       items.push(...read.items);
+      onPage?.(read.items);
       if (read.next === null) return items;
       if (seen.has(read.next)) {
         throw new ResponseFormatError({
@@ -741,7 +744,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   const listV3 = async <A>(
     path: string,
     query?: Query,
-    options?: RequestOptions,
+    options?: ListOptions<V3Resource<A>>,
   ): Promise<V3Resource<A>[]> => {
     // Decision: a `page[limit]` the caller passes wins over the documented maximum (e.g. a
     // smaller page for a slow route); otherwise the maximum, or none where none is documented.
@@ -758,7 +761,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         "page[limit]": withLimit ? pageLimit : undefined,
       };
     };
-    const items = await listAll("v3", path, pageQuery, readV3Page, options?.signal);
+    const onPage = options?.onPage as ((items: readonly unknown[]) => void) | undefined;
+    const items = await listAll("v3", path, pageQuery, readV3Page, options?.signal, onPage);
     return items as V3Resource<A>[];
   };
 
@@ -767,7 +771,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       const { "page-token": _ignored, ...rest } = query ?? {};
       return { ...rest, "page-token": cursor };
     };
-    const items = await listAll("v2", path, pageQuery, readV2Page, options?.signal);
+    const items = await listAll("v2", path, pageQuery, readV2Page, options?.signal, undefined);
     return items as T[];
   };
 

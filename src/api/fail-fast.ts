@@ -1,5 +1,5 @@
 import { RequestAbortedError } from "./errors.js";
-import type { ApiGeneration, Query, ReadOnlyApi, RequestOptions } from "./types.js";
+import type { ApiGeneration, ListOptions, Query, ReadOnlyApi, RequestOptions } from "./types.js";
 import type { V3Resource } from "./wire.js";
 
 /** A read-only view whose reads can all be stopped at once. */
@@ -19,9 +19,12 @@ export interface StoppableReads {
  */
 export const stoppableReads = (api: ReadOnlyApi): StoppableReads => {
   const stop = new AbortController();
-  const withStop = (o?: RequestOptions): RequestOptions => ({
-    signal: o?.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal,
-  });
+  // Every other option (onPage, ...) passes through unchanged; only the signal is joined.
+  const withStop = <O extends RequestOptions>(o?: O): O =>
+    ({
+      ...o,
+      signal: o?.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal,
+    }) as O;
   const guard = <T>(run: () => Promise<T>): Promise<T> =>
     stop.signal.aborted
       ? Promise.reject(new RequestAbortedError("stopped: another read already failed"))
@@ -30,8 +33,11 @@ export const stoppableReads = (api: ReadOnlyApi): StoppableReads => {
     api: {
       get: <T>(gen: ApiGeneration, path: string, query?: Query, o?: RequestOptions) =>
         guard(() => api.get<T>(gen, path, query, withStop(o))),
-      listV3: <A>(path: string, query?: Query, o?: RequestOptions): Promise<V3Resource<A>[]> =>
-        guard(() => api.listV3<A>(path, query, withStop(o))),
+      listV3: <A>(
+        path: string,
+        query?: Query,
+        o?: ListOptions<V3Resource<A>>,
+      ): Promise<V3Resource<A>[]> => guard(() => api.listV3<A>(path, query, withStop(o))),
       listV2: <T>(path: string, query?: Query, o?: RequestOptions) =>
         guard(() => api.listV2<T>(path, query, withStop(o))),
     },

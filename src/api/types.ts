@@ -21,6 +21,16 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of a collection read. */
+export interface ListOptions<I> extends RequestOptions {
+  /**
+   * Called with each page's items as the page arrives, so work that hangs off the items can
+   * start before the last page is read (issue 8). The promise still resolves with every item
+   * or rejects: a caller that acted on early pages must treat a rejection as "nothing read".
+   */
+  readonly onPage?: (items: readonly I[]) => void;
+}
+
 export interface ReadOnlyApi {
   /** GET one response body (JSON). Uses the ETag cache; retries per the retry policy. */
   get<T>(api: ApiGeneration, path: string, query?: Query, options?: RequestOptions): Promise<T>;
@@ -35,7 +45,7 @@ export interface ReadOnlyApi {
   listV3<A>(
     path: string,
     query?: Query,
-    options?: RequestOptions,
+    options?: ListOptions<import("./wire.js").V3Resource<A>>,
   ): Promise<import("./wire.js").V3Resource<A>[]>;
 
   /** GET every page of a V2 collection (`next_page_token` → `page-token`). */

@@ -41,6 +41,18 @@ describe("API client pagination (against the emulator)", () => {
     expect(reqs.every((r) => r.status === 200)).toBe(true);
   });
 
+  it("hands each page's items to onPage as it arrives, in order", async () => {
+    h = await startHarness(baseSeed({ projects: projects(120) }));
+    const pages: string[][] = [];
+    const items = await h.client.listV3<{ slug: string }>(
+      "/projects",
+      { "filter[org_id]": ORG_ID },
+      { onPage: (page) => pages.push(page.map((p) => String(p.id))) },
+    );
+    expect(pages.map((p) => p.length)).toEqual([50, 50, 20]);
+    expect(pages.flat()).toEqual(items.map((p) => p.id));
+  });
+
   it("sends no page[limit] where no maximum is documented, and still reads every page", async () => {
     h = await startHarness(baseSeed({ contexts: contexts(45) }));
     const items = await h.client.listV3<{ name: string }>("/contexts", {

@@ -6,10 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { Query, ReadOnlyApi } from "../../src/api/types.js";
 import type { V3Resource } from "../../src/api/wire.js";
-import { LiveReadError } from "../../src/live/errors.js";
 import { listV3Pages } from "../../src/live/paged-list.js";
 import { readLiveState } from "../../src/live/read-live-state.js";
 import type { DesiredConfig, DesiredProject } from "../../src/model/desired.js";
+import { fakeListV3 } from "../helpers/fake-list.js";
 
 const source = { file: "waybill.yaml", line: 1, col: 1 };
 const ORG = "0a000000-0000-4000-8000-000000000001";
@@ -33,50 +33,40 @@ const fakeApi = (answer: (path: string, query: Query) => Promise<unknown> | unkn
       calls.push({ path, query: query ?? {} });
       return (await answer(path, query ?? {})) as T;
     },
-    listV3: async <A>(path: string, query?: Query): Promise<V3Resource<A>[]> => {
-      calls.push({ path, query: query ?? {} });
-      return (await answer(path, query ?? {})) as V3Resource<A>[];
-    },
+    listV3: fakeListV3(async (path, query) => {
+      calls.push({ path, query });
+      return answer(path, query);
+    }),
     listV2: notCalled,
   };
   return { api, calls };
 };
 
 describe("listV3Pages", () => {
-  it("follows the cursors, hands each page over, and sends the documented page[limit] on each", async () => {
+  it("hands each page's items over as the page arrives, and resolves with them all", async () => {
     const pages: Record<string, unknown> = {
       first: { data: [project(1), project(2)], page: { next: "c2" } },
       c2: { data: [project(3)], page: { next: null } },
     };
-    const { api, calls } = fakeApi((_path, q) => pages[(q["page[cursor]"] as string) ?? "first"]);
+    const { api } = fakeApi((_path, q) => pages[(q["page[cursor]"] as string) ?? "first"]);
     const seen: number[] = [];
     const all = await listV3Pages(api, "/projects", { "filter[org_id]": ORG }, (items) =>
       seen.push(items.length),
     );
     expect(all.map((p) => p.id)).toEqual([projectId(1), projectId(2), projectId(3)]);
     expect(seen).toEqual([2, 1]);
-    expect(calls.map((c) => c.query)).toEqual([
-      { "filter[org_id]": ORG, "page[limit]": 50 },
-      { "filter[org_id]": ORG, "page[cursor]": "c2", "page[limit]": 50 },
-    ]);
   });
 
-  it("sends no page[limit] where the spec documents no maximum", async () => {
-    const { api, calls } = fakeApi(() => ({ data: [], page: { next: null } }));
-    await listV3Pages(api, "/contexts", { "filter[org_id]": ORG }, () => undefined);
-    expect(calls[0]?.query["page[limit]"]).toBeUndefined();
-  });
-
-  it("fails on a repeated cursor and on a page that is not a collection", async () => {
-    const looping = fakeApi(() => ({ data: [project(1)], page: { next: "same" } }));
+  it("rejects when the client's listing fails, even after pages were handed over", async () => {
+    const { api } = fakeApi((_path, q) => {
+      if (q["page[cursor]"] === undefined) return { data: [project(1)], page: { next: "c2" } };
+      throw new Error("page 2 failed");
+    });
+    const seen: number[] = [];
     await expect(
-      listV3Pages(looping.api, "/projects", { "filter[org_id]": ORG }, () => undefined),
-    ).rejects.toThrow(LiveReadError);
-    expect(looping.calls).toHaveLength(2);
-    const broken = fakeApi(() => ({ items: [] }));
-    await expect(
-      listV3Pages(broken.api, "/projects", { "filter[org_id]": ORG }, () => undefined),
-    ).rejects.toThrow(/no `data` member/);
+      listV3Pages(api, "/projects", { "filter[org_id]": ORG }, (items) => seen.push(items.length)),
+    ).rejects.toThrow("page 2 failed");
+    expect(seen).toEqual([1]);
   });
 });
 

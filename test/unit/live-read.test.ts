@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { Query, ReadOnlyApi } from "../../src/api/types.js";
-import type { V3Resource } from "../../src/api/wire.js";
 import { OrgNotVisibleError } from "../../src/live/errors.js";
 import { runPlanWith } from "../../src/live/plan-run.js";
 import { readLiveState } from "../../src/live/read-live-state.js";
@@ -12,6 +11,7 @@ import type {
 } from "../../src/model/desired.js";
 import type { LiveProject } from "../../src/model/live.js";
 import { Secret } from "../../src/model/secret.js";
+import { fakeListV3 } from "../helpers/fake-list.js";
 
 const source = { file: "waybill.yaml", line: 1, col: 1 };
 const ORG = "0a000000-0000-4000-8000-000000000001";
@@ -51,18 +51,10 @@ const fakeApi = (routes: Record<string, unknown>) => {
     return v;
   };
   const api: ReadOnlyApi = {
-    get: async <T>(gen: string, path: string, query?: Query): Promise<T> => {
-      // A collection read page by page (src/live/paged-list.ts) is served from the same
-      // canned list as listV3, as one last page, and recorded under the same key.
-      const { "page[limit]": _limit, "page[cursor]": _cursor, ...filters } = query ?? {};
-      const listKey = `${gen}:${key(path, filters)}`;
-      if (query !== undefined && "page[limit]" in query && Array.isArray(routes[listKey])) {
-        return { data: answer(listKey), page: { next: null } } as T;
-      }
-      return answer(`${gen}:${key(path, query)}`) as T;
-    },
-    listV3: async <A>(path: string, query?: Query) =>
-      answer(`v3:${key(path, query)}`) as V3Resource<A>[],
+    get: async <T>(gen: string, path: string, query?: Query): Promise<T> =>
+      answer(`${gen}:${key(path, query)}`) as T,
+    // Canned lists are one last page, handed to onPage as the real client does.
+    listV3: fakeListV3((path, query) => answer(`v3:${key(path, query)}`)),
     listV2: async <T>(path: string, query?: Query) => answer(`v2:${key(path, query)}`) as T[],
   };
   return { api, calls };

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReadOnlyApi } from "../../src/api/types.js";
 import { listV3Pages } from "../../src/live/paged-list.js";
+import { fakeListV3 } from "../helpers/fake-list.js";
 
 const item = (id: string) => ({ id, attributes: { name: id }, references: {} });
 
@@ -17,8 +18,10 @@ describe("listV3Pages", () => {
     ];
     let n = 0;
     const api: ReadOnlyApi = {
-      get: async <T>() => pages[n++] as T,
-      listV3: async () => [],
+      get: async () => {
+        throw new Error("listV3Pages reads through listV3");
+      },
+      listV3: fakeListV3(() => pages[n++]),
       listV2: async () => [],
     };
     const handed: string[][] = [];
