@@ -3,47 +3,19 @@
  * checked by the same rules. spec: api-v3.md "Endpoints" (each body shape) and "Resource fields
  * that are given".
  */
+import { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../api/wire.js";
 import { type Schema, s } from "./validate.js";
 
 /** spec: api-v3.md "Org settings": the 18 booleans. */
-export const ORG_SETTINGS_KEYS = [
-  "is_runner_terms_of_service_accepted",
-  "enable_ai_error_summarization",
-  "enable_ai_agents",
-  "enable_unversioned_config",
-  "enable_certified_public_orbs",
-  "enable_chunk_ip_ranges",
-  "enable_marketing_tracking",
-  "enable_minor_ai_features",
-  "enable_preferences_tracking",
-  "enable_private_orbs",
-  "enable_statistics_tracking",
-  "enable_uncertified_public_orbs",
-  "is_user_checkout_keys_disabled",
-  "is_running_disabled",
-  "is_privacy_optout_enforced",
-  "enable_image_brownouts",
-  "is_context_group_restriction_required",
-  "enable_resource_class_brownouts",
-] as const;
+export const ORG_SETTINGS_KEYS = ORG_SETTING_NAMES;
 
 /** spec: api-v3.md "Project settings": 12 booleans plus `pr_only_branch_overrides`. */
-export const PROJECT_BOOL_SETTINGS_KEYS = [
-  "enable_ai_error_summarization",
-  "enable_unversioned_config",
-  "enable_auto_cancel_redundant_workflows",
-  "enable_building_fork_prs",
-  "is_build_prs_only",
-  "is_ssh_disabled",
-  "is_running_disabled",
-  "can_pass_secrets_to_fork_pr_jobs",
-  "is_oss",
-  "can_set_github_status",
-  "enable_dynamic_config",
-  "is_admin_required_for_writing_settings",
-] as const;
+export const PROJECT_BOOL_SETTINGS_KEYS = PROJECT_SETTING_NAMES.filter(
+  (k): k is Exclude<(typeof PROJECT_SETTING_NAMES)[number], "pr_only_branch_overrides"> =>
+    k !== "pr_only_branch_overrides",
+);
 
-export const WEBHOOK_EVENTS = ["workflow-completed", "job-completed"] as const;
+export { WEBHOOK_EVENTS };
 export const RESTRICTION_TYPES = ["project", "expression", "group"] as const;
 export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
 

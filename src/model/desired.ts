@@ -10,6 +10,11 @@
 import type { SourceLocation } from "./errors.js";
 import type { MaybeSecret, Secret } from "./secret.js";
 
+// The API's own names, shared with the emulator through the wire types.
+export { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../api/wire.js";
+
+import type { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES } from "../api/wire.js";
+
 /** Every declared item knows where it was written, for error messages. */
 export interface Located {
   readonly source: SourceLocation;
@@ -141,45 +146,6 @@ export interface DesiredTrigger extends Located {
   readonly parameters?: Readonly<Record<string, unknown>>;
 }
 
-// spec: api-v3.md "Resource fields that are given" — Org settings.
-export const ORG_SETTING_NAMES = [
-  "is_runner_terms_of_service_accepted",
-  "enable_ai_error_summarization",
-  "enable_ai_agents",
-  "enable_unversioned_config",
-  "enable_certified_public_orbs",
-  "enable_chunk_ip_ranges",
-  "enable_marketing_tracking",
-  "enable_minor_ai_features",
-  "enable_preferences_tracking",
-  "enable_private_orbs",
-  "enable_statistics_tracking",
-  "enable_uncertified_public_orbs",
-  "is_user_checkout_keys_disabled",
-  "is_running_disabled",
-  "is_privacy_optout_enforced",
-  "enable_image_brownouts",
-  "is_context_group_restriction_required",
-  "enable_resource_class_brownouts",
-] as const;
-
-// spec: api-v3.md "Resource fields that are given" — Project settings.
-export const PROJECT_SETTING_NAMES = [
-  "enable_ai_error_summarization",
-  "enable_unversioned_config",
-  "enable_auto_cancel_redundant_workflows",
-  "enable_building_fork_prs",
-  "is_build_prs_only",
-  "is_ssh_disabled",
-  "is_running_disabled",
-  "can_pass_secrets_to_fork_pr_jobs",
-  "is_oss",
-  "can_set_github_status",
-  "enable_dynamic_config",
-  "is_admin_required_for_writing_settings",
-  "pr_only_branch_overrides",
-] as const;
-
 // spec: api-v2-v1.md "Enumerations" — trigger `event_preset` values.
 export const FILTER_PRESETS = [
   "all-pushes",
@@ -195,8 +161,6 @@ export const FILTER_PRESETS = [
   "only-merged-or-closed-prs",
   "pr-comment-equals-run-ci",
 ] as const;
-
-export const WEBHOOK_EVENTS = ["workflow-completed", "job-completed"] as const;
 
 /** spec: api-v3.md "Limits" — webhooks per project. */
 export const MAX_WEBHOOKS_PER_PROJECT = 25;
