@@ -3,6 +3,7 @@
  * answers, faults, ETags, and rendering errors as the V3 envelope or the V2 `{message}`.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type AdminPort, handleAdmin, type RequestLogEntry } from "./admin.js";
@@ -140,6 +141,9 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   const cursorSecret = randomBytes(16).toString("hex");
   const router = createRouter(ROUTES);
   const closing = new AbortController();
+  // One listener per request waiting out injected latency, removed when its wait ends: a
+  // busy emulator has far more than Node's default of 10 (MaxListenersExceededWarning).
+  setMaxListeners(0, closing.signal);
   const sockets = new Set<Socket>();
 
   const admin: AdminPort = {
