@@ -5,40 +5,13 @@
  */
 import type { ProjectSettingsAttributes } from "../api/wire.js";
 import { type DesiredProject, PROJECT_SETTING_NAMES } from "../model/desired.js";
-import { call } from "./calls.js";
-import { addFields, compareFields, newComparison } from "./compare.js";
-import type { ResourceKind } from "./contract.js";
-import { declaredSettings, settingsRules } from "./settings-common.js";
-import { toJsonObject } from "./values.js";
+import { settingsKind } from "./settings-common.js";
 
 export type ProjectSettingsDesired = NonNullable<DesiredProject["settings"]>;
 
-export const projectSettingsKind: ResourceKind<ProjectSettingsDesired, ProjectSettingsAttributes> =
-  {
-    type: "project_settings",
-    parent: "project",
-    replaceOrder: "never",
-    replaceOrderWhy: "a singleton: it always exists and is only updated",
-    desiredKey: () => "settings",
-    liveKey: () => "settings",
-    liveAddressKey: () => "settings",
-    liveId: () => undefined,
-    pinnedId: () => undefined,
-    desiredView: (d) => declaredSettings(d, PROJECT_SETTING_NAMES),
-    liveView: (l) => toJsonObject(l),
-    compare: (d, l) => {
-      const declared = declaredSettings(d, PROJECT_SETTING_NAMES);
-      const acc = newComparison();
-      addFields(acc, compareFields(declared, toJsonObject(l), settingsRules(declared)));
-      return acc;
-    },
-    unresolvedSecrets: () => [],
-    createCalls: () => [],
-    updateCalls: (fields) => [
-      call("update", "POST", "/projects/{project_id}/update-settings", {
-        body: "flat",
-        body_fields: fields.map((f) => f.path),
-      }),
-    ],
-    deleteCalls: () => [],
-  };
+export const projectSettingsKind = settingsKind<ProjectSettingsDesired, ProjectSettingsAttributes>({
+  type: "project_settings",
+  parent: "project",
+  names: PROJECT_SETTING_NAMES,
+  updateRoute: "/projects/{project_id}/update-settings",
+});

@@ -1,6 +1,15 @@
+/**
+ * The two settings singletons (org settings, project settings) share one shape: never
+ * created or deleted; only the declared keys are managed, and an update sends only the
+ * declared keys that differ, in one `update-settings` call (design.md §1 "Ownership").
+ */
+import type { ResourceType } from "../model/address.js";
+import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
+import { addFields, compareFields, newComparison } from "./compare.js";
+import type { ResourceKind } from "./contract.js";
 import type { JsonObject } from "./values.js";
-import { toJson } from "./values.js";
+import { toJson, toJsonObject } from "./values.js";
 
 /** Only the declared keys of a settings map, as JSON (the `source` location is dropped). */
 export const declaredSettings = (settings: object, names: readonly string[]): JsonObject => {
@@ -20,3 +29,38 @@ export const settingsRules = (declared: JsonObject): FieldRule[] =>
     mode: "update",
     compare: Array.isArray(declared[path]) ? "set" : "value",
   }));
+
+/** A settings singleton kind: its type, parent, the API's setting names and its update route. */
+export const settingsKind = <D extends object, L extends object>(spec: {
+  readonly type: ResourceType;
+  readonly parent: "org" | "project";
+  readonly names: readonly string[];
+  readonly updateRoute: string;
+}): ResourceKind<D, L> => ({
+  type: spec.type,
+  parent: spec.parent,
+  replaceOrder: "never",
+  replaceOrderWhy: "a singleton: it always exists and is only updated",
+  desiredKey: () => "settings",
+  liveKey: () => "settings",
+  liveAddressKey: () => "settings",
+  liveId: () => undefined,
+  pinnedId: () => undefined,
+  desiredView: (d) => declaredSettings(d, spec.names),
+  liveView: (l) => toJsonObject(l),
+  compare: (d, l) => {
+    const declared = declaredSettings(d, spec.names);
+    const acc = newComparison();
+    addFields(acc, compareFields(declared, toJsonObject(l), settingsRules(declared)));
+    return acc;
+  },
+  unresolvedSecrets: () => [],
+  createCalls: () => [],
+  updateCalls: (fields) => [
+    call("update", "POST", spec.updateRoute, {
+      body: "flat",
+      body_fields: fields.map((f) => f.path),
+    }),
+  ],
+  deleteCalls: () => [],
+});
