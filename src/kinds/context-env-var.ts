@@ -8,9 +8,8 @@
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
-import { addSecret, compareSecret, newComparison } from "./compare.js";
 import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
-import { SENSITIVE } from "./values.js";
+import { envVarKindBase } from "./env-var-common.js";
 
 const setCall = (phase: CallPhase): ApiCall =>
   call(phase, "POST", "/contexts/{context_id}/env-vars/set", {
@@ -24,26 +23,7 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
   parent: "context",
   replaceOrder: "never",
   replaceOrderWhy: "the value is set in place (upsert); the name is the identity",
-  desiredKey: (d) => d.name,
-  liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
-  liveId: () => undefined,
-  pinnedId: () => undefined,
-  desiredView: (d) => ({ name: d.name, value: SENSITIVE }),
-  liveView: (l) => ({ name: l.name, value: SENSITIVE }),
-  compare: (d, l, env) => {
-    const acc = newComparison();
-    // Decision: a live variable without `truncated_value` (not returned) cannot be
-    // compared, so it is "unverified" rather than re-set on every apply.
-    const outcome = compareSecret(
-      d.value,
-      { present: true, lastFour: l.truncated_value },
-      env.forceSecrets,
-    );
-    addSecret(acc, "value", outcome, true);
-    return acc;
-  },
-  unresolvedSecrets: (d) => (d.value.isResolved ? [] : ["value"]),
+  ...envVarKindBase,
   createCalls: () => [setCall("create")],
   updateCalls: () => [setCall("update")],
   deleteCalls: () => [

@@ -8,9 +8,8 @@
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
-import { addSecret, compareSecret, newComparison } from "./compare.js";
 import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
-import { SENSITIVE } from "./values.js";
+import { envVarKindBase } from "./env-var-common.js";
 
 const ROUTE = "/projects/{project_id}/environment-variables";
 
@@ -28,24 +27,7 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
   parent: "project",
   replaceOrder: "never",
   replaceOrderWhy: "a changed value is an update (POST, else DELETE then POST)",
-  desiredKey: (d) => d.name,
-  liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
-  liveId: () => undefined,
-  pinnedId: () => undefined,
-  desiredView: (d) => ({ name: d.name, value: SENSITIVE }),
-  liveView: (l) => ({ name: l.name, value: SENSITIVE }),
-  compare: (d, l, env) => {
-    const acc = newComparison();
-    const outcome = compareSecret(
-      d.value,
-      { present: true, lastFour: l.truncated_value },
-      env.forceSecrets,
-    );
-    addSecret(acc, "value", outcome, true);
-    return acc;
-  },
-  unresolvedSecrets: (d) => (d.value.isResolved ? [] : ["value"]),
+  ...envVarKindBase,
   createCalls: () => [postCall("create")],
   updateCalls: () => [
     postCall("update"),
