@@ -25,15 +25,44 @@ if (!existsSync(join(root, "dist", "emulator", "index.js"))) {
 }
 const { startEmulator } = await import(dist("emulator/index.js"));
 
-const { values: args } = parseArgs({
-  options: {
-    preset: { type: "string", default: "large" },
-    latency: { type: "string", default: "20" },
-    parallelism: { type: "string", default: "10,32" },
-    only: { type: "string", default: "plan,plan-changed,apply,drift,planner" },
-    "no-baseline": { type: "boolean", default: false },
-  },
-});
+const USAGE = `Usage: npm run bench -- [options]
+
+Benchmarks plan, plan with 10% changed, apply from empty, drift and the planner alone
+against the emulator with injected latency (issue 8). Prints request counts, wall time,
+peak RSS, the lower bounds and the ratios. Not part of npm test.
+
+Options:
+  --preset NAME         tiny, small, large (default) or xl
+  --latency MS          injected latency per request (default 20)
+  --parallelism LIST    comma-separated --parallelism values (default 10,32)
+  --only LIST           plan,plan-changed,apply,drift,planner (default: all)
+  --no-baseline         skip the per-item baseline and the bare fetch loop
+  -h, --help            this text
+
+Examples:
+  npm run bench
+  npm run bench -- --preset small --only plan,drift --parallelism 10
+`;
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      preset: { type: "string", default: "large" },
+      latency: { type: "string", default: "20" },
+      parallelism: { type: "string", default: "10,32" },
+      only: { type: "string", default: "plan,plan-changed,apply,drift,planner" },
+      "no-baseline": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }));
+} catch (err) {
+  console.error(`bench: ${err.message}\n\n${USAGE}`);
+  process.exit(1);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const presetName = args.preset;
 if (!PRESETS[presetName]) {
   console.error(`bench: unknown preset ${presetName} (${Object.keys(PRESETS).join(", ")})`);
