@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { RequestAbortedError } from "./errors.js";
 import type { ApiGeneration, ListOptions, Query, ReadOnlyApi, RequestOptions } from "./types.js";
 import type { V3Resource } from "./wire.js";
@@ -19,6 +20,8 @@ export interface StoppableReads {
  */
 export const stoppableReads = (api: ReadOnlyApi): StoppableReads => {
   const stop = new AbortController();
+  // Every read in flight is joined to this one signal (no warning past 10 listeners).
+  setMaxListeners(0, stop.signal);
   // Every other option (onPage, ...) passes through unchanged; only the signal is joined.
   const withStop = <O extends RequestOptions>(o?: O): O =>
     ({

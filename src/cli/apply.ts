@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 /**
  * `waybill apply [PLANFILE]` (design.md §1 "Commands", "Apply"; issue 5). Without a file:
  * plan, show it, ask `yes` on a TTY (`--auto-approve` required off a TTY). With a saved
@@ -252,6 +253,9 @@ export const applyCommand = async (
       }
     }
     const controller = new AbortController();
+    // Every call in flight listens on this one signal: up to --parallelism of them, more than
+    // Node's default of 10 listeners (which would print MaxListenersExceededWarning).
+    setMaxListeners(0, controller.signal);
     const removeSigint = signals.onSigint(() => {
       if (controller.signal.aborted) {
         // Decision: a second Ctrl-C leaves at once, as Terraform does; the calls in flight

@@ -96,8 +96,13 @@ export const runCli = (
       };
       // Issue 7: every CLI run of every integration test is scanned for leaked secrets.
       const leak = findLeak({ stdout: result.stdout, stderr: result.stderr }, secretsOf(options));
+      // A Node process warning (MaxListenersExceededWarning, a deprecation, ...) is noise a
+      // user sees on every run: no command may print one.
+      const warning = /\(node:\d+\) \[?\w*Warning/.exec(result.stderr);
       if (leak !== undefined) reject(new Error(`waybill ${args.join(" ")}: ${leak}`));
-      else resolvePromise(result);
+      else if (warning !== null) {
+        reject(new Error(`waybill ${args.join(" ")} printed a Node warning:\n${result.stderr}`));
+      } else resolvePromise(result);
     });
     child.stdin.end(options.input ?? "");
   });
