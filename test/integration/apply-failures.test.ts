@@ -4,33 +4,19 @@
  * uncertain create ("commit then fail") is re-listed and adopted, never re-sent blindly:
  * the request log holds the plan's calls plus that one re-list.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { describe, expect, it } from "vitest";
+import { expectNoSecrets, runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, changeConfig, changeEnv, createConfig, duplicates } from "./apply-fixture.js";
 import { ALL_SECRETS, baseSeed, DESIRED_SECRETS } from "./plan-fixture.js";
 
 describe("waybill apply: failures", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let createPath: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    createPath = await tmp.write("create.yaml", createConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
+  const suite = useEmulatorSuite(baseSeed, {
+    createPath: { name: "create.yaml", content: createConfig },
   });
 
   const script = async (responses: unknown[]) => {
-    const res = await fetch(`${emulator.url}/__admin/script`, {
+    const res = await fetch(`${suite.emulator.url}/__admin/script`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ responses }),
@@ -39,7 +25,7 @@ describe("waybill apply: failures", () => {
   };
 
   const run = (args: string[]) =>
-    runCli(args, { baseUrl: emulator.url, token: emulator.token, env: applyEnv });
+    runCli(args, { baseUrl: suite.emulator.url, token: suite.emulator.token, env: applyEnv });
 
   it("a refused create fails alone: its triggers are skipped, the rest is done, exit 1", async () => {
     await script([
@@ -57,7 +43,7 @@ describe("waybill apply: failures", () => {
         },
       },
     ]);
-    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/Apply finished with failures: \d+ done, 1 failed, 3 skipped\./);
     expect(r.stdout).toContain(
@@ -66,33 +52,40 @@ describe("waybill apply: failures", () => {
     expect(r.stdout).toMatch(
       /trigger\["weekly"\]: project\["gh\/acme\/api"\]\.pipeline\["deploy"\] \(create\) failed/,
     );
-    const s = await emulator.state();
+    const s = await suite.emulator.state();
     const api = s.orgs?.[0]?.projects?.find((p) => p.slug === "gh/acme/api");
     expect(api?.pipelines?.map((p) => p.name)).toEqual(["build"]);
     // Independent work went on.
     expect(api?.webhooks?.map((w) => w.name)).toContain("deploys");
 
     // A re-run does what is left.
-    const again = await run(["apply", "-c", createPath, "--auto-approve", "--format", "json"]);
+    const again = await run([
+      "apply",
+      "-c",
+      suite.files.createPath,
+      "--auto-approve",
+      "--format",
+      "json",
+    ]);
     expect(again.code, again.stderr).toBe(0);
     const result = JSON.parse(again.stdout) as { summary: { done: number } };
     expect(result.summary.done).toBe(4);
-    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+    expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
   });
 
   it("adopts a webhook whose create committed but answered 500, with one re-list and no re-send", async () => {
     await script([
       { method: "POST", path: "/api/v3/webhooks", commit: true, status: 500, json: { error: {} } },
     ]);
-    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stderr).toMatch(/webhook\["deploys"\]: adopted in /);
-    const log = await emulator.requests();
+    const log = await suite.emulator.requests();
     expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/webhooks")).toHaveLength(1);
     // One read for the plan, one re-list for the uncertain create.
     expect(log.filter((q) => q.method === "GET" && q.path === "/api/v3/webhooks")).toHaveLength(2);
-    expect(duplicates(await emulator.state())).toEqual([]);
-    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
+    expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
   });
 
   it.each([
@@ -100,31 +93,33 @@ describe("waybill apply: failures", () => {
     ["a 502", { status: 502, json: { error: {} } }],
   ])("adopts every trigger whose create committed and then failed with %s", async (_, fault) => {
     await script([{ method: "POST", path: "/api/v3/triggers", commit: true, times: 3, ...fault }]);
-    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stderr.match(/trigger\["[a-z-]+"\]: adopted in /g)).toHaveLength(3);
-    const log = await emulator.requests();
+    const log = await suite.emulator.requests();
     expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/triggers")).toHaveLength(3);
-    expect(duplicates(await emulator.state())).toEqual([]);
-    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"])).code).toBe(0);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
+    expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
   });
 
   it("an env var update whose POST answered 500 is deleted and re-created, not adopted", async () => {
-    expect((await run(["apply", "-c", createPath, "--auto-approve"])).code).toBe(0);
-    const changePath = await tmp.write("change.yaml", changeConfig);
+    expect((await run(["apply", "-c", suite.files.createPath, "--auto-approve"])).code).toBe(0);
+    const changePath = await suite.tmp.write("change.yaml", changeConfig);
     await script([
       { method: "POST", path: "/api/v3/projects/*/environment-variables", status: 500, json: {} },
     ]);
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     const r = await runCli(["apply", "-c", changePath, "--auto-approve"], {
-      baseUrl: emulator.url,
-      token: emulator.token,
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
       env: changeEnv,
     });
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    const api = (await emulator.state()).orgs?.[0]?.projects?.find((p) => p.slug === "gh/acme/api");
+    const api = (await suite.emulator.state()).orgs?.[0]?.projects?.find(
+      (p) => p.slug === "gh/acme/api",
+    );
     expect(api?.env?.NPM_TOKEN).toBe(DESIRED_SECRETS.NPM_TOKEN);
-    const deletes = (await emulator.requests()).filter(
+    const deletes = (await suite.emulator.requests()).filter(
       (q) => q.method === "DELETE" && q.path.endsWith("/environment-variables/NPM_TOKEN"),
     );
     expect(deletes).toHaveLength(1);
@@ -140,7 +135,14 @@ describe("waybill apply: failures", () => {
         json: { error: { title: "Invalid value", detail: `value ${echoed} is not allowed` } },
       },
     ]);
-    const r = await run(["apply", "-c", createPath, "--auto-approve", "--format", "json"]);
+    const r = await run([
+      "apply",
+      "-c",
+      suite.files.createPath,
+      "--auto-approve",
+      "--format",
+      "json",
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("Invalid value");
     expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, ALL_SECRETS);
@@ -148,12 +150,12 @@ describe("waybill apply: failures", () => {
 
   it("re-sends a create once after a dropped connection that did not commit", async () => {
     await script([{ method: "POST", path: "/api/v3/pipelines", drop: true }]);
-    const r = await run(["apply", "-c", createPath, "--auto-approve"]);
+    const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    const log = await emulator.requests();
+    const log = await suite.emulator.requests();
     expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/pipelines")).toHaveLength(
       2,
     );
-    expect(duplicates(await emulator.state())).toEqual([]);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
   });
 });

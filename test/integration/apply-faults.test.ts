@@ -3,9 +3,9 @@
  * dropped connections, 20% "commit then fail" on writes) an apply converges within at most
  * two runs with no duplicate item, for creates and then for updates, replaces and deletes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, changeConfig, changeEnv, createConfig, duplicates } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
 
@@ -18,29 +18,16 @@ const FAULTS = {
 } as const;
 
 describe("waybill apply: faults", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let createPath: string;
-  let changePath: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    createPath = await tmp.write("create.yaml", createConfig);
-    changePath = await tmp.write("change.yaml", changeConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
+  const suite = useEmulatorSuite(baseSeed, {
+    createPath: { name: "create.yaml", content: createConfig },
+    changePath: { name: "change.yaml", content: changeConfig },
   });
   beforeEach(async () => {
     await setFaults({});
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
   });
 
   const setFaults = async (faults: Record<string, unknown>) => {
-    const res = await fetch(`${emulator.url}/__admin/faults`, {
+    const res = await fetch(`${suite.emulator.url}/__admin/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(faults),
@@ -49,7 +36,12 @@ describe("waybill apply: faults", () => {
   };
 
   const run = (args: string[], env: Readonly<Record<string, string>>) =>
-    runCli(args, { baseUrl: emulator.url, token: emulator.token, env, timeoutMs: 40_000 });
+    runCli(args, {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+      env,
+      timeoutMs: 40_000,
+    });
 
   /** Apply under faults at most twice; returns how many runs it took. */
   const applyUnderFaults = async (
@@ -72,15 +64,21 @@ describe("waybill apply: faults", () => {
   it.each([11, 37])(
     "converges within two runs under faults, with no duplicate (fault seed %i)",
     async (seed) => {
-      await applyUnderFaults(createPath, applyEnv, seed);
-      const created = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+      await applyUnderFaults(suite.files.createPath, applyEnv, seed);
+      const created = await run(
+        ["plan", "-c", suite.files.createPath, "--detailed-exitcode"],
+        applyEnv,
+      );
       expect(created.code, created.stdout + created.stderr).toBe(0);
-      expect(duplicates(await emulator.state())).toEqual([]);
+      expect(duplicates(await suite.emulator.state())).toEqual([]);
 
-      await applyUnderFaults(changePath, changeEnv, seed + 100);
-      const changed = await run(["plan", "-c", changePath, "--detailed-exitcode"], changeEnv);
+      await applyUnderFaults(suite.files.changePath, changeEnv, seed + 100);
+      const changed = await run(
+        ["plan", "-c", suite.files.changePath, "--detailed-exitcode"],
+        changeEnv,
+      );
       expect(changed.code, changed.stdout + changed.stderr).toBe(0);
-      expect(duplicates(await emulator.state())).toEqual([]);
+      expect(duplicates(await suite.emulator.state())).toEqual([]);
     },
     60_000,
   );

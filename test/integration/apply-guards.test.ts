@@ -4,14 +4,14 @@
  * for another service; and a saved plan that still matches is applied.
  */
 import { readFile, stat } from "node:fs/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import { savedPlanMeta, writeSavedPlan } from "../../src/apply/saved-plan.js";
 import { loadConfigOrThrow } from "../../src/config/index.js";
 import type { Seed } from "../../src/emulator/seed.js";
 import { runPlan } from "../../src/live/plan-run.js";
-import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { expectNoSecrets, runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, createConfig } from "./apply-fixture.js";
 import {
   ALL_SECRETS,
@@ -42,33 +42,18 @@ const crowdedSeed = (): Seed => {
 };
 
 describe("waybill apply: approval, guards, saved plans", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let createPath: string;
-  let matchingPath: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    createPath = await tmp.write("create.yaml", createConfig);
-    matchingPath = await tmp.write("matching.yaml", matchingConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
+  const suite = useEmulatorSuite(baseSeed, {
+    createPath: { name: "create.yaml", content: createConfig },
+    matchingPath: { name: "matching.yaml", content: matchingConfig },
   });
 
   const run = (args: string[], env: Readonly<Record<string, string>> = applyEnv) =>
-    runCli(args, { baseUrl: emulator.url, token: emulator.token, env });
+    runCli(args, { baseUrl: suite.emulator.url, token: suite.emulator.token, env });
 
   /** `plan --out` as the plan command will do it (src/apply/saved-plan.ts writeSavedPlan). */
-  const savePlan = async (configPath: string, out: string, baseUrl = emulator.url) => {
+  const savePlan = async (configPath: string, out: string, baseUrl = suite.emulator.url) => {
     const desired = await loadConfigOrThrow(configPath, { env: applyEnv, resolveSecrets: true });
-    const api = createApiClient({ baseUrl: emulator.url, token: emulator.token });
+    const api = createApiClient({ baseUrl: suite.emulator.url, token: suite.emulator.token });
     try {
       const { plan, live } = await runPlan(api.readOnly(), desired, {});
       await writeSavedPlan(out, plan, savedPlanMeta({ version: "test", baseUrl, desired, live }));
@@ -79,32 +64,32 @@ describe("waybill apply: approval, guards, saved plans", () => {
   };
 
   it("refuses a non-TTY apply without --auto-approve before any request", async () => {
-    const r = await run(["apply", "-c", createPath]);
+    const r = await run(["apply", "-c", suite.files.createPath]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/--auto-approve/);
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("blocks a mass delete with exit 4 and no write, unless --allow-mass-delete", async () => {
-    await emulator.reset(crowdedSeed());
-    await emulator.clearRequests();
-    const r = await run(["apply", "-c", matchingPath, "--auto-approve"], matchingEnv);
+    await suite.emulator.reset(crowdedSeed());
+    await suite.emulator.clearRequests();
+    const r = await run(["apply", "-c", suite.files.matchingPath, "--auto-approve"], matchingEnv);
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/--allow-mass-delete/);
-    expect((await emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
 
     const ok = await run(
-      ["apply", "-c", matchingPath, "--auto-approve", "--allow-mass-delete"],
+      ["apply", "-c", suite.files.matchingPath, "--auto-approve", "--allow-mass-delete"],
       matchingEnv,
     );
     expect(ok.code, ok.stderr).toBe(0);
-    const names = (await emulator.state()).orgs?.[0]?.contexts?.map((c) => c.name).sort();
+    const names = (await suite.emulator.state()).orgs?.[0]?.contexts?.map((c) => c.name).sort();
     expect(names).toEqual(["deploy-prod", "legacy-build", "stale"]);
   });
 
   it("applies a saved plan that still matches; the file is 0600 and holds no secret", async () => {
-    const file = tmp.path("plan-ok.json");
-    await savePlan(createPath, file);
+    const file = suite.tmp.path("plan-ok.json");
+    await savePlan(suite.files.createPath, file);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const text = await readFile(file, "utf8");
     expectNoSecrets({ saved: text }, ALL_SECRETS);
@@ -112,35 +97,35 @@ describe("waybill apply: approval, guards, saved plans", () => {
     expect(saved.saved_plan_format).toBe(1);
 
     // No --auto-approve: a reviewed plan file is the approval.
-    const r = await run(["apply", "-c", createPath, file]);
+    const r = await run(["apply", "-c", suite.files.createPath, file]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stderr).toContain("the plan was saved by Waybill test");
-    const again = await run(["plan", "-c", createPath, "--detailed-exitcode"]);
+    const again = await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"]);
     expect(again.code).toBe(0);
   });
 
   it("refuses a stale saved plan with exit 3 and shows the difference, before any write", async () => {
-    const file = tmp.path("plan-stale.json");
-    await savePlan(createPath, file);
+    const file = suite.tmp.path("plan-stale.json");
+    await savePlan(suite.files.createPath, file);
     // Someone edits the service by hand after the plan was saved.
-    const edit = await emulator.call("POST", `/api/v3/webhooks/${WEBHOOK_SLACK_ID}/update`, {
+    const edit = await suite.emulator.call("POST", `/api/v3/webhooks/${WEBHOOK_SLACK_ID}/update`, {
       url: "https://hooks.example.com/services/EDITED",
     });
     expect(edit.status).toBe(200);
-    await emulator.clearRequests();
-    const r = await run(["apply", "-c", createPath, file]);
+    await suite.emulator.clearRequests();
+    const r = await run(["apply", "-c", suite.files.createPath, file]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('project["gh/acme/api"].webhook["slack"]');
     expect(r.stderr).toMatch(/stale/);
-    expect((await emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
   });
 
   it("refuses a saved plan made for another service", async () => {
-    const file = tmp.path("plan-other.json");
-    await savePlan(createPath, file, "https://other.example.com");
-    const r = await run(["apply", "-c", createPath, file]);
+    const file = suite.tmp.path("plan-other.json");
+    await savePlan(suite.files.createPath, file, "https://other.example.com");
+    const r = await run(["apply", "-c", suite.files.createPath, file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("https://other.example.com");
-    expect((await emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
   });
 });

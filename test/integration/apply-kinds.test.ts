@@ -4,10 +4,10 @@
  * dump; a plan right after each apply is empty; no secret in any output; the request log
  * holds only the plan's operations.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Seed } from "../../src/emulator/seed.js";
-import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { expectNoSecrets, runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, changeConfig, changeEnv, createConfig } from "./apply-fixture.js";
 import {
   ALL_SECRETS,
@@ -38,37 +38,22 @@ const api = (s: Seed): SeedProject =>
 const ctx = (s: Seed, name: string) => org(s).contexts?.find((c) => c.name === name);
 
 describe("waybill apply: every kind", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let createPath: string;
-  let changePath: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    createPath = await tmp.write("create.yaml", createConfig);
-    changePath = await tmp.write("change.yaml", changeConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
+  const suite = useEmulatorSuite(baseSeed, {
+    createPath: { name: "create.yaml", content: createConfig },
+    changePath: { name: "change.yaml", content: changeConfig },
   });
 
   const run = (args: string[], env: Readonly<Record<string, string>>) =>
-    runCli(args, { baseUrl: emulator.url, token: emulator.token, env });
+    runCli(args, { baseUrl: suite.emulator.url, token: suite.emulator.token, env });
 
   it("creates one item of every kind, then a plan is empty", async () => {
-    const r = await run(["apply", "-c", createPath, "--auto-approve"], applyEnv);
+    const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
     expect(r.stderr + r.stdout, r.stderr).toContain("Apply complete");
     expect(r.code).toBe(0);
     // One line per operation off a TTY, with its duration.
     expect(r.stderr).toMatch(/webhook\["deploys"\]: created in \d+\.\d\ds/);
 
-    const s = await emulator.state();
+    const s = await suite.emulator.state();
     const newCtx = ctx(s, "new-ctx");
     expect(newCtx?.env).toEqual({ NEW_KEY: DESIRED_SECRETS.NEW_SECRET });
     // The all-members restriction the service added was removed in the same apply.
@@ -84,19 +69,27 @@ describe("waybill apply: every kind", () => {
     expect(deploy?.checkout).toEqual({ vcs: deploy?.config.vcs });
     expect(deploy?.triggers).toHaveLength(3);
 
-    const again = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+    const again = await run(
+      ["plan", "-c", suite.files.createPath, "--detailed-exitcode"],
+      applyEnv,
+    );
     expect(again.stdout).toContain("No changes");
     expect(again.code).toBe(0);
     expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, ALL_SECRETS);
   });
 
   it("updates, replaces and deletes every kind, then a plan is empty", async () => {
-    expect((await run(["apply", "-c", createPath, "--auto-approve"], applyEnv)).code).toBe(0);
-    const planned = await run(["plan", "-c", changePath, "--format", "json"], changeEnv);
+    expect(
+      (await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv)).code,
+    ).toBe(0);
+    const planned = await run(
+      ["plan", "-c", suite.files.changePath, "--format", "json"],
+      changeEnv,
+    );
     const plan = JSON.parse(planned.stdout) as PlanJson;
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     const r = await run(
-      ["apply", "-c", changePath, "--auto-approve", "--format", "json"],
+      ["apply", "-c", suite.files.changePath, "--auto-approve", "--format", "json"],
       changeEnv,
     );
     expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -110,7 +103,7 @@ describe("waybill apply: every kind", () => {
     const actions = new Set(result.operations.map((o) => o.action));
     expect(actions).toEqual(new Set(["create", "update", "replace", "delete"]));
 
-    const s = await emulator.state();
+    const s = await suite.emulator.state();
     expect(org(s).settings?.enable_private_orbs).toBe(true);
     expect(ctx(s, "stale")).toBeUndefined();
     const prod = ctx(s, "deploy-prod");
@@ -155,13 +148,16 @@ describe("waybill apply: every kind", () => {
         }
       }
     }
-    const log = await emulator.requests();
+    const log = await suite.emulator.requests();
     const writes = new Map<string, number>();
     for (const q of log)
       if (q.method !== "GET") writes.set(q.method, (writes.get(q.method) ?? 0) + 1);
     expect(Object.fromEntries(writes)).toEqual(Object.fromEntries(expected));
 
-    const again = await run(["plan", "-c", changePath, "--detailed-exitcode"], changeEnv);
+    const again = await run(
+      ["plan", "-c", suite.files.changePath, "--detailed-exitcode"],
+      changeEnv,
+    );
     expect(again.code, again.stdout).toBe(0);
     expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, ALL_SECRETS);
     expect(ORG_ID).toBeTruthy();

@@ -5,34 +5,22 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI_BIN, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { CLI_BIN, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, createConfig, duplicates } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
 
 describe("waybill apply: recovery", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let createPath: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    createPath = await tmp.write("create.yaml", createConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
+  const suite = useEmulatorSuite(baseSeed, {
+    createPath: { name: "create.yaml", content: createConfig },
   });
   beforeEach(async () => {
     await setFaults({});
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
   });
 
   const setFaults = async (faults: Record<string, unknown>) => {
-    const res = await fetch(`${emulator.url}/__admin/faults`, {
+    const res = await fetch(`${suite.emulator.url}/__admin/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(faults),
@@ -41,7 +29,12 @@ describe("waybill apply: recovery", () => {
   };
 
   const run = (args: string[], env: Readonly<Record<string, string>>) =>
-    runCli(args, { baseUrl: emulator.url, token: emulator.token, env, timeoutMs: 40_000 });
+    runCli(args, {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+      env,
+      timeoutMs: 40_000,
+    });
 
   /** Start the CLI and resolve once `ready(stderr)` holds (or it exits). */
   const startApply = (
@@ -59,8 +52,8 @@ describe("waybill apply: recovery", () => {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? tmpdir(),
         NO_COLOR: "1",
-        SERVICE_BASE_URL: emulator.url,
-        SERVICE_TOKEN: emulator.token,
+        SERVICE_BASE_URL: suite.emulator.url,
+        SERVICE_TOKEN: suite.emulator.token,
         ...env,
       },
       stdio: ["pipe", "pipe", "pipe"],
@@ -109,27 +102,33 @@ describe("waybill apply: recovery", () => {
     // Slow every request a little so the kill lands in the middle of the creates.
     await setFaults({ latency_ms: 40 });
     const p = startApply(
-      ["apply", "-c", createPath, "--auto-approve", "--parallelism", "2"],
+      ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "2"],
       applyEnv,
     );
     await p.waitFor((s) => createdLines(s) >= 3);
     p.child.kill("SIGKILL");
     await p.exit;
     await setFaults({});
-    const before = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+    const before = await run(
+      ["plan", "-c", suite.files.createPath, "--detailed-exitcode"],
+      applyEnv,
+    );
     expect(before.code, "the kill should leave work undone").toBe(2);
 
-    const again = await run(["apply", "-c", createPath, "--auto-approve"], applyEnv);
+    const again = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
     expect(again.code, again.stderr + again.stdout).toBe(0);
-    const after = await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv);
+    const after = await run(
+      ["plan", "-c", suite.files.createPath, "--detailed-exitcode"],
+      applyEnv,
+    );
     expect(after.code).toBe(0);
-    expect(duplicates(await emulator.state())).toEqual([]);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
   }, 60_000);
 
   it("SIGINT: starts nothing new, lets running calls finish, prints the summary, exits 130", async () => {
     await setFaults({ latency_ms: 40 });
     const p = startApply(
-      ["apply", "-c", createPath, "--auto-approve", "--parallelism", "1"],
+      ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "1"],
       applyEnv,
     );
     await p.waitFor((s) => createdLines(s) >= 2);
@@ -142,9 +141,11 @@ describe("waybill apply: recovery", () => {
     expect(stdout).toMatch(/Apply interrupted: \d+ done, 0 failed, \d+ skipped/);
     expect(stdout).toMatch(/: interrupted/);
 
-    const again = await run(["apply", "-c", createPath, "--auto-approve"], applyEnv);
+    const again = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
     expect(again.code, again.stderr).toBe(0);
-    expect((await run(["plan", "-c", createPath, "--detailed-exitcode"], applyEnv)).code).toBe(0);
-    expect(duplicates(await emulator.state())).toEqual([]);
+    expect(
+      (await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"], applyEnv)).code,
+    ).toBe(0);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
   }, 60_000);
 });

@@ -3,10 +3,9 @@
  * it shows the plan, asks for `yes`, and shows one live progress line.
  */
 import { PassThrough, Writable } from "node:stream";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { makeTempDir, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, createConfig } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
 
@@ -25,22 +24,8 @@ const sink = (tty: boolean) => {
 };
 
 describe("waybill apply on a terminal", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let createPath: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    createPath = await tmp.write("create.yaml", createConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
+  const suite = useEmulatorSuite(baseSeed, {
+    createPath: { name: "create.yaml", content: createConfig },
   });
 
   const runTty = async (answer: string) => {
@@ -48,12 +33,19 @@ describe("waybill apply on a terminal", () => {
     const stdout = sink(true);
     const stderr = sink(true);
     stdin.end(`${answer}\n`);
-    const code = await main(["node", "waybill", "apply", "-c", createPath, "--no-color"], {
-      stdin,
-      stdout: stdout.stream,
-      stderr: stderr.stream,
-      env: { ...applyEnv, SERVICE_BASE_URL: emulator.url, SERVICE_TOKEN: emulator.token },
-    });
+    const code = await main(
+      ["node", "waybill", "apply", "-c", suite.files.createPath, "--no-color"],
+      {
+        stdin,
+        stdout: stdout.stream,
+        stderr: stderr.stream,
+        env: {
+          ...applyEnv,
+          SERVICE_BASE_URL: suite.emulator.url,
+          SERVICE_TOKEN: suite.emulator.token,
+        },
+      },
+    );
     return { code, stdout: stdout.text(), stderr: stderr.text() };
   };
 
@@ -63,7 +55,7 @@ describe("waybill apply on a terminal", () => {
     expect(r.stdout).toContain('webhook["deploys"]');
     expect(r.stderr).toMatch(/Only 'yes' will be accepted/);
     expect(r.stderr).toMatch(/nothing was changed/);
-    expect((await emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
   });
 
   it("applies on yes, with one rewritten progress line", async () => {

@@ -3,9 +3,9 @@
  * service directly (through its V3 API), naming what differs; unmanaged live items listed
  * as information (issue 4).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { describe, expect, it } from "vitest";
+import { expectNoSecrets, runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import {
   ALL_SECRETS,
   API_ID,
@@ -23,28 +23,14 @@ interface DriftJson {
 }
 
 describe("waybill drift", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let config: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    config = await tmp.write("waybill.yaml", matchingConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
+  const suite = useEmulatorSuite(baseSeed, {
+    config: { name: "waybill.yaml", content: matchingConfig },
   });
 
   const drift = (format = "text") =>
-    runCli(["drift", "-c", config, "--format", format], {
-      baseUrl: emulator.url,
-      token: emulator.token,
+    runCli(["drift", "-c", suite.files.config, "--format", format], {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
       env: matchingEnv,
     });
 
@@ -56,18 +42,18 @@ describe("waybill drift", () => {
   });
 
   it("exits 2 after a change made directly on the service, and names it", async () => {
-    const edit = await emulator.call("POST", `/api/v3/webhooks/${WEBHOOK_SLACK_ID}/update`, {
+    const edit = await suite.emulator.call("POST", `/api/v3/webhooks/${WEBHOOK_SLACK_ID}/update`, {
       url: "https://evil.example.com/hook",
     });
     expect(edit.status).toBe(200);
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
 
     const r = await drift();
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('project["gh/acme/api"].webhook["slack"]');
     expect(r.stdout).toMatch(/url/);
     // drift only reads.
-    expect((await emulator.requests()).filter((x) => x.method !== "GET")).toEqual([]);
+    expect((await suite.emulator.requests()).filter((x) => x.method !== "GET")).toEqual([]);
     const md = await drift("markdown");
     expect(md.code).toBe(2);
     expect(md.stdout.startsWith("**Drift**: 1 item differs from the config.")).toBe(true);
@@ -75,11 +61,11 @@ describe("waybill drift", () => {
   });
 
   it("reports a context env var added and a setting changed by hand, as JSON", async () => {
-    await emulator.call("POST", `/api/v3/contexts/${CTX_PROD_ID}/env-vars/set`, {
+    await suite.emulator.call("POST", `/api/v3/contexts/${CTX_PROD_ID}/env-vars/set`, {
       name: "SNEAKY",
       value: "hand-added-secret-value-X4242",
     });
-    await emulator.call("POST", `/api/v3/projects/${API_ID}/update-settings`, {
+    await suite.emulator.call("POST", `/api/v3/projects/${API_ID}/update-settings`, {
       enable_auto_cancel_redundant_workflows: true,
     });
     const r = await drift("json");
@@ -94,18 +80,18 @@ describe("waybill drift", () => {
     expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [
       ...ALL_SECRETS,
       "hand-added-secret-value-X4242",
-      emulator.token,
+      suite.emulator.token,
     ]);
   });
 
   it("lists ignored items and unmanaged collections as information, not drift", async () => {
-    const unmanagedConfig = await tmp.write(
+    const unmanagedConfig = await suite.tmp.write(
       "unmanaged.yaml",
       matchingConfig.replace(/ {4}webhooks:\n(.|\n)*? {4}pipelines:/, "    pipelines:"),
     );
     const r = await runCli(["drift", "-c", unmanagedConfig, "--format", "json"], {
-      baseUrl: emulator.url,
-      token: emulator.token,
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
       env: matchingEnv,
     });
     expect(r.stderr).not.toMatch(/^Error/m);
@@ -123,8 +109,8 @@ describe("waybill drift", () => {
       why: "unmanaged",
     });
     const text = await runCli(["drift", "-c", unmanagedConfig], {
-      baseUrl: emulator.url,
-      token: emulator.token,
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
       env: matchingEnv,
     });
     expect(text.code).toBe(0);
@@ -134,8 +120,8 @@ describe("waybill drift", () => {
 
   it("narrows the unmanaged list with --target", async () => {
     const r = await runCli(
-      ["drift", "-c", config, "--format", "json", "--target", 'context["legacy-*"]'],
-      { baseUrl: emulator.url, token: emulator.token, env: matchingEnv },
+      ["drift", "-c", suite.files.config, "--format", "json", "--target", 'context["legacy-*"]'],
+      { baseUrl: suite.emulator.url, token: suite.emulator.token, env: matchingEnv },
     );
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as DriftJson;
@@ -143,10 +129,13 @@ describe("waybill drift", () => {
   });
 
   it("exits 1 on an invalid config without any request", async () => {
-    const bad = await tmp.write("bad.yaml", "org: gh/acme\nsettings: [\n");
-    const r = await runCli(["drift", "-c", bad], { baseUrl: emulator.url, token: emulator.token });
+    const bad = await suite.tmp.write("bad.yaml", "org: gh/acme\nsettings: [\n");
+    const r = await runCli(["drift", "-c", bad], {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+    });
     expect(r.code).toBe(1);
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("has a help text with every option and examples", async () => {

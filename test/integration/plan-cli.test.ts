@@ -3,9 +3,9 @@
  * request at all when the config is invalid, not-visible projects reported (issue 4).
  */
 import { readFile, stat } from "node:fs/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { describe, expect, it } from "vitest";
+import { expectNoSecrets, runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import {
   ALL_SECRETS,
   baseSeed,
@@ -29,39 +29,26 @@ const changedEnv = {
 };
 
 describe("waybill plan", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let matching: string;
-  let changed: string;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(baseSeed());
-    tmp = await makeTempDir();
-    matching = await tmp.write("matching.yaml", matchingConfig);
-    changed = await tmp.write("changed.yaml", changedConfig);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    await tmp?.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(baseSeed());
-    await emulator.clearRequests();
+  const suite = useEmulatorSuite(baseSeed, {
+    matching: { name: "matching.yaml", content: matchingConfig },
+    changed: { name: "changed.yaml", content: changedConfig },
   });
 
   const run = (args: string[], env: Record<string, string> = changedEnv) =>
-    runCli(args, { baseUrl: emulator.url, token: emulator.token, env });
+    runCli(args, { baseUrl: suite.emulator.url, token: suite.emulator.token, env });
 
   it("--detailed-exitcode: 0 without changes, 2 with; plain plan exits 0 either way", async () => {
-    expect((await run(["plan", "-c", matching, "--detailed-exitcode"], matchingEnv)).code).toBe(0);
-    const withChanges = await run(["plan", "-c", changed, "--detailed-exitcode"]);
+    expect(
+      (await run(["plan", "-c", suite.files.matching, "--detailed-exitcode"], matchingEnv)).code,
+    ).toBe(0);
+    const withChanges = await run(["plan", "-c", suite.files.changed, "--detailed-exitcode"]);
     expect(withChanges.code).toBe(2);
     expect(withChanges.stdout).toContain('project["gh/acme/api"].webhook["slack"]');
-    expect((await run(["plan", "-c", changed])).code).toBe(0);
+    expect((await run(["plan", "-c", suite.files.changed])).code).toBe(0);
   });
 
   it("prints the plan on stdout and progress on stderr", async () => {
-    const r = await run(["plan", "-c", changed, "--format", "json"]);
+    const r = await run(["plan", "-c", suite.files.changed, "--format", "json"]);
     expect(r.code).toBe(0);
     expect(() => JSON.parse(r.stdout)).not.toThrow();
     expect(r.stderr).toMatch(/Reading live state/);
@@ -70,11 +57,11 @@ describe("waybill plan", () => {
   it("keeps every secret out of stdout, stderr and the saved plan, in every format", async () => {
     const outputs: Record<string, string> = {};
     for (const format of ["text", "json", "markdown"]) {
-      const out = tmp.path(`plan-${format}.json`);
+      const out = suite.tmp.path(`plan-${format}.json`);
       const r = await run([
         "plan",
         "-c",
-        changed,
+        suite.files.changed,
         "--format",
         format,
         "--out",
@@ -89,7 +76,7 @@ describe("waybill plan", () => {
       // --verbose logs the requests, without the token.
       expect(r.stderr).toMatch(/GET \/api\/v3\//);
     }
-    expectNoSecrets(outputs, [...ALL_SECRETS, emulator.token]);
+    expectNoSecrets(outputs, [...ALL_SECRETS, suite.emulator.token]);
     // The secrets were really planned (so the scan is not vacuous).
     const planned = JSON.parse(outputs["json stdout"] ?? "{}") as {
       changes: { address: string }[];
@@ -101,9 +88,9 @@ describe("waybill plan", () => {
   });
 
   it("--out writes the JSON plan readable by its owner only", async () => {
-    const out = tmp.path("saved.json");
-    await tmp.write("saved.json", "old", 0o644);
-    const r = await run(["plan", "-c", changed, "--out", out]);
+    const out = suite.tmp.path("saved.json");
+    await suite.tmp.write("saved.json", "old", 0o644);
+    const r = await run(["plan", "-c", suite.files.changed, "--out", out]);
     expect(r.code).toBe(0);
     expect((await stat(out)).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(await readFile(out, "utf8")) as {
@@ -112,27 +99,33 @@ describe("waybill plan", () => {
       plan: { changes: unknown[] };
     };
     expect(saved.saved_plan_format).toBe(1);
-    expect(saved.base_url).toBe(emulator.url);
+    expect(saved.base_url).toBe(suite.emulator.url);
     expect(saved.plan.changes.length).toBeGreaterThan(0);
   });
 
   it("saves a plan that apply accepts, after which a plan is empty", async () => {
-    const out = tmp.path("roundtrip.json");
-    expect((await run(["plan", "-c", changed, "--out", out])).code).toBe(0);
-    const applied = await run(["apply", out, "-c", changed, "--auto-approve"]);
+    const out = suite.tmp.path("roundtrip.json");
+    expect((await run(["plan", "-c", suite.files.changed, "--out", out])).code).toBe(0);
+    const applied = await run(["apply", out, "-c", suite.files.changed, "--auto-approve"]);
     expect(applied.code, applied.stderr).toBe(0);
-    expect((await run(["plan", "-c", changed, "--detailed-exitcode"])).code).toBe(0);
+    expect((await run(["plan", "-c", suite.files.changed, "--detailed-exitcode"])).code).toBe(0);
   });
 
   it("refuses --out with --skip-secrets before any request", async () => {
-    const r = await run(["plan", "-c", changed, "--skip-secrets", "--out", tmp.path("x.json")], {});
+    const r = await run(
+      ["plan", "-c", suite.files.changed, "--skip-secrets", "--out", suite.tmp.path("x.json")],
+      {},
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/--skip-secrets/);
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("plans without secret values under --skip-secrets", async () => {
-    const r = await run(["plan", "-c", changed, "--skip-secrets", "--format", "json"], {});
+    const r = await run(
+      ["plan", "-c", suite.files.changed, "--skip-secrets", "--format", "json"],
+      {},
+    );
     expect(r.stderr).not.toMatch(/^Error/m);
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout) as { saveable: boolean };
@@ -140,24 +133,27 @@ describe("waybill plan", () => {
   });
 
   it("makes no request at all when the config is invalid", async () => {
-    const bad = await tmp.write("bad.yaml", "org: gh/acme\ncontexts:\n  x:\n    env: [1, 2\n");
+    const bad = await suite.tmp.write(
+      "bad.yaml",
+      "org: gh/acme\ncontexts:\n  x:\n    env: [1, 2\n",
+    );
     const r = await run(["plan", "-c", bad]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("bad.yaml:");
     expect(r.stderr).toMatch(/no API call/);
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("lists every missing env reference at once and makes no request", async () => {
-    const r = await run(["plan", "-c", changed], {});
+    const r = await run(["plan", "-c", suite.files.changed], {});
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("PROD_AWS_SECRET");
     expect(r.stderr).toContain("NEW_SECRET");
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("reports a declared project that is absent or not visible instead of planning a create", async () => {
-    const ghost = await tmp.write(
+    const ghost = await suite.tmp.write(
       "ghost.yaml",
       "org: gh/acme\nprojects:\n  gh/acme/ghost:\n    env: {}\n",
     );
@@ -168,7 +164,7 @@ describe("waybill plan", () => {
   });
 
   it("reports an org that is absent or not visible", async () => {
-    const other = await tmp.write("other.yaml", "org: gh/nobody\n");
+    const other = await suite.tmp.write("other.yaml", "org: gh/nobody\n");
     const r = await run(["plan", "-c", other]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/org gh\/nobody absent or not visible/);
@@ -176,27 +172,27 @@ describe("waybill plan", () => {
 
   it("refuses an http:// base URL that is not loopback, and a missing token, before any request", async () => {
     const insecure = await runCli(
-      ["plan", "-c", matching, "--base-url", "http://service.example.com"],
+      ["plan", "-c", suite.files.matching, "--base-url", "http://service.example.com"],
       {
-        token: emulator.token,
+        token: suite.emulator.token,
         env: matchingEnv,
       },
     );
     expect(insecure.code).toBe(1);
     expect(insecure.stderr).toMatch(/http:\/\//);
-    const noToken = await runCli(["plan", "-c", matching], {
-      baseUrl: emulator.url,
+    const noToken = await runCli(["plan", "-c", suite.files.matching], {
+      baseUrl: suite.emulator.url,
       env: matchingEnv,
     });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toMatch(/SERVICE_TOKEN/);
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("fails with the service's 401 on a wrong token, without printing it", async () => {
     const wrong = "wrong-token-value-0123456789";
-    const r = await runCli(["plan", "-c", matching], {
-      baseUrl: emulator.url,
+    const r = await runCli(["plan", "-c", suite.files.matching], {
+      baseUrl: suite.emulator.url,
       token: wrong,
       env: matchingEnv,
     });
@@ -206,21 +202,21 @@ describe("waybill plan", () => {
   });
 
   it("rejects an out-of-range --parallelism before any request", async () => {
-    const r = await run(["plan", "-c", matching, "--parallelism", "0"], matchingEnv);
+    const r = await run(["plan", "-c", suite.files.matching, "--parallelism", "0"], matchingEnv);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/parallelism/);
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 
   it("reads the token from --token-file and warns when others can read it", async () => {
-    const tokenFile = await tmp.write("token", `${emulator.token}\n`, 0o644);
-    const r = await runCli(["plan", "-c", matching, "--token-file", tokenFile], {
-      baseUrl: emulator.url,
+    const tokenFile = await suite.tmp.write("token", `${suite.emulator.token}\n`, 0o644);
+    const r = await runCli(["plan", "-c", suite.files.matching, "--token-file", tokenFile], {
+      baseUrl: suite.emulator.url,
       env: matchingEnv,
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/readable by other users/);
-    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [emulator.token]);
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [suite.emulator.token]);
   });
 
   it("has a help text with every option and examples", async () => {
