@@ -30,6 +30,8 @@ export interface TestEmulator {
   script(entries: readonly ScriptEntry[]): Promise<void>;
   /** Replace the whole state with a seed (POST /__admin/reset). */
   reset(seed: Seed): Promise<void>;
+  /** Replace the injected faults (POST /__admin/faults; `{}` turns them off). */
+  setFaults(faults: FaultOptions): Promise<void>;
   /**
    * Call the service's own API directly (as someone editing the service by hand would):
    * `call("POST", "/api/v3/webhooks/{id}/update", {...})`. The request appears in the log.
@@ -84,6 +86,9 @@ export const startTestEmulator = async (
     },
     script: async (entries) => {
       await admin("POST", "script", { responses: entries });
+    },
+    setFaults: async (faults) => {
+      await admin("POST", "faults", faults);
     },
     reset: async (next) => {
       await admin("POST", "reset", withToken(next));

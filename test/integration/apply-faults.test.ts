@@ -23,17 +23,8 @@ describe("waybill apply: faults", () => {
     changePath: { name: "change.yaml", content: changeConfig },
   });
   beforeEach(async () => {
-    await setFaults({});
+    await suite.emulator.setFaults({});
   });
-
-  const setFaults = async (faults: Record<string, unknown>) => {
-    const res = await fetch(`${suite.emulator.url}/__admin/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(faults),
-    });
-    expect(res.status).toBe(200);
-  };
 
   const run = (args: string[], env: Readonly<Record<string, string>>) =>
     runCli(args, {
@@ -51,13 +42,13 @@ describe("waybill apply: faults", () => {
   ): Promise<number> => {
     let runs = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
-      await setFaults({ ...FAULTS, seed: seed + attempt });
+      await suite.emulator.setFaults({ ...FAULTS, seed: seed + attempt });
       const r = await run(["apply", "-c", path, "--auto-approve"], env);
       runs += 1;
       if (r.code === 0) break;
       expect(r.code, r.stderr).toBe(1);
     }
-    await setFaults({});
+    await suite.emulator.setFaults({});
     return runs;
   };
 

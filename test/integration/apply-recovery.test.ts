@@ -16,17 +16,8 @@ describe("waybill apply: recovery", () => {
     createPath: { name: "create.yaml", content: createConfig },
   });
   beforeEach(async () => {
-    await setFaults({});
+    await suite.emulator.setFaults({});
   });
-
-  const setFaults = async (faults: Record<string, unknown>) => {
-    const res = await fetch(`${suite.emulator.url}/__admin/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(faults),
-    });
-    expect(res.status).toBe(200);
-  };
 
   const run = (args: string[], env: Readonly<Record<string, string>>) =>
     runCli(args, {
@@ -100,7 +91,7 @@ describe("waybill apply: recovery", () => {
 
   it("an apply killed with SIGKILL midway, then re-run, converges with no duplicate", async () => {
     // Slow every request a little so the kill lands in the middle of the creates.
-    await setFaults({ latency_ms: 40 });
+    await suite.emulator.setFaults({ latency_ms: 40 });
     const p = startApply(
       ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "2"],
       applyEnv,
@@ -108,7 +99,7 @@ describe("waybill apply: recovery", () => {
     await p.waitFor((s) => createdLines(s) >= 3);
     p.child.kill("SIGKILL");
     await p.exit;
-    await setFaults({});
+    await suite.emulator.setFaults({});
     const before = await run(
       ["plan", "-c", suite.files.createPath, "--detailed-exitcode"],
       applyEnv,
@@ -126,7 +117,7 @@ describe("waybill apply: recovery", () => {
   }, 60_000);
 
   it("SIGINT: starts nothing new, lets running calls finish, prints the summary, exits 130", async () => {
-    await setFaults({ latency_ms: 40 });
+    await suite.emulator.setFaults({ latency_ms: 40 });
     const p = startApply(
       ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "1"],
       applyEnv,
@@ -134,7 +125,7 @@ describe("waybill apply: recovery", () => {
     await p.waitFor((s) => createdLines(s) >= 2);
     p.child.kill("SIGINT");
     const code = await p.exit;
-    await setFaults({});
+    await suite.emulator.setFaults({});
     const { stdout, stderr } = p.output();
     expect(code, stderr).toBe(130);
     expect(stderr).toMatch(/Interrupted/);
