@@ -1,5 +1,4 @@
 import pLimit from "p-limit";
-import { Agent } from "undici";
 import { UsageError } from "../model/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
 import { backoffDelayMs } from "./backoff.js";
@@ -42,6 +41,7 @@ import type {
   RequestLogEntry,
   RequestOptions,
 } from "./types.js";
+import { loadUndici } from "./undici-lean.js";
 import type { V3Resource } from "./wire.js";
 
 export interface RetryOptions {
@@ -295,7 +295,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   // Keep-alive: sockets are reused between requests; 4 s idle is below the usual 5 s server
   // keep-alive, so we do not write into a socket the server is closing. undici never
   // follows redirects unless a redirect interceptor is installed, and none is.
-  const agent = new Agent({ keepAliveTimeout: 4_000 });
+  const undici = loadUndici();
+  const agent = new undici.Agent({ keepAliveTimeout: 4_000 });
   const limit = pLimit(o.maxConcurrentRequests);
   const cache = createEtagCache();
   const pacer = createPacer({
@@ -370,7 +371,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     let headersRead = false;
     try {
       if (call.signal?.aborted) return { kind: "aborted" };
-      const res = await agent.request({
+      const res = await undici.request(agent, {
         origin: o.base.origin,
         path: `${o.base.pathPrefix}${fullPath}`,
         method: call.method,

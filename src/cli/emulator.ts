@@ -1,12 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { parseFaultOptions } from "../emulator/faults.js";
-import {
-  DEFAULT_SEED,
-  type EmulatorOptions,
-  type FaultOptions,
-  type Seed,
-  startEmulator,
-} from "../emulator/index.js";
+import type { EmulatorOptions, FaultOptions, Seed } from "../emulator/index.js";
 import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
@@ -100,6 +93,11 @@ export const makeRegisterEmulator =
       )
       .addHelpText("after", EXAMPLES)
       .action(async (flags: EmulatorFlags) => {
+        // Loaded here, not at the top: the other commands never pay for the emulator's
+        // modules at start-up (issue 8).
+        const { DEFAULT_SEED, parseFaultOptions, startEmulator } = await import(
+          "../emulator/index.js"
+        );
         const port = parseIntFlag("--port", flags.port, 65535);
         const seed = flags.seed
           ? ((await readJson(deps, "--seed", flags.seed)) as Seed)

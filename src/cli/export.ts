@@ -5,8 +5,7 @@
 import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
-import type { EnvVarNeed } from "../export/index.js";
-import { renderFolder, renderSingle, runExport } from "../export/index.js";
+import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
 import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
@@ -145,9 +144,11 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   const api = await connect(commonFlags, options, io);
   const progress = progressReporter(io, "Reading live state");
   const exportedAt = now();
+  // Loaded here, not at the top: other commands never pay for export's modules (issue 8).
+  const { renderFolder, renderSingle, runExport: exportLive } = await import("../export/index.js");
   let result: Awaited<ReturnType<typeof runExport>>;
   try {
-    result = await runExport(withProgress(api.readOnly(), progress.onProgress), {
+    result = await exportLive(withProgress(api.readOnly(), progress.onProgress), {
       org: flags.org,
       projects: flags.allProjects
         ? { kind: "all" }
