@@ -169,6 +169,8 @@ type Attempt =
       readonly status: number;
       readonly headers: RawHeaders;
       readonly body: string;
+      /** The body already parsed as JSON while deciding whether to cache it (parse once). */
+      readonly parsed?: { readonly value: unknown };
     }
   | {
       readonly kind: "network";
@@ -260,13 +262,13 @@ const classifyFailure = (err: unknown): Attempt => {
 };
 
 /** Whether a body is a non-empty JSON document (only those are worth caching). */
-const isJson = (text: string): boolean => {
-  if (text.trim() === "") return false;
+/** The body parsed as JSON, or undefined when it is empty or not JSON. */
+const tryParseJson = (text: string): { readonly value: unknown } | undefined => {
+  if (text.trim() === "") return undefined;
   try {
-    JSON.parse(text);
-    return true;
+    return { value: JSON.parse(text) };
   } catch {
-    return false;
+    return undefined;
   }
 };
 
@@ -330,11 +332,17 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     method: Method,
     fullPath: string,
     attempt: number,
-  ): void => {
+  ): { readonly value: unknown } | undefined => {
     pacer.observe(readRateLimit(sent.headers));
+    let parsed: { readonly value: unknown } | undefined;
     if (sent.status === 200 && method === "GET") {
       const etag = headerValue(sent.headers, "etag");
-      if (etag !== undefined && isJson(sent.body)) cache.set(fullPath, { etag, body: sent.body });
+      // Only a JSON body is cached; the parse is handed back so the body is parsed once
+      // (issue 8: JSON.parse of every page twice was a measurable share of a plan's CPU).
+      parsed = etag === undefined ? undefined : tryParseJson(sent.body);
+      if (etag !== undefined && parsed !== undefined) {
+        cache.set(fullPath, { etag, body: sent.body });
+      }
     }
     if (sent.status === 429) {
       // spec: api-v3.md Limits: "on 429 wait Retry-After seconds then back off
@@ -349,6 +357,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         pacer.pauseFor(retryAfterMs);
       }
     }
+    return parsed;
   };
 
   /** One send, inside the concurrency limit: never throws, always an Attempt. */
@@ -496,8 +505,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           // Everything that steers the OTHER requests happens before the slot is released:
           // p-limit starts the next queued send as soon as this function settles, so a
           // pause set any later would let that send through into the limit (or the 429).
-          if (sent.kind === "response") steer(sent, call.method, fullPath, attempt);
-          return sent;
+          if (sent.kind !== "response") return sent;
+          const parsed = steer(sent, call.method, fullPath, attempt);
+          return parsed === undefined ? sent : { ...sent, parsed };
         });
       });
       if (result.kind === "paused") continue;
@@ -566,7 +576,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       warnIfDeprecated(call.method, fullPath, headers);
 
       if (status >= 200 && status < 300) {
-        return { path: fullPath, status, body: parseJson(call, fullPath, status, body) };
+        const value = result.parsed ? result.parsed.value : parseJson(call, fullPath, status, body);
+        return { path: fullPath, status, body: value };
       }
       if (status === 304 && call.method === "GET") {
         // spec: api-v3.md Errors: 304 "conditional request matched the ETag".
