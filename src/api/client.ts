@@ -14,6 +14,7 @@ import {
   TimeoutError,
 } from "./errors.js";
 import { type CachedResponse, createEtagCache } from "./etag-cache.js";
+import { startExchange } from "./exchange.js";
 import {
   headerValue,
   parseRetryAfter,
@@ -261,7 +262,6 @@ const classifyFailure = (err: unknown): Attempt => {
   };
 };
 
-/** Whether a body is a non-empty JSON document (only those are worth caching). */
 /** The body parsed as JSON, or undefined when it is empty or not JSON. */
 const tryParseJson = (text: string): { readonly value: unknown } | undefined => {
   if (text.trim() === "") return undefined;
@@ -299,6 +299,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   // follows redirects unless a redirect interceptor is installed, and none is.
   const undici = loadUndici();
   const agent = new undici.Agent({ keepAliveTimeout: 4_000 });
+  const decoder = new TextDecoder();
   const limit = pLimit(o.maxConcurrentRequests);
   const cache = createEtagCache();
   const pacer = createPacer({
@@ -367,49 +368,47 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     payload: string | undefined,
     etag: string | undefined,
   ): Promise<Attempt> => {
-    const controller = new AbortController();
-    let timedOut = false;
-    const onAbort = (): void => controller.abort();
-    call.signal?.addEventListener("abort", onAbort, { once: true });
-    // Decision: the per-attempt timeout is a real timer, not the injectable clock: it bounds
-    // real network time, while the clock governs waits the client chooses (pauses, backoff).
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, o.timeoutMs);
-    let headersRead = false;
-    try {
-      if (call.signal?.aborted) return { kind: "aborted" };
-      const res = await undici.request(agent, {
+    if (call.signal?.aborted) return { kind: "aborted" };
+    const exchange = startExchange(
+      agent,
+      {
         origin: o.base.origin,
         path: `${o.base.pathPrefix}${fullPath}`,
         method: call.method,
         headers: headersFor(call, etag),
         body: payload,
-        signal: controller.signal,
-      });
-      headersRead = true;
-      // Read at most maxBodyBytes: a huge (or endless) body is cut off, not buffered whole.
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-        size += buf.length;
-        if (size > o.maxBodyBytes) {
-          res.body.destroy();
-          return { kind: "too_large", status: res.statusCode };
-        }
-        chunks.push(buf);
+      },
+      o.maxBodyBytes,
+    );
+    let timedOut = false;
+    const onAbort = (): void => exchange.abort();
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    // Decision: the per-attempt timeout is a real timer, not the injectable clock: it bounds
+    // real network time, while the clock governs waits the client chooses (pauses, backoff).
+    const timer = setTimeout(() => {
+      timedOut = true;
+      exchange.abort();
+    }, o.timeoutMs);
+    try {
+      const result = await exchange.done;
+      switch (result.kind) {
+        case "complete":
+          return {
+            kind: "response",
+            status: result.status,
+            headers: result.headers,
+            // TextDecoder drops a UTF-8 BOM, as undici's body.text() does.
+            body: decoder.decode(result.body),
+          };
+        case "too_large":
+          return { kind: "too_large", status: result.status };
+        case "aborted":
+          return timedOut ? { kind: "timeout" } : { kind: "aborted" };
+        case "failed":
+          // The status line and headers arrived but the body broke off: a truncated answer.
+          if (result.headersRead) return { kind: "truncated", cause: result.error };
+          return classifyFailure(result.error);
       }
-      // TextDecoder drops a UTF-8 BOM, as undici's body.text() did.
-      const body = new TextDecoder().decode(Buffer.concat(chunks));
-      return { kind: "response", status: res.statusCode, headers: res.headers, body };
-    } catch (err) {
-      if (timedOut) return { kind: "timeout" };
-      if (call.signal?.aborted) return { kind: "aborted" };
-      // The status line and headers arrived but the body broke off: a truncated answer.
-      if (headersRead) return { kind: "truncated", cause: err };
-      return classifyFailure(err);
     } finally {
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onAbort);
