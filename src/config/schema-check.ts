@@ -1,11 +1,16 @@
 /**
- * Check a parsed document against schemas/waybill.schema.json with ajv (2020-12) and turn
- * ajv's errors into located diagnostics that say how to fix the problem.
+ * Check a parsed document against schemas/waybill.schema.json and turn ajv's errors into
+ * located diagnostics that say how to fix the problem.
+ *
+ * The validator is ajv (2020-12) standalone code precompiled from the schema by
+ * scripts/build-schema-validator.js into ./schema-validator.generated.ts: loading the ajv
+ * compiler and compiling the schema cost every command ~100 ms before its first request
+ * (issue 8). Only the type of ajv's errors is imported from ajv here.
  */
 import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { ErrorObject } from "ajv";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { validate as generatedValidate } from "./schema-validator.generated.js";
 import { closest } from "./suggest.js";
 import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
 
@@ -15,9 +20,12 @@ export const readConfigSchema = (): Record<string, unknown> =>
     readFileSync(new URL("../../schemas/waybill.schema.json", import.meta.url), "utf8"),
   ) as Record<string, unknown>;
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as (ajv: Ajv2020, formats: string[]) => Ajv2020;
+/** What the generated module exports (it is not type-checked: `// @ts-nocheck`). */
+interface ValidateFunction {
+  (data: unknown): boolean;
+  /** The errors of the last call: null when it passed (ajv's convention). */
+  errors?: ErrorObject[] | null;
+}
 
 export type SchemaCheck = (
   file: string,
@@ -101,28 +109,25 @@ const placesOf = (schema: Record<string, unknown>, key: string): string[] => {
     .map(([, place]) => place);
 };
 
-/** Create the checker once per load (ajv compiles the schema; no module-level singleton). */
+/**
+ * Create the checker once per load. `schema` is schemas/waybill.schema.json
+ * (readConfigSchema): the validator itself is the one generated from that file (a unit test
+ * fails when the generated code is stale); `schema` is only read for "it belongs under ..."
+ * hints.
+ */
 export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck => {
-  const ajv = new Ajv2020({
-    allErrors: true,
-    verbose: true,
-    strict: true,
-    // `then: { required: [...] }` names keys declared in the surrounding `properties`.
-    strictRequired: false,
-    allowUnionTypes: true,
-  });
-  ajv.addKeyword("x-messages");
-  addFormats(ajv, ["uuid"]);
-  const validate = ajv.compile(schema);
+  const validate: ValidateFunction = generatedValidate;
 
   return (file, value, positions) => {
     if (validate(value)) return [];
+    // ajv keeps the errors on the (module-wide) function until its next call: take them now.
+    const errors = validate.errors ?? [];
     const out: ConfigDiagnostic[] = [];
     const push = (path: DocPath, at: "key" | "value", code: DiagnosticCode, message: string) => {
       const pos = locate(positions, path, at);
       out.push({ file, line: pos.line, col: pos.col, path: dottedPath(path), code, message });
     };
-    for (const e of validate.errors ?? []) {
+    for (const e of errors) {
       const path = parsePointer(e.instancePath);
       const last = path[path.length - 1];
       const custom = customMessage(e);
