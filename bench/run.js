@@ -162,7 +162,7 @@ const report = (r) => {
   }
   if (r.calibration) {
     lines.push(
-      `  bare fetch loop ${r.calibration.requests} GETs at parallelism ${r.parallelism}: ${fmt(r.calibration.wallMs)} ms` +
+      `  bare loop       ${r.calibration.requests} GETs at parallelism ${r.parallelism}: ${fmt(r.calibration.wallMs)} ms` +
         ` (ratio to time bound ${fmt(r.calibration.wallMs / r.timeBoundMs, 2)});` +
         ` API phase / bare loop ${fmt(r.apiMs / r.calibration.wallMs, 2)}`,
     );
@@ -177,12 +177,37 @@ const report = (r) => {
   console.log(`${lines.join("\n")}\n`);
 };
 
+/** Run bench/bare-loop.js as its own process: `paths` GETs at `parallelism`. */
+const bareLoop = (emu, paths, parallelism) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [join(here, "bare-loop.js"), emu.url, String(parallelism)],
+      {
+        env: { ...process.env, SERVICE_TOKEN: TOKEN },
+        stdio: ["pipe", "pipe", "inherit"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`bare loop exited ${code}`));
+      const { ms, failed } = JSON.parse(out);
+      if (failed > 0) return reject(new Error(`bare loop: ${failed} GETs failed`));
+      resolve(ms);
+    });
+    child.stdin.end(JSON.stringify(paths));
+  });
+
 /**
  * The per-item baseline (issue 8): one GET per managed item at parallelism 10, the way a
  * Terraform provider refreshes its state. Items with a by-id route are read by id; env
  * vars and restrictions have none in V3, so each costs one read of its parent's list.
  */
-const perItemBaseline = async (emu, parallelism = 10, count = Number.POSITIVE_INFINITY) => {
+const perItemBaseline = async (emu) => {
   const state = await (await fetch(`${emu.url}/__admin/state`)).json();
   const org = state.orgs[0];
   const paths = [];
@@ -202,32 +227,37 @@ const perItemBaseline = async (emu, parallelism = 10, count = Number.POSITIVE_IN
       paths.push(`/context-restrictions?filter%5Bcontext_id%5D=${c.id}`);
     }
   }
-  // A calibration of `count` GETs: the item reads, cut or repeated to that many.
-  if (Number.isFinite(count)) {
-    const items = paths.splice(0);
-    for (let i = 0; i < count && items.length > 0; i++) paths.push(items[i % items.length]);
+  const wallMs = await bareLoop(emu, paths, 10);
+  return { requests: paths.length, wallMs, timeBoundMs: timeBound(paths.length, 1, latency, 10) };
+};
+
+/**
+ * The calibration: as many GETs as the CLI made, at the same parallelism, all independent,
+ * from a separate process like the CLI — the collection reads a plan makes (each project's
+ * env vars, webhooks, pipelines and triggers; each context's env vars and restrictions),
+ * repeated to the count. Nothing waits for anything, so this is the floor this machine, the
+ * emulator and the transport allow, before any client, config or planner work.
+ */
+const calibrate = async (emu, parallelism, count) => {
+  const state = await (await fetch(`${emu.url}/__admin/state`)).json();
+  const org = state.orgs[0];
+  const reads = [];
+  for (const p of org.projects) {
+    reads.push(
+      `/projects/${p.id}/environment-variables`,
+      `/webhooks?filter%5Bproject_id%5D=${p.id}`,
+      `/pipelines?filter%5Bproject_id%5D=${p.id}`,
+      `/triggers?filter%5Bproject_id%5D=${p.id}`,
+    );
   }
-  const started = performance.now();
-  let next = 0;
-  let failed = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const path = paths[next++];
-      const res = await fetch(`${emu.url}/api/v3${path}`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
-      await res.arrayBuffer();
-      if (res.status !== 200) failed++;
-    }
-  };
-  await Promise.all(Array.from({ length: parallelism }, worker));
-  const wallMs = performance.now() - started;
-  if (failed > 0) throw new Error(`per-item baseline: ${failed} GETs failed`);
-  return {
-    requests: paths.length,
-    wallMs,
-    timeBoundMs: timeBound(paths.length, 1, latency, parallelism),
-  };
+  for (const c of org.contexts ?? []) {
+    reads.push(
+      `/contexts/${c.id}/env-vars`,
+      `/context-restrictions?filter%5Bcontext_id%5D=${c.id}`,
+    );
+  }
+  const paths = Array.from({ length: count }, (_, i) => reads[i % reads.length]);
+  return { requests: count, wallMs: await bareLoop(emu, paths, parallelism) };
 };
 
 const logged = async (emu) =>
@@ -248,9 +278,11 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
         withBaseline && !args["no-baseline"] && parallelism === parallelisms[0]
           ? await perItemBaseline(emu)
           : undefined;
-      // Calibration: a bare fetch loop making as many GETs at the same parallelism against
-      // the same emulator: what this machine achieves with no client, config or planner.
-      const calibration = await perItemBaseline(emu, parallelism, cliRequests);
+      // Calibration: a bare loop making as many GETs at the same parallelism against the
+      // same emulator: what this machine achieves with no client, config or planner.
+      const calibration = args["no-baseline"]
+        ? undefined
+        : await calibrate(emu, parallelism, cliRequests);
       return { cli, baseline, apiMs, calibration, cliRequests };
     });
     report({
@@ -275,11 +307,28 @@ if (only.has("plan")) {
   // The CLI's fixed costs, without any request: Node start-up, module loading and loading
   // the config (`validate` resolves the same ${env:} secrets). The process wall time of
   // every command below includes them; its API phase does not.
+  // Median of 3 runs each: Node alone, the CLI's modules (`--version`), and validate.
+  const median3 = async (run) => {
+    const runs = [await run(), await run(), await run()].sort((a, b) => a.wallMs - b.wallMs);
+    return runs[1];
+  };
+  const nodeAlone = await median3(
+    () =>
+      new Promise((resolve, reject) => {
+        const started = performance.now();
+        const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+        child.on("error", reject);
+        child.on("exit", () => resolve({ wallMs: performance.now() - started }));
+      }),
+  );
   const v = await withEmulator(gen.seed, async (emu) => ({
-    cli: await runCli(emu, ["validate", "-c", configPath]),
+    version: await median3(() => runCli(emu, ["--version"])),
+    cli: await median3(() => runCli(emu, ["validate", "-c", configPath])),
   }));
   console.log(
-    `## fixed costs: waybill validate (start-up + config load, no request): ${fmt(v.cli.wallMs)} ms wall,` +
+    `## fixed costs (median of 3, no request): Node alone ${fmt(nodeAlone.wallMs)} ms;` +
+      ` + Waybill's modules (waybill --version) ${fmt(v.version.wallMs)} ms;` +
+      ` + loading the ${managed}-item config (waybill validate) ${fmt(v.cli.wallMs)} ms wall,` +
       ` ${fmt(v.cli.cpuMs)} ms CPU, peak RSS ${fmt(v.cli.maxRssBytes / 2 ** 20, 1)} MB, exit ${v.cli.code}\n`,
   );
 
