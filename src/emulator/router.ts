@@ -10,7 +10,9 @@ export interface Match {
   readonly params: Record<string, string>;
 }
 
+/** A segment without `%` decodes to itself: skip decodeURIComponent (it runs per request). */
 const decode = (seg: string): string | undefined => {
+  if (!seg.includes("%")) return seg;
   try {
     return decodeURIComponent(seg);
   } catch {
@@ -18,14 +20,22 @@ const decode = (seg: string): string | undefined => {
   }
 };
 
+interface Compiled {
+  readonly route: Route;
+  readonly segs: readonly string[];
+  /** Index of the `*name` segment, or -1. */
+  readonly star: number;
+}
+
 const matchSegments = (
-  pattern: readonly string[],
+  c: Compiled,
   path: readonly string[],
 ): Record<string, string> | undefined => {
-  const params: Record<string, string> = {};
-  const star = pattern.findIndex((p) => p.startsWith("*"));
+  const pattern = c.segs;
+  const star = c.star;
   if (star < 0 && pattern.length !== path.length) return undefined;
   if (star >= 0 && path.length < pattern.length) return undefined;
+  const params: Record<string, string> = {};
   const tail = pattern.length - star - 1;
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!;
@@ -51,13 +61,21 @@ export interface Router {
 }
 
 export const createRouter = (routes: readonly Route[]): Router => {
-  const compiled = routes.map((route) => ({ route, segs: route.pattern.split("/").slice(1) }));
+  // Grouped by method, in table order: a request only tries the routes of its method.
+  const byMethod = new Map<string, Compiled[]>();
+  for (const route of routes) {
+    const segs = route.pattern.split("/").slice(1);
+    const list = byMethod.get(route.method) ?? [];
+    list.push({ route, segs, star: segs.findIndex((p) => p.startsWith("*")) });
+    byMethod.set(route.method, list);
+  }
   return {
     match(method, rawPath) {
+      const candidates = byMethod.get(method);
+      if (!candidates) return undefined;
       const segs = rawPath.split("/").slice(1);
-      for (const c of compiled) {
-        if (c.route.method !== method) continue;
-        const params = matchSegments(c.segs, segs);
+      for (const c of candidates) {
+        const params = matchSegments(c, segs);
         if (params) return { route: c.route, params };
       }
       return undefined;

@@ -3,7 +3,6 @@
  * answers, faults, ETags, and rendering errors as the V3 envelope or the V2 `{message}`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type AdminPort, handleAdmin, type RequestLogEntry } from "./admin.js";
@@ -18,7 +17,7 @@ import { EmulatorHttpError } from "./errors.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
 import type { ApiName, Ctx, Reply, Route } from "./http.js";
 import { hashUuid } from "./ids.js";
-import { createRouter } from "./router.js";
+import { createRouter, type Match } from "./router.js";
 import { contextRoutes } from "./routes/contexts.js";
 import { envVarRoutes } from "./routes/env-vars.js";
 import { orgRoutes } from "./routes/orgs.js";
@@ -30,7 +29,7 @@ import { v2Routes } from "./routes/v2.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { createScript, type ScriptEntry } from "./script.js";
 import type { FaultOptions, Seed } from "./seed.js";
-import { createState, dumpState, type State } from "./store.js";
+import { createState, dumpState, type State, type TokenRow } from "./store.js";
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. The server listens on 127.0.0.1 only. */
@@ -89,19 +88,29 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     req.on("error", reject);
   });
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+/**
+ * True when the request carries no body (RFC 9112 §6.3: a request without Content-Length or
+ * Transfer-Encoding has none), so there is nothing to read: most requests are such GETs.
+ */
+const hasNoBody = (req: IncomingMessage): boolean => {
+  const length = req.headers["content-length"];
+  return (length === undefined || length === "0") && req.headers["transfer-encoding"] === undefined;
+};
+
+const NO_BODY = Buffer.alloc(0);
+
+/** A request waiting out injected latency; close() ends every wait at once. */
+interface Wait {
+  timer?: NodeJS.Timeout;
+  readonly resolve: () => void;
+}
+
+/** Token value → its row; the first row wins, as a search of the seed's list would find. */
+const tokenIndex = (st: State): ReadonlyMap<string, TokenRow> => {
+  const index = new Map<string, TokenRow>();
+  for (const t of st.tokens) if (!index.has(t.token)) index.set(t.token, t);
+  return index;
+};
 
 /** A strong ETag: a hash of the exact body bytes (spec: api-v3.md "Limits": Caching). */
 const etagOf = (body: string): string =>
@@ -113,6 +122,15 @@ const ifNoneMatchHits = (header: string | undefined, etag: string): boolean => {
     .split(",")
     .map((t) => t.trim().replace(/^W\//, ""))
     .some((t) => t === "*" || t === etag);
+};
+
+/** True when the headers already say how the body is framed (scripted answers may). */
+const namesFraming = (headers: Readonly<Record<string, string>>): boolean => {
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === "content-length" || lower === "transfer-encoding") return true;
+  }
+  return false;
 };
 
 interface Answer {
@@ -134,6 +152,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   const now = opts.now ?? Date.now;
   const startFaults = opts.faults ? parseFaultOptions(opts.faults) : {};
   let state: State = createState(opts.seed ?? DEFAULT_SEED);
+  // The tokens never change while a state lives: index them once, not on every request.
+  let tokens: ReadonlyMap<string, TokenRow> = tokenIndex(state);
   let faults: Faults = createFaults(startFaults, now);
   const script = createScript();
   let requestLog: RequestLogEntry[] = [];
@@ -141,9 +161,22 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   const cursorSecret = randomBytes(16).toString("hex");
   const router = createRouter(ROUTES);
   const closing = new AbortController();
-  // One listener per request waiting out injected latency, removed when its wait ends: a
-  // busy emulator has far more than Node's default of 10 (MaxListenersExceededWarning).
-  setMaxListeners(0, closing.signal);
+  const waits = new Set<Wait>();
+  /**
+   * Wait out injected latency; close() ends the wait. A plain set of timers rather than one
+   * abort listener per request: cheaper, and no MaxListenersExceededWarning when busy.
+   */
+  const sleep = (ms: number): Promise<void> | undefined => {
+    if (ms <= 0 || closing.signal.aborted) return undefined;
+    return new Promise((resolve) => {
+      const w: Wait = { resolve };
+      w.timer = setTimeout(() => {
+        waits.delete(w);
+        resolve();
+      }, ms);
+      waits.add(w);
+    });
+  };
   const sockets = new Set<Socket>();
 
   const admin: AdminPort = {
@@ -151,6 +184,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     // clears the script and the request log (whose seq restarts at 1).
     reset(seed) {
       state = createState(seed);
+      tokens = tokenIndex(state);
       faults = createFaults(startFaults, now);
       script.clear();
       requestLog = [];
@@ -170,11 +204,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     script: () => script.pending(),
   };
 
-  const tokenValues = (): Set<string> => new Set(state.tokens.map((t) => t.token));
-
   /** Query as a log object; token-looking values are redacted (the log is never a leak). */
   const logQuery = (query: URLSearchParams): Record<string, string> => {
-    const tokens = tokenValues();
     const out: Record<string, string> = {};
     for (const [k, v] of query)
       out[k] = TOKEN_PARAMS.has(k.toLowerCase()) || tokens.has(v) ? "(redacted)" : v;
@@ -196,7 +227,6 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
 
   /** Auth. spec: api-v3.md "Authentication": V3 Bearer, V2 Service-Token or Basic. */
   const authenticate = (api: ApiName, req: IncomingMessage, query: URLSearchParams): void => {
-    const tokens = tokenValues();
     // spec: Authentication rule 1: on V3 a token in a query parameter is rejected.
     // Decision: the same on V2 (only the legacy V1 accepts one).
     for (const [k, v] of query) {
@@ -221,7 +251,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       if (token === undefined && basic?.[1])
         token = Buffer.from(basic[1], "base64").toString("utf8").split(":")[0];
     }
-    const row = token === undefined ? undefined : state.tokens.find((t) => t.token === token);
+    const row = token === undefined ? undefined : tokens.get(token);
     if (!row) {
       throw new EmulatorHttpError(
         401,
@@ -247,10 +277,10 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     query: URLSearchParams,
     raw: Buffer,
     reqSeq: number,
+    m: Match | undefined,
   ): Answer => {
     try {
       authenticate(api, req, query);
-      const m = router.match(method, path);
       // Decision: an unknown method on a known path is 404 too (the spec lists no 405).
       if (!m)
         throw new EmulatorHttpError(404, "not_found", "Not found", `no route ${method} ${path}`);
@@ -293,14 +323,22 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     }
   };
 
-  const routeKey = (method: string, path: string): string => {
-    const m = router.match(method, path);
-    return `${method} ${m ? m.route.pattern : path}`;
-  };
+  const routeKey = (method: string, path: string, m: Match | undefined): string =>
+    `${method} ${m ? m.route.pattern : path}`;
 
   const send = (res: ServerResponse, a: Answer): void => {
     const delivery = a.delivery ?? { kind: "normal" };
-    if (delivery.kind === "normal" || a.body === undefined) {
+    if (a.body === undefined) {
+      res.writeHead(a.status, a.headers);
+      res.end();
+      return;
+    }
+    if (delivery.kind === "normal") {
+      // Decision: a body goes out with its Content-Length, in one write, rather than chunked
+      // (cheaper per request; the framing is not part of the contract). A scripted answer
+      // that names its own framing header keeps it; 204 and 304 never carry a body.
+      if (a.status >= 200 && a.status !== 204 && a.status !== 304 && !namesFraming(a.headers))
+        a.headers["Content-Length"] = String(Buffer.byteLength(a.body, "utf8"));
       res.writeHead(a.status, a.headers);
       res.end(a.body);
       return;
@@ -370,8 +408,11 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     const entry = script.take(method, path);
     const decision: FaultDecision = entry ? { kind: "none" } : faults.draw(method);
     const activeFaults = faults;
-    await sleep(activeFaults.latencyMs(), closing.signal);
+    const wait = sleep(activeFaults.latencyMs());
+    if (wait) await wait;
     if (closing.signal.aborted) return void drop(req);
+    // Routed once: the rate-limit bucket key and the handler both need it.
+    const m = router.match(method, path);
 
     let answer: Answer | undefined;
     let fault: string | undefined;
@@ -386,12 +427,12 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       if (entry.drop) dropped = true;
       else answer = scripted(entry);
     } else if (entry?.commit) {
-      const real = handle(api, req, method, path, query, raw, reqSeq);
+      const real = handle(api, req, method, path, query, raw, reqSeq, m);
       fault = "script_commit";
       if (entry.drop) dropped = true;
       else answer = scripted(entry, real);
     } else {
-      const verdict = activeFaults.take(routeKey(method, path));
+      const verdict = activeFaults.take(routeKey(method, path, m));
       if (verdict) rateHeaders = verdict.headers;
       if (verdict && !verdict.allowed) {
         fault = "rate_limit";
@@ -434,7 +475,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
           handled = new URLSearchParams(query);
           handled.delete(cursorParam);
         }
-        answer = handle(api, req, method, path, handled, raw, reqSeq);
+        answer = handle(api, req, method, path, handled, raw, reqSeq, m);
         if (chaosCursor !== null && isChaosCursor(chaosCursor) && answer.status === 200) {
           fault = "chaos_cursor";
           const body: unknown = answer.body === undefined ? undefined : JSON.parse(answer.body);
@@ -520,7 +561,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       const query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
       let raw: Buffer;
       try {
-        raw = await readBody(req);
+        raw = hasNoBody(req) ? NO_BODY : await readBody(req);
       } catch {
         return;
       }
@@ -587,6 +628,11 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort();
+        for (const w of waits) {
+          clearTimeout(w.timer);
+          w.resolve();
+        }
+        waits.clear();
         server.close(() => resolve());
         // Keep-alive sockets would hold close() open: destroy them (idle and busy).
         for (const s of sockets) s.destroy();
