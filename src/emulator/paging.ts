@@ -7,7 +7,7 @@
  * signed with a per-server random secret: a forged or edited cursor, a cursor from another
  * server, or one used with different filters (another fingerprint) is 400 `invalid_cursor`.
  */
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey } from "node:crypto";
 import { badRequest } from "./errors.js";
 import type { Ctx } from "./http.js";
 
@@ -53,11 +53,16 @@ const decode = (secret: string, raw: string, fingerprint: string): CursorBody =>
   return c;
 };
 
+/** The fingerprint's fixed HMAC key, prepared once (a constant, not per request). */
+const FINGERPRINT_KEY = createSecretKey(Buffer.from("fp", "utf8"));
+
 /** The query without its paging parameters, order-independent. */
 const fingerprint = (ctx: Ctx, pagingKeys: readonly string[]): string => {
-  const entries = [...ctx.query.entries()].filter(([k]) => !pagingKeys.includes(k));
-  entries.sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
-  return createHmac("sha256", "fp")
+  const entries: [string, string][] = [];
+  for (const entry of ctx.query) if (!pagingKeys.includes(entry[0])) entries.push(entry);
+  if (entries.length > 1)
+    entries.sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+  return createHmac("sha256", FINGERPRINT_KEY)
     .update(`${ctx.path}?${JSON.stringify(entries)}`)
     .digest("base64url")
     .slice(0, 12);

@@ -29,7 +29,7 @@ import { v2Routes } from "./routes/v2.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { createScript, type ScriptEntry } from "./script.js";
 import type { FaultOptions, Seed } from "./seed.js";
-import { createState, dumpState, type State, type TokenRow } from "./store.js";
+import { createState, dumpState, type State, type TokenRow, touch } from "./store.js";
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. The server listens on 127.0.0.1 only. */
@@ -298,6 +298,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
           );
         }
       }
+      // Writes may change the rows: the read-side indexes must not outlive them.
+      if (method !== "GET") touch(state);
       const ctx: Ctx = {
         state,
         api,

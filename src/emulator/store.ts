@@ -132,7 +132,104 @@ export interface State {
   readonly triggers: TriggerRow[];
   /** Counter behind run-time ids, so they are the same on every run. */
   seq: number;
+  /** Bumped before every write request (`touch`); read-side indexes are rebuilt after one. */
+  version: number;
+  /** Read-side indexes of the rows, valid for `memo.version` only (see `rowsOf`). */
+  memo: Memo;
 }
+
+/** Rows grouped by their parent's id, in the rows' order (what a `filter` would return). */
+interface Memo {
+  readonly version: number;
+  webhooksByProject?: ReadonlyMap<string, readonly WebhookRow[]>;
+  pipelinesByProject?: ReadonlyMap<string, readonly PipelineRow[]>;
+  triggersByPipeline?: ReadonlyMap<string, readonly TriggerRow[]>;
+  triggersByProject?: ReadonlyMap<string, readonly TriggerRow[]>;
+  /** Filtered and sorted project listings by their query (every page of one listing). */
+  projectListings?: Map<string, readonly ProjectRow[]>;
+}
+
+/**
+ * Mark the state as changed: called before every write request is handled, so a list read
+ * never sees an index built before a create or delete. Reads (GET) never change the state.
+ */
+export const touch = (st: State): void => {
+  st.version += 1;
+};
+
+const groupBy = <T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> => {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list) list.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+};
+
+const memoOf = (st: State): Memo => {
+  if (st.memo.version !== st.version) st.memo = { version: st.version };
+  return st.memo;
+};
+
+const NONE: readonly never[] = [];
+
+/**
+ * The stored webhooks, pipelines or triggers of one parent, in creation order, from an index
+ * built once per state version instead of a scan of the whole collection on every list read.
+ */
+export const rowsOf = {
+  webhooks(st: State, projectId: string): readonly WebhookRow[] {
+    const m = memoOf(st);
+    m.webhooksByProject ??= groupBy(st.webhooks, (w) => w.projectId);
+    return m.webhooksByProject.get(projectId) ?? NONE;
+  },
+  pipelines(st: State, projectId: string): readonly PipelineRow[] {
+    const m = memoOf(st);
+    m.pipelinesByProject ??= groupBy(st.pipelines, (p) => p.projectId);
+    return m.pipelinesByProject.get(projectId) ?? NONE;
+  },
+  triggers(st: State, pipelineId: string): readonly TriggerRow[] {
+    const m = memoOf(st);
+    m.triggersByPipeline ??= groupBy(st.triggers, (t) => t.pipelineId);
+    return m.triggersByPipeline.get(pipelineId) ?? NONE;
+  },
+  /** A project listing, filtered and sorted once per state version for all its pages. */
+  projectListing(
+    st: State,
+    query: string,
+    build: () => readonly ProjectRow[],
+  ): readonly ProjectRow[] {
+    const m = memoOf(st);
+    m.projectListings ??= new Map();
+    let rows = m.projectListings.get(query);
+    if (!rows) {
+      // Bounded: many different `filter[name]` searches must not grow it without end.
+      if (m.projectListings.size >= 64) m.projectListings.clear();
+      rows = build();
+      m.projectListings.set(query, rows);
+    }
+    return rows;
+  },
+  /** The stored triggers of all of a project's stored pipelines, in creation order. */
+  projectTriggers(st: State, projectId: string): readonly TriggerRow[] {
+    const m = memoOf(st);
+    if (!m.triggersByProject) {
+      const projectOf = new Map(st.pipelines.map((p) => [p.id, p.projectId]));
+      const groups = new Map<string, TriggerRow[]>();
+      for (const t of st.triggers) {
+        const project = projectOf.get(t.pipelineId);
+        if (project === undefined) continue;
+        const list = groups.get(project);
+        if (list) list.push(t);
+        else groups.set(project, [t]);
+      }
+      m.triggersByProject = groups;
+    }
+    return m.triggersByProject.get(projectId) ?? NONE;
+  },
+};
 
 /** A fresh deterministic id for a row created at run time. */
 export const nextId = (state: State, kind: string): string => {
@@ -298,10 +395,10 @@ export const findTrigger = (st: State, id: string): TriggerRow | undefined =>
   st.triggers.find((t) => t.id === id);
 
 /** Stored pipelines of a project, with the synthetic one first for an OAuth project. */
-export const pipelinesOf = (st: State, project: ProjectRow): PipelineRow[] => [
-  ...(project.oauth ? [syntheticPipeline(project)] : []),
-  ...st.pipelines.filter((p) => p.projectId === project.id),
-];
+export const pipelinesOf = (st: State, project: ProjectRow): readonly PipelineRow[] => {
+  const stored = rowsOf.pipelines(st, project.id);
+  return project.oauth ? [syntheticPipeline(project), ...stored] : stored;
+};
 
 /** Decision: "all members" is shown as a group named `All members`. */
 export const groupName = (org: OrgRow | undefined, groupId: string): string | undefined =>
@@ -341,6 +438,8 @@ export const createState = (seed: Seed): State => {
     pipelines: [],
     triggers: [],
     seq: 0,
+    version: 0,
+    memo: { version: 0 },
   };
   const ids = new Set<string>();
   const claim = (id: string, pointer: string): string => {

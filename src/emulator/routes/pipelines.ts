@@ -28,14 +28,15 @@ import {
 } from "../store.js";
 import { projectOr404 } from "./projects.js";
 
+// No deep copies: a rendered body is serialized at once (server.ts) and never kept.
 export const renderPipeline = (p: PipelineRow) => ({
   id: p.id,
   attributes: {
     name: p.name,
     // Decision: a pipeline created without a description reads back as "".
     description: p.description ?? "",
-    config: structuredClone(p.config),
-    ...(p.checkout !== undefined ? { checkout: structuredClone(p.checkout) } : {}),
+    config: p.config,
+    ...(p.checkout !== undefined ? { checkout: p.checkout } : {}),
     created_at: p.created_at,
   },
   references: { project: { id: p.projectId } },

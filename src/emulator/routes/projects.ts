@@ -3,7 +3,7 @@ import { badRequest, notFound } from "../errors.js";
 import { allowFilters, body, type Ctx, ok, type Route, uuidFilter } from "../http.js";
 import { paginate } from "../paging.js";
 import { projectSettingsSchema } from "../schemas.js";
-import { findOrg, findProject, type ProjectRow } from "../store.js";
+import { findOrg, findProject, type ProjectRow, rowsOf } from "../store.js";
 
 /** spec: api-v3.md "Projects": `page[limit]` (max 50). */
 const PROJECTS_MAX = 50;
@@ -25,8 +25,9 @@ export const projectOr404 = (ctx: Ctx, id: string): ProjectRow => {
   return p;
 };
 
+// No deep copy: a rendered body is serialized at once (server.ts) and never kept.
 const renderSettings = (p: ProjectRow) => ({
-  data: { attributes: structuredClone(p.settings), references: { project: { id: p.id } } },
+  data: { attributes: p.settings, references: { project: { id: p.id } } },
 });
 
 const byName = (a: ProjectRow, b: ProjectRow): number =>
@@ -72,11 +73,16 @@ const listProjects = (ctx: Ctx) => {
   if (orgId !== undefined && !findOrg(ctx.state, orgId)) throw notFound("org", orgId);
   // Rule 3: filters combine; filter[name] is a case-insensitive substring search.
   const needle = name?.toLowerCase();
-  const hits = ctx.state.projects
-    .filter((p) => orgId === undefined || p.orgId === orgId)
-    .filter((p) => following === null || p.isFollowed)
-    .filter((p) => needle === undefined || p.name.toLowerCase().includes(needle))
-    .sort(orderBy === "name" ? byName : byLastActive);
+  const hits = rowsOf.projectListing(
+    ctx.state,
+    JSON.stringify([orgId ?? null, following, needle ?? null, orderBy]),
+    () =>
+      ctx.state.projects
+        .filter((p) => orgId === undefined || p.orgId === orgId)
+        .filter((p) => following === null || p.isFollowed)
+        .filter((p) => needle === undefined || p.name.toLowerCase().includes(needle))
+        .sort(orderBy === "name" ? byName : byLastActive),
+  );
   return paginate(ctx, hits, renderProject, PROJECTS_MAX);
 };
 

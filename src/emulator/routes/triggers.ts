@@ -26,6 +26,7 @@ import {
   nextId,
   type PipelineRow,
   type ProjectRow,
+  rowsOf,
   type State,
   syntheticTrigger,
   type TriggerRow,
@@ -35,34 +36,27 @@ import { isPlainObject } from "../validate.js";
 import { notUpdatable, resolvePipeline } from "./pipelines.js";
 import { projectOr404 } from "./projects.js";
 
+// No deep copies: a rendered body is serialized at once (server.ts) and never kept.
 const renderTrigger = (t: TriggerRow, secretOnce?: string) => ({
   id: t.id,
   attributes: {
     is_disabled: t.is_disabled,
-    ...(t.config !== undefined ? { config: { ...t.config } } : {}),
-    ...(t.checkout !== undefined ? { checkout: { ...t.checkout } } : {}),
-    event: structuredClone({
-      ...t.event,
-      ...(secretOnce !== undefined ? { webhook: { ...t.event.webhook, secret: secretOnce } } : {}),
-    }),
-    ...(t.parameters !== undefined ? { parameters: structuredClone(t.parameters) } : {}),
+    ...(t.config !== undefined ? { config: t.config } : {}),
+    ...(t.checkout !== undefined ? { checkout: t.checkout } : {}),
+    event:
+      secretOnce !== undefined
+        ? { ...t.event, webhook: { ...t.event.webhook, secret: secretOnce } }
+        : t.event,
+    ...(t.parameters !== undefined ? { parameters: t.parameters } : {}),
     created_at: t.created_at,
   },
   references: { pipeline: { id: t.pipelineId } },
 });
 
-const storedOfPipeline = (st: State, pipelineId: string): TriggerRow[] =>
-  st.triggers.filter((t) => t.pipelineId === pipelineId);
-
 /** Decision: the synthetic trigger first, then stored triggers in creation order. */
-const triggersOfProject = (st: State, p: ProjectRow): TriggerRow[] => {
-  const pipelineIds = new Set(
-    st.pipelines.filter((pl) => pl.projectId === p.id).map((pl) => pl.id),
-  );
-  return [
-    ...(p.oauth ? [syntheticTrigger(p)] : []),
-    ...st.triggers.filter((t) => pipelineIds.has(t.pipelineId)),
-  ];
+const triggersOfProject = (st: State, p: ProjectRow): readonly TriggerRow[] => {
+  const stored = rowsOf.projectTriggers(st, p.id);
+  return p.oauth ? [syntheticTrigger(p), ...stored] : stored;
 };
 
 const projectOfTrigger = (st: State, t: TriggerRow): string | undefined =>
@@ -85,7 +79,7 @@ const resolveTrigger = (ctx: Ctx): { row: TriggerRow; synthetic: boolean } => {
   throw notFound("trigger", id);
 };
 
-const listTriggers = (ctx: Ctx): TriggerRow[] => {
+const listTriggers = (ctx: Ctx): readonly TriggerRow[] => {
   allowFilters(ctx, ["filter[project_id]", "filter[pipeline_id]"]);
   const projectId = uuidFilter(ctx, "filter[project_id]", false);
   const pipelineId = uuidFilter(ctx, "filter[pipeline_id]", false);
@@ -97,11 +91,11 @@ const listTriggers = (ctx: Ctx): TriggerRow[] => {
     if (pipelineId === undefined) return triggersOfProject(ctx.state, p);
     // Decision: a pipeline of another project is 404 (as on GET /pipelines/:id).
     const { row, synthetic } = resolvePipeline(ctx, pipelineId, p.id);
-    return synthetic ? [syntheticTrigger(p)] : storedOfPipeline(ctx.state, row.id);
+    return synthetic ? [syntheticTrigger(p)] : rowsOf.triggers(ctx.state, row.id);
   }
   // spec: a pipeline-only request for the synthetic pipeline id returns 404.
   const { row } = resolvePipeline(ctx, pipelineId!, undefined);
-  return storedOfPipeline(ctx.state, row.id);
+  return rowsOf.triggers(ctx.state, row.id);
 };
 
 /** Decision: a webhook trigger created without a secret gets one from the service. */

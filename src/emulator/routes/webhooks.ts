@@ -18,6 +18,7 @@ import {
   checkWebhookUrl,
   findWebhook,
   nextId,
+  rowsOf,
   WEBHOOKS_PER_PROJECT,
   type WebhookRow,
 } from "../store.js";
@@ -57,9 +58,11 @@ export const webhookRoutes: readonly Route[] = [
       if (enabled !== null && enabled !== "true" && enabled !== "false") {
         throw badRequest("invalid_filter", "filter[is_enabled] must be true or false");
       }
-      const hits = ctx.state.webhooks
-        .filter((w) => w.projectId === p.id)
-        .filter((w) => enabled === null || w.is_enabled === (enabled === "true"));
+      const ofProject = rowsOf.webhooks(ctx.state, p.id);
+      const hits =
+        enabled === null
+          ? ofProject
+          : ofProject.filter((w) => w.is_enabled === (enabled === "true"));
       return ok(paginate(ctx, hits, renderWebhook));
     },
   },
