@@ -81,18 +81,24 @@ const parseLimit = (raw: string | null, name: string, max: number): number | und
 interface Window {
   readonly offset: number;
   readonly limit: number;
-  readonly fp: string;
+  /** The query's fingerprint, for the cursors of the neighbouring pages. */
+  readonly fp: () => string;
 }
 
 const window = (ctx: Ctx, limitKey: string, cursorKey: string, max: number): Window => {
-  const fp = fingerprint(ctx, [limitKey, cursorKey]);
   const limit = parseLimit(ctx.query.get(limitKey), limitKey, max);
   const rawCursor = ctx.query.get(cursorKey);
+  // Computed only when a cursor is read or written: most lists fit on one page.
   if (rawCursor === null || rawCursor === "")
-    return { offset: 0, limit: limit ?? DEFAULT_PAGE_SIZE, fp };
+    return {
+      offset: 0,
+      limit: limit ?? DEFAULT_PAGE_SIZE,
+      fp: () => fingerprint(ctx, [limitKey, cursorKey]),
+    };
+  const fp = fingerprint(ctx, [limitKey, cursorKey]);
   const c = decode(ctx.cursorSecret, rawCursor, fp);
   // Decision: `page[limit]` sent with a cursor overrides the limit the cursor carries.
-  return { offset: c.o, limit: limit ?? c.l, fp };
+  return { offset: c.o, limit: limit ?? c.l, fp: () => fp };
 };
 
 /** One page of a V3 collection: `{ data, page: { next, prev } }`. */
@@ -106,11 +112,11 @@ export const paginate = <T>(
   const slice = items.slice(w.offset, w.offset + w.limit);
   const next =
     w.offset + w.limit < items.length
-      ? encode(ctx.cursorSecret, { o: w.offset + w.limit, l: w.limit, f: w.fp })
+      ? encode(ctx.cursorSecret, { o: w.offset + w.limit, l: w.limit, f: w.fp() })
       : null;
   const prev =
     w.offset > 0
-      ? encode(ctx.cursorSecret, { o: Math.max(0, w.offset - w.limit), l: w.limit, f: w.fp })
+      ? encode(ctx.cursorSecret, { o: Math.max(0, w.offset - w.limit), l: w.limit, f: w.fp() })
       : null;
   return { data: slice.map(render), page: { next, prev } };
 };
@@ -128,7 +134,7 @@ export const paginateV2 = <T>(
   const slice = items.slice(w.offset, w.offset + w.limit);
   const next =
     w.offset + w.limit < items.length
-      ? encode(ctx.cursorSecret, { o: w.offset + w.limit, l: w.limit, f: w.fp })
+      ? encode(ctx.cursorSecret, { o: w.offset + w.limit, l: w.limit, f: w.fp() })
       : null;
   return { items: slice.map(render), next_page_token: next };
 };
