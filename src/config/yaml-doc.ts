@@ -2,10 +2,13 @@
  * YAML text → plain value plus the source position of every key and value (pure).
  *
  * The `yaml` package keeps source ranges; we index them by document path so that schema
- * and rule errors, which speak in paths, can point at a line and column.
+ * and rule errors, which speak in paths, can point at a line and column. Plain YAML is
+ * first read by the faster yaml-fast.ts; `yaml` then runs only when a position is asked
+ * for, i.e. when there is something to report.
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { parseYamlFast } from "./yaml-fast.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -21,7 +24,10 @@ export interface NodePositions {
   readonly value: Pos;
 }
 
-export type PositionIndex = ReadonlyMap<string, NodePositions>;
+/** Positions by `pathKey`; a `Map`, or a lazy index that parses on its first look-up. */
+export interface PositionIndex {
+  get(key: string): NodePositions | undefined;
+}
 
 export const pathKey = (path: DocPath): string => JSON.stringify(path.map(String));
 
@@ -84,7 +90,36 @@ const yamlMessage = (code: string, message: string): { code: DiagnosticCode; mes
   }
 };
 
+/**
+ * Parse one file. Plain YAML (nearly every config) is read by yaml-fast.ts, and its
+ * positions are indexed by the full parser only on the first look-up: only diagnostics
+ * look positions up, so a valid config never pays for them. Anything else is read by
+ * the full parser at once, with its diagnostics.
+ */
 export const parseYaml = (
+  file: string,
+  text: string,
+  options: ParseYamlOptions = {},
+): ParsedYaml => {
+  const value = parseYamlFast(text);
+  if (value === undefined) return parseYamlFull(file, text, options);
+  let index: PositionIndex | undefined;
+  const positions: PositionIndex = {
+    get(key) {
+      if (index === undefined) {
+        const full = parseYamlFull(file, text, options);
+        // The full parser accepts every document the fast one does (tested); were it ever
+        // to refuse one, positions fall back to the top of the file rather than fail.
+        index = full.ok ? full.positions : new Map();
+      }
+      return index.get(key);
+    },
+  };
+  return { ok: true, value, positions };
+};
+
+/** The full parser: every YAML feature, every diagnostic, and the position index. */
+export const parseYamlFull = (
   file: string,
   text: string,
   options: ParseYamlOptions = {},
