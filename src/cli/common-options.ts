@@ -253,8 +253,13 @@ export const collectSecretValues = (desired: DesiredConfig): string[] => {
     }
     if (typeof v !== "object" || v === null || seen.has(v)) return;
     seen.add(v);
-    const children = v instanceof Map ? v.values() : Array.isArray(v) ? v : Object.values(v);
-    for (const child of children) walk(child);
+    if (v instanceof Map || Array.isArray(v)) {
+      for (const child of v.values()) walk(child);
+      return;
+    }
+    // A source location holds no secret, and reading its line runs the full YAML parser
+    // when the fast one read the file (src/config/build.ts `at`): skipped, as the digest does.
+    for (const [k, child] of Object.entries(v)) if (k !== "source") walk(child);
   };
   walk(desired);
   return [...out];

@@ -31,7 +31,14 @@ import type {
   RawWebhook,
 } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
-import { type DocPath, dottedPath, locate, type PositionIndex, pathKey } from "./yaml-doc.js";
+import {
+  type DocPath,
+  dottedPath,
+  locate,
+  type Pos,
+  type PositionIndex,
+  pathKey,
+} from "./yaml-doc.js";
 
 /** An address that must be declared once, and where it was. */
 export interface Declaration {
@@ -52,10 +59,27 @@ interface Ctx {
   readonly declarations: Declaration[];
 }
 
-const at = (ctx: Ctx, path: DocPath, where: "key" | "value" = "key"): SourceLocation => ({
-  file: ctx.file,
-  ...locate(ctx.positions, path, where),
-});
+/**
+ * Where an item was written. Line and column are looked up on first read: only diagnostics
+ * read them, and the look-up runs the full YAML parser when the fast one read the file
+ * (yaml-doc.ts), which a valid config should never pay for.
+ */
+const at = (ctx: Ctx, path: DocPath, where: "key" | "value" = "key"): SourceLocation => {
+  let pos: Pos | undefined;
+  const find = (): Pos => {
+    pos ??= locate(ctx.positions, path, where);
+    return pos;
+  };
+  return {
+    file: ctx.file,
+    get line() {
+      return find().line;
+    },
+    get col() {
+      return find().col;
+    },
+  };
+};
 
 const declare = (ctx: Ctx, address: string, path: DocPath, where: "key" | "value" = "key") => {
   ctx.declarations.push({ address, source: at(ctx, path, where), path: dottedPath(path) });
