@@ -6,9 +6,20 @@
  * first read by the faster yaml-fast.ts; `yaml` then runs only when a position is asked
  * for, i.e. when there is something to report.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import { parseYamlFast } from "./yaml-fast.js";
+
+/**
+ * The `yaml` package, loaded on first use: a valid config never needs it (20-30 ms of
+ * start-up, issue 8). Synchronous, because position look-ups are; `yaml` ships CommonJS.
+ */
+let yamlPackage: typeof Yaml | undefined;
+const loadYaml = (): typeof Yaml => {
+  yamlPackage ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  return yamlPackage;
+};
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -124,6 +135,7 @@ export const parseYamlFull = (
   text: string,
   options: ParseYamlOptions = {},
 ): ParsedYaml => {
+  const { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } = loadYaml();
   const lineCounter = new LineCounter();
   const pos = (offset: number): Pos => {
     const p = lineCounter.linePos(offset);

@@ -7,6 +7,7 @@
  * would accept what `yaml` refuses). FUZZ_RUNS=25000 runs the two properties longer, to
  * hunt for a disagreement by hand.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -99,6 +100,30 @@ describe("the fast YAML path", () => {
     ["a key after a flow collection on its line", 'a:\n- {}"b": 1\n'],
   ])("leaves %s to the full parser", (_what, text) => {
     expect(parseYamlFast(text)).toBeUndefined();
+  });
+
+  it("does not even load the full parser for a valid config", () => {
+    // In a fresh process, as the CLI runs (dist/ is built before the tests): the `yaml`
+    // package costs 20-30 ms of start-up, and only a diagnostic needs it.
+    const script = `
+      import { createRequire } from "node:module";
+      import { loadConfig } from "./dist/config/index.js";
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((p) => /[\\/]node_modules[\\/]yaml[\\/]/.test(p));
+      const valid = await loadConfig("examples/small.yaml", { env: {}, resolveSecrets: false });
+      const before = loaded();
+      const invalid = await loadConfig("test/fixtures/invalid/unknown-key-top.yaml", { env: {}, resolveSecrets: false });
+      console.log(JSON.stringify({ valid: valid.ok, invalid: invalid.ok, before, after: loaded() }));
+    `;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({
+      valid: true,
+      invalid: false,
+      before: false,
+      after: true,
+    });
   });
 
   it("keeps __proto__ an ordinary key, as the full parser does", () => {
