@@ -102,6 +102,8 @@ const withEmulator = async (seed, fn) => {
     },
   });
   const apiSpan = () => (first === undefined ? 0 : last - first + latency);
+  // When the first request was sent: its answer, less the injected latency.
+  apiSpan.firstRequestAt = () => (first === undefined ? undefined : first - latency);
   try {
     const result = await fn(emu, apiSpan);
     const res = await fetch(`${emu.url}/__admin/requests`);
@@ -130,7 +132,9 @@ const runCli = (emu, cliArgs) =>
     });
     let out = "";
     let err = "";
+    let firstOutAt;
     child.stdout.on("data", (d) => {
+      firstOutAt ??= performance.now();
       out += d;
     });
     child.stderr.on("data", (d) => {
@@ -138,9 +142,10 @@ const runCli = (emu, cliArgs) =>
     });
     child.on("error", reject);
     child.on("exit", (code) => {
-      const wallMs = performance.now() - started;
+      const exitedAt = performance.now();
+      const wallMs = exitedAt - started;
       const usage = existsSync(usageFile) ? JSON.parse(readFileSync(usageFile, "utf8")) : {};
-      resolve({ code, wallMs, out, err, ...usage });
+      resolve({ code, wallMs, out, err, startedAt: started, firstOutAt, exitedAt, ...usage });
     });
   });
 
@@ -157,6 +162,14 @@ const report = (r) => {
     `  wall (process)  ${fmt(r.wallMs)} ms   ratio ${fmt(r.wallMs / r.timeBoundMs, 2)}`,
     `  API phase       ${fmt(r.apiMs)} ms   ratio ${fmt(r.apiMs / r.timeBoundMs, 2)}   (first to last response, + one latency)`,
   ];
+  if (r.phases) {
+    const { startupMs, workMs, restMs } = r.phases;
+    lines.push(
+      `  wall, split     ${fmt(startupMs)} ms before the first request (Node, modules, config)` +
+        ` + ${fmt(workMs)} ms reads and plan (to the plan on stdout; ratio ${fmt(workMs / r.timeBoundMs, 2)})` +
+        ` + ${fmt(restMs)} ms after`,
+    );
+  }
   if (r.maxRssBytes !== undefined) {
     lines.push(`  peak RSS        ${fmt(r.maxRssBytes / 2 ** 20, 1)} MB   CPU ${fmt(r.cpuMs)} ms`);
   }
@@ -264,10 +277,22 @@ const logged = async (emu) =>
   (await (await fetch(`${emu.url}/__admin/requests`)).json()).requests.length;
 
 const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => {
+  const splitPhases = cliArgs[0] === "plan" || cliArgs[0] === "drift";
   for (const parallelism of parallelisms) {
     const r = await withEmulator(seed, async (emu, apiSpan) => {
       const cli = await runCli(emu, [...cliArgs, "--parallelism", String(parallelism)]);
       const apiMs = apiSpan();
+      // Plan and drift print the plan when it is made: split the process wall time there.
+      // (apply prints its plan before it applies, so its output marks no end of work.)
+      const firstRequestAt = apiSpan.firstRequestAt();
+      const phases =
+        splitPhases && firstRequestAt !== undefined && cli.firstOutAt !== undefined
+          ? {
+              startupMs: firstRequestAt - cli.startedAt,
+              workMs: cli.firstOutAt - firstRequestAt,
+              restMs: cli.exitedAt - cli.firstOutAt,
+            }
+          : undefined;
       if (!expectCode.includes(cli.code)) {
         console.error(cli.out.slice(-2000), cli.err.slice(-2000));
         throw new Error(`${name}: waybill exited ${cli.code}`);
@@ -283,7 +308,7 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
       const calibration = args["no-baseline"]
         ? undefined
         : await calibrate(emu, parallelism, cliRequests);
-      return { cli, baseline, apiMs, calibration, cliRequests };
+      return { cli, baseline, apiMs, calibration, cliRequests, phases };
     });
     report({
       name,
@@ -294,6 +319,7 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
       timeBoundMs: timeBound(bound.requests, bound.depth, latency, parallelism),
       wallMs: r.cli.wallMs,
       apiMs: r.apiMs,
+      phases: r.phases,
       maxRssBytes: r.cli.maxRssBytes,
       cpuMs: r.cli.cpuMs,
       baseline: r.baseline,
