@@ -6,14 +6,12 @@
  * on the plan path (a walk over the desired config, the digest, the secret scrubber)
  * reads a location and brings the slow parse back.
  */
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateOrg } from "../../bench/generate.js";
-import type { CliIO } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
 import { locate } from "../../src/config/yaml-doc.js";
 import { makeTempDir, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { runInProcess as run } from "../helpers/in-process.js";
 
 vi.mock("../../src/config/yaml-doc.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/config/yaml-doc.js")>();
@@ -21,22 +19,6 @@ vi.mock("../../src/config/yaml-doc.js", async (importOriginal) => {
 });
 
 const gen = generateOrg("small");
-
-const run = async (args: string[], env: Record<string, string>) => {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  err.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const io: CliIO = { stdin: new PassThrough(), stdout: out, stderr: err, env };
-  const code = await main(["node", "waybill", ...args], io);
-  return { code, stdout, stderr };
-};
 
 describe("source positions of a valid config are never looked up", () => {
   let emulator: TestEmulator;

@@ -6,11 +6,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIO } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
 import type { Seed } from "../../src/emulator/index.js";
 import type {
   SeedContext,
@@ -20,29 +17,11 @@ import type {
 } from "../../src/emulator/seed.js";
 import { parseAddress } from "../../src/model/address.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { runInProcess } from "../helpers/in-process.js";
 
 const ORG = "gh/prop";
 /** A literal `${` (live values may hold one; the export must escape it). */
 const OPEN = ["$", "{"].join("");
-
-const runInProcess = async (
-  args: string[],
-  env: Record<string, string | undefined>,
-): Promise<{ code: number; stdout: string; stderr: string }> => {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  err.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const io: CliIO = { stdin: new PassThrough(), stdout: out, stderr: err, env };
-  const code = await main(["node", "waybill", ...args], io);
-  return { code, stdout, stderr };
-};
 
 // ---------------------------------------------------------------------------------------
 // A small arbitrary of org states (emulator seeds)

@@ -1,0 +1,27 @@
+/**
+ * Run the CLI in this process (`main` with injected streams), for tests that spy on a
+ * module or run many commands quickly. Child-process runs, the way users run it, are in
+ * cli.ts.
+ */
+import { PassThrough } from "node:stream";
+import type { CliIO } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+
+export const runInProcess = async (
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  out.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  err.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const io: CliIO = { stdin: new PassThrough(), stdout: out, stderr: err, env };
+  const code = await main(["node", "waybill", ...args], io);
+  return { code, stdout, stderr };
+};
