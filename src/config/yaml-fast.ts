@@ -14,10 +14,13 @@
  *
  * Anything beyond plain YAML goes to the full parser: anchors, aliases, tags, directives,
  * several documents, a key that is not a string (`~:`, `1:`, `[a, b]:`), a duplicate key,
- * a tab anywhere, a plain or quoted scalar over several lines (block scalars, `|` and `>`,
- * are read here, but not with an indentation indicator such as `|2`), a block map key
- * that does not start its own line, a top level that is not a map, and every syntax error (js-yaml's error
- * texts are not ours, and may quote the offending line, which could hold a secret).
+ * a tab or a lone carriage return anywhere, a plain or quoted scalar over several lines
+ * (block scalars, `|` and `>`, are read here, but not with an indentation indicator such
+ * as `|2`), a block map key that does not start its own line, a top level that is not a
+ * map, and every syntax error (js-yaml's error texts are not ours, and may quote the
+ * offending line, which could hold a secret). The tab, carriage-return, multi-line,
+ * indentation-indicator and key-line rules are there because the differential test found
+ * the two parsers disagreeing on such texts.
  */
 import {
   COLLECTION_STYLE,
@@ -57,6 +60,8 @@ export const resolvePlainScalar = (s: string): string | number | boolean | null 
 /** `|2`, `>1-`, `|+3`: a block scalar header that sets the indentation (YAML 1.2.2 §8.1.1.1). */
 const INDENTATION_INDICATOR = /[|>](?:[1-9][-+]?|[-+][1-9])(?:\s|#|$)/;
 
+const LONE_CR = /\r(?!\n)/;
+
 /** Thrown inside the builder to leave for the full parser; never escapes this module. */
 class NotPlainYaml extends Error {}
 
@@ -72,6 +77,8 @@ export const parseYamlFast = (text: string): Record<string, unknown> | undefined
   // A tab is legal in some places and not others, and the two parsers' rules for where
   // differ at the edges; tabs are rare in configs, so they take the full parser.
   if (text.includes("\t")) return undefined;
+  // Likewise a carriage return that does not end a line (CRLF line ends are read here).
+  if (LONE_CR.test(text)) return undefined;
   let events: Event[];
   try {
     events = parseEvents(text, {});

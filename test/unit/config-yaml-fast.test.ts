@@ -87,6 +87,7 @@ describe("the fast YAML path", () => {
     ["a collection key", "[a, b]: c\n"],
     ["an explicit collection key", "? [a]\n: b\n"],
     ["a tab", "a:\t1\n"],
+    ["a carriage return that ends no line", "a:\r \n  b: 1\n"],
     ["a top-level sequence", "- a\n"],
     ["a top-level scalar", "just text\n"],
     ["an empty document", ""],
@@ -198,7 +199,11 @@ describe("the fast YAML path", () => {
       "é ☺ \u2028",
     ),
     fc.string({
-      unit: fc.constantFrom("a", "b", " ", ":", "#", "-", "'", '"', "\n", "{", "[", ",", "1", "."),
+      unit: fc.constantFrom(
+        ...["a", "b", " ", ":", "#", "-", "'", '"', "\n", "{", "[", ",", "1", "."],
+        // Line breaks in YAML 1.1 but not 1.2, a carriage return, a non-breaking space.
+        ...["\u0085", "\u2028", "\u2029", "\r", "\u00a0"],
+      ),
       maxLength: 12,
     }),
   );
@@ -249,7 +254,7 @@ describe("the fast YAML path", () => {
     minContentWidth: fc.constantFrom(0, 4),
     flowCollectionPadding: fc.boolean(),
   }) as fc.Arbitrary<ToStringOptions>;
-  const written = fc.oneof(
+  const writtenLf = fc.oneof(
     fc.tuple(doc, yamlOptions).map(([d, o]) => stringify(d, o)),
     fc
       .tuple(
@@ -267,6 +272,10 @@ describe("the fast YAML path", () => {
       )
       .map(([d, o]) => dump(d, { ...o, noRefs: true })),
   );
+  /** Either as written, or with Windows line ends. */
+  const written = fc
+    .tuple(writtenLf, fc.boolean())
+    .map(([text, crlf]) => (crlf ? text.replace(/\n/g, "\r\n") : text));
 
   it("gives the full parser's value for generated documents in every style", () => {
     let accepted = 0;
