@@ -10,7 +10,7 @@ import { createApiClient } from "../api/client.js";
 import type { Api, RequestLogEntry } from "../api/types.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { UsageError } from "../model/errors.js";
+import { isSourceLocation, UsageError } from "../model/errors.js";
 import { Secret } from "../model/secret.js";
 import type { CliIO } from "./io.js";
 
@@ -259,7 +259,8 @@ export const collectSecretValues = (desired: DesiredConfig): string[] => {
     }
     // A source location holds no secret, and reading its line runs the full YAML parser
     // when the fast one read the file (src/config/build.ts `at`): skipped, as the digest does.
-    for (const [k, child] of Object.entries(v)) if (k !== "source") walk(child);
+    if (isSourceLocation(v)) return;
+    for (const child of Object.values(v)) walk(child);
   };
   walk(desired);
   return [...out];

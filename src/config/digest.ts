@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DesiredConfig } from "../model/desired.js";
+import { isSourceLocation } from "../model/errors.js";
 import { isSecret } from "../model/secret.js";
 
 /**
@@ -17,8 +18,10 @@ const canonical = (v: unknown): unknown => {
   if (v !== null && typeof v === "object") {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v).sort()) {
-      if (k === "source") continue;
-      out[k] = canonical((v as Record<string, unknown>)[k]);
+      const x = (v as Record<string, unknown>)[k];
+      // Only an item's location is left out: a trigger's `event.webhook.source` is config.
+      if (k === "source" && isSourceLocation(x)) continue;
+      out[k] = canonical(x);
     }
     return out;
   }

@@ -21,6 +21,14 @@ export interface SourceLocation {
 
 export const formatLocation = (loc: SourceLocation): string => `${loc.file}:${loc.line}:${loc.col}`;
 
+/**
+ * An item's `source` field, as opposed to a field that happens to be named `source` (a
+ * trigger's `event.webhook.source`). Checks the members without reading them: a location's
+ * line and column may be computed on first read (src/config/build.ts).
+ */
+export const isSourceLocation = (v: unknown): v is SourceLocation =>
+  typeof v === "object" && v !== null && "file" in v && "line" in v && "col" in v;
+
 /** Wrong command-line usage (unknown flag value, conflicting options). Exit 1. */
 export class UsageError extends WaybillError {
   readonly code = "usage";

@@ -309,4 +309,21 @@ describe("configDigest", () => {
     expect(configDigest(moved)).toBe(configDigest(a));
     expect(configDigest(changed)).not.toBe(configDigest(a));
   });
+
+  it("changes with a trigger's webhook source (a field named like an item's location)", async () => {
+    const hook = (source: string) =>
+      [
+        "org: gh/acme",
+        "projects:",
+        "  gh/acme/api:",
+        "    pipelines:",
+        "      p:",
+        "        config: { type: hosted, file_path: f.yml, hosted: { provider: service } }",
+        "        triggers:",
+        `          t: { event: { type: webhook, webhook: { source: ${source} } }, config: { ref: main }, checkout: { ref: main } }`,
+      ].join("\n");
+    const a = ok(await loadConfig(await write("h1.yaml", hook("release-bot")), { env: {} }));
+    const b = ok(await loadConfig(await write("h2.yaml", hook("deploy-bot")), { env: {} }));
+    expect(configDigest(b)).not.toBe(configDigest(a));
+  });
 });
