@@ -18,9 +18,9 @@
  * (block scalars, `|` and `>`, are read here, but not with an indentation indicator such
  * as `|2`), a block map key that does not start its own line, a top level that is not a
  * map, and every syntax error (js-yaml's error texts are not ours, and may quote the
- * offending line, which could hold a secret). The tab, carriage-return, multi-line,
+ * offending line, which could hold a secret). The carriage-return, multi-line,
  * indentation-indicator and key-line rules are there because the differential test found
- * the two parsers disagreeing on such texts.
+ * the two parsers disagreeing on such texts; the tab rule is a precaution.
  */
 import {
   COLLECTION_STYLE,
