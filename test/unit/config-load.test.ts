@@ -280,7 +280,8 @@ describe("loadConfig: files and folders", () => {
 });
 
 describe("configDigest", () => {
-  const doc = (cron: string, comment = "") =>
+  /** One org, one context secret, one pipeline with trigger `t`'s `event`. */
+  const withTrigger = (event: string, comment = "") =>
     [
       `${comment}org: gh/acme`,
       "contexts:",
@@ -292,8 +293,10 @@ describe("configDigest", () => {
       "      p:",
       "        config: { type: hosted, file_path: f.yml, hosted: { provider: service } }",
       "        triggers:",
-      `          t: { event: { type: schedule, schedule: { cron_expression: "${cron}" } }, config: { ref: main }, checkout: { ref: main } }`,
+      `          t: { event: ${event}, config: { ref: main }, checkout: { ref: main } }`,
     ].join("\n");
+  const doc = (cron: string, comment = "") =>
+    withTrigger(`{ type: schedule, schedule: { cron_expression: "${cron}" } }`, comment);
 
   it("is stable across locations, ignores secret values, and changes with the config", async () => {
     const a = ok(await loadConfig(await write("d1.yaml", doc("0 2 * * *")), { env: { K: "one" } }));
@@ -312,18 +315,11 @@ describe("configDigest", () => {
 
   it("changes with a trigger's webhook source (a field named like an item's location)", async () => {
     const hook = (source: string) =>
-      [
-        "org: gh/acme",
-        "projects:",
-        "  gh/acme/api:",
-        "    pipelines:",
-        "      p:",
-        "        config: { type: hosted, file_path: f.yml, hosted: { provider: service } }",
-        "        triggers:",
-        `          t: { event: { type: webhook, webhook: { source: ${source} } }, config: { ref: main }, checkout: { ref: main } }`,
-      ].join("\n");
-    const a = ok(await loadConfig(await write("h1.yaml", hook("release-bot")), { env: {} }));
-    const b = ok(await loadConfig(await write("h2.yaml", hook("deploy-bot")), { env: {} }));
+      withTrigger(`{ type: webhook, webhook: { source: ${source} } }`);
+    const a = ok(
+      await loadConfig(await write("h1.yaml", hook("release-bot")), { env: { K: "k" } }),
+    );
+    const b = ok(await loadConfig(await write("h2.yaml", hook("deploy-bot")), { env: { K: "k" } }));
     expect(configDigest(b)).not.toBe(configDigest(a));
   });
 });
