@@ -101,11 +101,14 @@ const withEmulator = async (seed, fn) => {
       last = t;
     },
   });
-  const apiSpan = () => (first === undefined ? 0 : last - first + latency);
-  // When the first request was sent: its answer, less the injected latency.
-  apiSpan.firstRequestAt = () => (first === undefined ? undefined : first - latency);
+  const span = {
+    /** First to last response, plus one latency. */
+    apiMs: () => (first === undefined ? 0 : last - first + latency),
+    /** When the first request was sent: its answer, less the injected latency. */
+    firstRequestAt: () => (first === undefined ? undefined : first - latency),
+  };
   try {
-    const result = await fn(emu, apiSpan);
+    const result = await fn(emu, span);
     const res = await fetch(`${emu.url}/__admin/requests`);
     const { requests } = await res.json();
     return { ...result, requests };
@@ -279,12 +282,12 @@ const logged = async (emu) =>
 const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => {
   const splitPhases = cliArgs[0] === "plan" || cliArgs[0] === "drift";
   for (const parallelism of parallelisms) {
-    const r = await withEmulator(seed, async (emu, apiSpan) => {
+    const r = await withEmulator(seed, async (emu, span) => {
       const cli = await runCli(emu, [...cliArgs, "--parallelism", String(parallelism)]);
-      const apiMs = apiSpan();
+      const apiMs = span.apiMs();
       // Plan and drift print the plan when it is made: split the process wall time there.
       // (apply prints its plan before it applies, so its output marks no end of work.)
-      const firstRequestAt = apiSpan.firstRequestAt();
+      const firstRequestAt = span.firstRequestAt();
       const phases =
         splitPhases && firstRequestAt !== undefined && cli.firstOutAt !== undefined
           ? {
