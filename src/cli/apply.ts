@@ -125,7 +125,7 @@ const connectForApply = (
     maxConcurrentRequests: options.parallelism,
     retry: APPLY_RETRY,
     onWarning: (message) => io.stderr.write(`Warning: ${message}\n`),
-    scrub: secretScrubber(collectSecretValues(desired)),
+    scrub: secretScrubber(collectSecretValues(desired), token),
     ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),
   });
 

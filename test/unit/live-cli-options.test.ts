@@ -81,6 +81,27 @@ describe("common options", () => {
     );
   });
 
+  it("scrubs every form of a secret and of the token: escaped, encoded, cut short (issue 21)", () => {
+    const value = 'se"cret\\value/with-sym bols';
+    const token = "tok_0123456789abcdefghij";
+    const scrub = secretScrubber([value], new Secret(token, "env:SERVICE_TOKEN"));
+    const echoed = [
+      JSON.stringify({ value }),
+      `value=${encodeURIComponent(value)}`,
+      Buffer.from(`x:${value}`).toString("base64"),
+      `token ${token.slice(0, 14)}… rejected`,
+      `value "${value.slice(0, 14)}"`,
+    ].join("\n");
+    const out = scrub(echoed);
+    for (const part of [
+      value.slice(0, 10),
+      token.slice(0, 10),
+      "cmV0XHZhbHVlL3dpdGgtc3lt",
+    ])
+      expect(out).not.toContain(part);
+    expect(out).toContain("rejected");
+  });
+
   it("takes the base URL and token from the environment, never printing the token", async () => {
     const c = await resolveConnection(
       flags,
