@@ -1,11 +1,14 @@
 import type { Command } from "commander";
 import { registerApply } from "./apply.js";
+import { registerCompletion } from "./completion.js";
 import { registerDrift } from "./drift.js";
 import { registerEmulator } from "./emulator.js";
 import { registerExport } from "./export.js";
 import type { CliIO } from "./io.js";
 import { registerPlan } from "./plan.js";
+import { registerShow } from "./show.js";
 import { registerValidate } from "./validate.js";
+import { registerVersion } from "./version.js";
 
 /** A command registers itself on the program; its action reports its exit code. */
 export type RegisterCommand = (
@@ -21,4 +24,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerDrift,
   registerExport,
   registerEmulator,
+  registerShow,
+  registerCompletion,
+  registerVersion,
 ];

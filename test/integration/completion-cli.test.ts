@@ -1,0 +1,134 @@
+/**
+ * `waybill completion bash|zsh|fish` (issue 20). The bash script is loaded into a real bash
+ * and asked to complete, as the shell would (COMP_WORDS/COMP_CWORD, then the function); zsh
+ * and fish scripts are parsed by those shells and fish is asked to complete too, when the
+ * shell is installed (`apt-get install zsh fish`: the test says when it skipped them). The
+ * scripts come from the registered commands, so every command and option is in them.
+ */
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli/main.js";
+import { makeTempDir } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/in-process.js";
+
+const has = (shell: string): boolean => spawnSync(shell, ["-c", "exit 0"]).status === 0;
+
+const script = async (shell: string): Promise<string> => {
+  const r = await runInProcess(["completion", shell], {});
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+};
+
+/** Every command name and long option the program registers (what the scripts must offer). */
+const registered = (): { commands: string[]; options: string[] } => {
+  const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+  const program = buildProgram(
+    { stdin: process.stdin, stdout: sink, stderr: sink, env: {} },
+    () => undefined,
+  );
+  const commands = program.commands.map((c) => c.name()).filter((n) => n !== "help");
+  const options = program.commands.flatMap((c) => c.options.map((o) => o.long ?? ""));
+  return { commands, options };
+};
+
+describe("waybill completion", () => {
+  it("bash: completes commands, options, option values and arguments", async () => {
+    const tmp = await makeTempDir("waybill-completion-");
+    try {
+      const file = await tmp.write("waybill.bash", await script("bash"));
+      const complete = (...words: string[]): string[] => {
+        const quoted = words.map((w) => `'${w}'`).join(" ");
+        const r = spawnSync(
+          "bash",
+          [
+            "-c",
+            `source '${file}'; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _waybill; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          ],
+          { encoding: "utf8" },
+        );
+        expect(r.stderr).toBe("");
+        return r.stdout.split("\n").filter((l) => l !== "");
+      };
+      const { commands } = registered();
+      expect(complete("waybill", "")).toEqual(
+        expect.arrayContaining([...commands, "--version", "--help"]),
+      );
+      expect(complete("waybill", "s")).toEqual(["show"]);
+      expect(complete("waybill", "plan", "--f")).toEqual(["--format", "--force-secrets"]);
+      expect(complete("waybill", "plan", "--format", "")).toEqual(["text", "json", "markdown"]);
+      expect(complete("waybill", "validate", "--format", "g")).toEqual(["github"]);
+      expect(complete("waybill", "completion", "")).toEqual(["bash", "zsh", "fish"]);
+      expect(complete("waybill", "show", "--format", "m")).toEqual(["markdown"]);
+      // A free value (a path): no words of ours, so bash falls back to file names.
+      expect(complete("waybill", "plan", "-c", "")).toEqual([]);
+      // Options after the command are not mistaken for it.
+      expect(complete("waybill", "apply", "--auto-approve", "--allow-m")).toEqual([
+        "--allow-mass-delete",
+      ]);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it("every script names every command and long option", async () => {
+    const { commands, options } = registered();
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const text = await script(shell);
+      for (const c of commands) expect(text, `${shell}: ${c}`).toContain(c);
+      for (const o of options) {
+        // fish writes `-l name` for `--name`.
+        expect(text, `${shell}: ${o}`).toContain(shell === "fish" ? `-l ${o.slice(2)}` : o);
+      }
+    }
+  });
+
+  it.skipIf(!has("zsh"))("zsh: the script parses, and registers _waybill for waybill", async () => {
+    const tmp = await makeTempDir("waybill-completion-");
+    try {
+      const file = await tmp.write("_waybill", await script("zsh"));
+      expect(spawnSync("zsh", ["-n", file], { encoding: "utf8" }).stderr).toBe("");
+      const r = spawnSync(
+        "zsh",
+        [
+          "-f",
+          "-c",
+          `autoload -Uz compinit && compinit -u -D && source '${file}' && print -r -- $_comps[waybill]`,
+        ],
+        { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmp.dir } },
+      );
+      expect(r.stdout.trim(), r.stderr).toBe("_waybill");
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it.skipIf(!has("fish"))("fish: the script parses and completes commands and values", async () => {
+    const tmp = await makeTempDir("waybill-completion-");
+    try {
+      const file = await tmp.write("waybill.fish", await script("fish"));
+      const complete = (line: string): string[] => {
+        const r = spawnSync(
+          "fish",
+          ["--no-config", "-c", `source '${file}'; complete -C '${line}'`],
+          { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: tmp.dir } },
+        );
+        expect(r.stderr).toBe("");
+        return r.stdout
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => l.split("\t")[0] ?? "");
+      };
+      expect(complete("waybill sh")).toEqual(["show"]);
+      expect(complete("waybill plan --format ")).toEqual(["json", "markdown", "text"]);
+      expect(complete("waybill completion ")).toEqual(["bash", "fish", "zsh"]);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it("refuses an unknown shell (exit 1)", async () => {
+    const r = await runInProcess(["completion", "powershell"], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Allowed choices are bash, zsh, fish/);
+  });
+});
