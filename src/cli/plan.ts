@@ -76,7 +76,11 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
     });
 };
 
-export const renderPlan = (plan: Plan, options: CommonOptions): string => {
+/** The plan in the chosen format (also `waybill show`, which renders a saved plan the same way). */
+export const renderPlan = (
+  plan: Plan,
+  options: Pick<CommonOptions, "format" | "color">,
+): string => {
   switch (options.format) {
     case "json":
       return renderJson(plan);
@@ -135,7 +139,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   return flags.detailedExitcode && plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
 };
 
-const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
+export const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
 
 /**
  * Write a file that only its owner can read (0600), atomically: a temp file created with

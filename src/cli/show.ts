@@ -1,0 +1,56 @@
+/**
+ * `waybill show PLANFILE` (design.md §3 "Distribution and integration"): render a plan saved
+ * with `plan --out` as text, JSON or Markdown, exactly as `plan` printed it, without a token
+ * or a network call (a saved plan holds no secret, src/apply/saved-plan.ts). For a review
+ * step that shows the approved plan again, or turns it into a PR comment later.
+ */
+import { Option } from "commander";
+import { readSavedPlan } from "../apply/saved-plan.js";
+import type { RegisterCommand } from "./commands.js";
+import { OUTPUT_FORMATS, type OutputFormat } from "./common-options.js";
+import { EXIT } from "./exit-codes.js";
+import { ensureNewline, renderPlan } from "./plan.js";
+
+interface ShowFlags {
+  readonly format: OutputFormat;
+  readonly color: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  # Save a plan, then look at it again (no token, no API call)
+  $ waybill plan -c infra/waybill.yaml --out plan.json
+  $ waybill show plan.json
+
+  # The saved plan as a Markdown pull-request comment
+  $ waybill plan -c infra/waybill.yaml --out plan.json
+  $ waybill show plan.json --format markdown > plan.md
+
+Exit codes: 0 shown, 1 the file is missing or is not a saved plan.
+`;
+
+export const registerShow: RegisterCommand = (program, io, setExit) => {
+  program
+    .command("show")
+    .description(
+      "Render a plan saved with `plan --out FILE` as text, JSON or Markdown, as `plan` printed it. Offline: reads only the file.",
+    )
+    .argument("<planfile>", "a plan saved with `waybill plan --out FILE`")
+    .addOption(
+      new Option("--format <format>", "output format on stdout")
+        .choices([...OUTPUT_FORMATS])
+        .default("text"),
+    )
+    .option("--no-color", "never colour the output (colour is used only on a terminal)")
+    .addHelpText("after", EXAMPLES)
+    .action(async (file: string, flags: ShowFlags) => {
+      const saved = await readSavedPlan(file);
+      // The same colour rule as every command (common-options.ts resolveCommonOptions).
+      const color = flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR;
+      io.stdout.write(ensureNewline(renderPlan(saved.plan, { format: flags.format, color })));
+      io.stderr.write(
+        `Saved by waybill ${saved.waybill_version} for ${saved.base_url} (${saved.orgs.map((o) => o.slug).join(", ")}).\n`,
+      );
+      setExit(EXIT.ok);
+    });
+};
