@@ -1,5 +1,6 @@
 import { Option } from "commander";
 import {
+  type ConfigDiagnostic,
   DEFAULT_CONFIG_PATH,
   formatDiagnostic,
   formatSummary,
@@ -9,9 +10,22 @@ import {
 import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
 
+/**
+ * A diagnostic as a GitHub workflow command, `::error file=F,line=L,col=C,title=T::message`,
+ * which the runner shows on that line of the pull request's diff. Escaping is the runner's
+ * (actions/toolkit `command.ts`): `%`, CR and LF in the message; also `:` and `,` in
+ * property values, which would otherwise end the property.
+ */
+export const githubAnnotation = (d: ConfigDiagnostic): string => {
+  const data = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  const prop = (s: string) => data(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+  const title = d.path === "" ? "waybill validate" : `waybill validate: ${d.path}`;
+  return `::error file=${prop(d.file)},line=${d.line},col=${d.col},title=${prop(title)}::${data(d.message)}`;
+};
+
 interface ValidateFlags {
   readonly config: string;
-  readonly format: "text" | "json";
+  readonly format: "text" | "json" | "github";
   readonly skipSecrets?: boolean;
 }
 
@@ -39,7 +53,9 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
       DEFAULT_CONFIG_PATH,
     )
     .addOption(
-      new Option("--format <format>", "output format").choices(["text", "json"]).default("text"),
+      new Option("--format <format>", "output format")
+        .choices(["text", "json", "github"])
+        .default("text"),
     )
     .option(
       "--skip-secrets",
@@ -53,8 +69,8 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
         "  # Check ./waybill.yaml, secret references included (no API call)",
         "  $ waybill validate",
         "",
-        "  # A folder of *.yaml files, problems as JSON (for editors and bots)",
-        "  $ waybill validate -c config/ --format json",
+        "  # A folder of *.yaml files, problems as GitHub annotations on the pull request's lines",
+        "  $ waybill validate -c config/ --format github",
         "",
         "Exit codes: 0 valid, 1 invalid (every problem is listed, not only the first).",
         "",
@@ -76,6 +92,11 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
             }
           : { format_version: 1, valid: false, diagnostics: result.diagnostics };
         io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+      } else if (flags.format === "github") {
+        // Decision: annotations go to stdout, where the runner reads workflow commands; the
+        // summary too, so one stream tells the whole story in the job log.
+        if (result.ok) io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
+        else for (const d of result.diagnostics) io.stdout.write(`${githubAnnotation(d)}\n`);
       } else if (result.ok) {
         io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
       } else {

@@ -10,6 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { githubAnnotation } from "../../src/cli/validate.js";
 import type { ConfigDiagnostic } from "../../src/config/index.js";
 import { formatDiagnostic } from "../../src/config/index.js";
 import { expectNoSecrets, runCli, writeTempConfig } from "../helpers/cli.js";
@@ -122,10 +123,48 @@ describe("waybill validate", () => {
     expectNoSecrets({ stdout: good.stdout }, ["prod-aws-secret-5678", "slack-signing-5678"]);
   });
 
+  it("--format github prints one workflow annotation per problem on stdout, escaped", async () => {
+    const expected = expectedFor("missing-env-vars");
+    const bad = await runCli(
+      ["validate", "-c", join(INVALID, expected.config), "--format", "github"],
+      { env: ENV },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe("");
+    const lines = bad.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(expected.diagnostics.length);
+    for (const [i, d] of expected.diagnostics.map(asGiven).entries()) {
+      expect(lines[i]).toBe(
+        `::error file=${d.file},line=${d.line},col=${d.col},title=waybill validate%3A ${d.path}::${d.message}`,
+      );
+    }
+    expectNoSecrets({ stdout: bad.stdout, stderr: bad.stderr }, SECRETS);
+    const good = await runCli(["validate", "-c", "examples/small.yaml", "--format", "github"], {
+      env: { PROD_AWS_SECRET: "prod-aws-secret-5678" },
+    });
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/^OK: 1 file, 1 org \(gh\/acme\)/);
+  });
+
+  it("github annotations escape what would end a property or the message (actions/toolkit rules)", () => {
+    expect(
+      githubAnnotation({
+        file: "a,b:c.yaml",
+        line: 3,
+        col: 7,
+        path: "contexts.x",
+        code: "invalid_value",
+        message: "50% done\r\nnext: line, here",
+      }),
+    ).toBe(
+      "::error file=a%2Cb%3Ac.yaml,line=3,col=7,title=waybill validate%3A contexts.x::50%25 done%0D%0Anext: line, here",
+    );
+  });
+
   it("refuses an unknown --format", async () => {
     const r = await runCli(["validate", "-c", "examples/small.yaml", "--format", "yaml"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("Allowed choices are text, json");
+    expect(r.stderr).toContain("Allowed choices are text, json, github");
   });
 
   it("--help shows two examples", async () => {
