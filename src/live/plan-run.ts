@@ -11,6 +11,7 @@ import type { Plan, PlanOptions } from "../plan/types.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
 import { readLiveState } from "./read-live-state.js";
 import { type ChangeLike, markSynthetic, pipelinesTouched, probeSynthetic } from "./synthetic.js";
+import { checkProjectReferences } from "./unknown-projects.js";
 
 export interface PlanRunOptions {
   readonly onProgress?: ProgressCallback;
@@ -29,6 +30,9 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
 ): Promise<{ plan: P; live: LiveState }> => {
   const tracked = withProgress(api, options.onProgress);
   let live = await readLiveState(tracked, desired);
+  // A misspelt project slug is a config error with a location and a suggestion, not a
+  // plan failure for the first one met (issue 20).
+  await checkProjectReferences(tracked, desired, live);
   let plan = planner(live);
   const probed = new Set<string>();
   const synthetic = new Set<string>();

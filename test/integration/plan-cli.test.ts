@@ -159,8 +159,36 @@ describe("waybill plan", () => {
     );
     const r = await run(["plan", "-c", ghost, "--format", "json"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/project\["gh\/acme\/ghost"\].*absent or not visible/);
-    expect(r.stdout).not.toMatch(/"create"/);
+    expect(r.stderr).toContain(
+      `${ghost}:3:3: projects.gh/acme/ghost: no project "gh/acme/ghost" in org gh/acme (absent or not visible to this token); check the slug`,
+    );
+    expect(r.stdout).toBe("");
+  });
+
+  it("names every misspelt project slug with file:line:col and the closest slug, and plans nothing", async () => {
+    const typo = await suite.tmp.write(
+      "typo.yaml",
+      [
+        "org: gh/acme",
+        "contexts:",
+        "  deploy-prod:",
+        "    restrictions:",
+        '      - expression: pipeline.git.branch == "main"',
+        "      - project: gh/acme/wbe",
+        "projects:",
+        "  gh/acme/aip:",
+        "    env: {}",
+        "",
+      ].join("\n"),
+    );
+    const r = await run(["plan", "-c", typo]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(
+      "the config names 2 projects the service does not have; nothing was planned:\n" +
+        `${typo}:6:9: contexts.deploy-prod.restrictions.1.project: no project "gh/acme/wbe" in org gh/acme (absent or not visible to this token); did you mean "gh/acme/web"?\n` +
+        `${typo}:8:3: projects.gh/acme/aip: no project "gh/acme/aip" in org gh/acme (absent or not visible to this token); did you mean "gh/acme/api"?\n`,
+    );
   });
 
   it("reports an org that is absent or not visible", async () => {
