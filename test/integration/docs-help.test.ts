@@ -22,7 +22,7 @@ import {
 /** Example block (its `$` lines, joined by newlines) -> the exit code of each line. */
 const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   "waybill validate": [0],
-  "waybill validate -c config/ --format json": [0],
+  "waybill validate -c config/ --format github": [0],
   // The demo config differs from the seed, so there are changes.
   "SERVICE_TOKEN=... waybill plan -c infra/waybill.yaml --detailed-exitcode": [2],
   "waybill plan --target 'project[\"gh/acme/api\"]*' --format markdown --skip-secrets": [0],
@@ -34,6 +34,14 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   "SERVICE_TOKEN=... waybill export --org gh/acme --project gh/acme/api > waybill.yaml": [0],
   "waybill export --org gh/acme --all-projects -o infra/waybill/\nwaybill plan -c infra/waybill/ --skip-secrets --detailed-exitcode":
     [0, 0],
+  // A saved plan, rendered again without a token (show needs none: it reads only the file).
+  "waybill plan -c infra/waybill.yaml --out plan.json\nwaybill show plan.json": [0, 0],
+  "waybill plan -c infra/waybill.yaml --out plan.json\nwaybill show plan.json --format markdown > plan.md":
+    [0, 0],
+  "waybill completion bash > waybill.bash": [0],
+  "waybill completion zsh > _waybill": [0],
+  "waybill version": [0],
+  "waybill version --format json": [0],
   // `waybill --help`
   "waybill validate -c infra/waybill.yaml\nwaybill plan -c infra/waybill.yaml --detailed-exitcode":
     [0, 2],
@@ -93,7 +101,17 @@ describe("--help examples", async () => {
 
   it("every command, and waybill itself, has a description and two examples", () => {
     expect(exampleBlocks(root.stdout).length).toBe(2);
-    expect(commands).toEqual(["validate", "plan", "apply", "drift", "export", "emulator"]);
+    expect(commands).toEqual([
+      "validate",
+      "plan",
+      "apply",
+      "drift",
+      "export",
+      "emulator",
+      "show",
+      "completion",
+      "version",
+    ]);
     for (const [name, help] of helps) {
       expect(help, name).toMatch(new RegExp(`^Usage: waybill ${name} `, "m"));
       expect(exampleBlocks(help).length, name).toBe(2);
