@@ -27,7 +27,7 @@ import {
 import { PlanError } from "../model/errors.js";
 import type { LiveOrg, LivePipeline, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
 import { finishPlan } from "./finish.js";
-import { keyedDiff } from "./keyed-diff.js";
+import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -89,8 +89,21 @@ interface CollectionSpec<D, L> {
   readonly forcedReplace?: string;
   /** Reason for deleting an unmatched live item. */
   readonly deleteReason?: string;
-  /** More to say on a delete (a context: the secrets it destroys). */
-  readonly deleteExtra?: (l: L) => { destroys_secrets: number | null; reason: string };
+  /** More to say on a delete (a context: the secrets it destroys), appended to its reason. */
+  readonly deleteExtra?: (l: L) => { destroys_secrets: number | null; note: string };
+  /**
+   * False when the config does not own the collection (live items it does not list are
+   * kept): several live items on one key are then an error for that item, never a guess.
+   * Every collection planned today is owned (a present collection key is authoritative,
+   * design.md §1 "Ownership").
+   */
+  readonly owned?: boolean;
+  /**
+   * How much of a live item would be lost by removing it (a context's env vars, a
+   * pipeline's triggers): among same-key live items that match the config equally well,
+   * the one holding more is kept.
+   */
+  readonly holds?: (l: L) => number;
 }
 
 interface Matched<D, L> {
@@ -101,6 +114,28 @@ interface Matched<D, L> {
 }
 
 const DELETE_REASON = "not in the config, and the config manages this collection";
+
+/**
+ * Why a same-key live item is removed (design.md §1 "Identity"). Decision: the kept item is
+ * the one whose fields equal the config, else the one needing the fewest changes (a replace
+ * counts as more than any update), else the one holding more children (env vars,
+ * triggers), else the lowest id. So the leftover of an interrupted replace (the new item
+ * matches the config, the old one does not) converges to the new one, and a webhook whose
+ * signing secret Waybill set is kept over one without a secret (a missing secret is a
+ * field change, an unverifiable one is not).
+ */
+const surplusReason = (
+  count: number,
+  keptId: string | undefined,
+  why: "equal" | "closer" | "tie",
+): string =>
+  `surplus: ${count} live items share this key; keeping ${keptId ?? "the best match"} (${
+    why === "equal"
+      ? "its fields equal the config"
+      : why === "closer"
+        ? "it needs fewer changes to match the config"
+        : "it matches the config as well as this one, and has the lowest id"
+  }) and removing this one, a leftover of an interrupted replace, a re-sent create or a concurrent run`;
 
 const diffCollection = <D, L>(
   ctx: OrgCtx,
@@ -139,6 +174,10 @@ const diffCollection = <D, L>(
     live_count: live.length,
   });
 
+  const envOf = (d: D): KindEnv => ({
+    ...ctx.env,
+    forceSecrets: ctx.forced(spec.address(spec.desiredAddressKey(d))),
+  });
   const diff = keyedDiff({
     desired,
     live,
@@ -148,7 +187,21 @@ const diffCollection = <D, L>(
     pinnedId: (d) => kind.pinnedId(d),
     ...(kind.tiebreak ? { tiebreak: (d: D, l: L) => kind.tiebreak?.(d, l) ?? false } : {}),
     describe: (d) => spec.address(spec.desiredAddressKey(d)),
+    owned: spec.owned ?? true,
+    rank: (d, l) => {
+      const cmp = kind.compare(d, l, envOf(d));
+      return [cmp.replace_reasons.length > 0 ? 1 : 0, cmp.fields.length, -(spec.holds?.(l) ?? 0)];
+    },
   });
+  for (const a of diff.ambiguous) {
+    // Unreachable while every planned collection is owned; kept so a collection that is
+    // not owned can never guess.
+    throw new PlanError(
+      ambiguityMessage(spec.address(spec.desiredAddressKey(a.desired)), a.candidates, (l) =>
+        kind.liveId(l),
+      ),
+    );
+  }
 
   const base = (address: string, key: string) => ({
     address,
@@ -245,27 +298,47 @@ const diffCollection = <D, L>(
   }
 
   const deleted: { live: L; address: string }[] = [];
+  const gone: { live: L; reason: string; like?: D }[] = [
+    ...diff.unmatched.map((l) => ({ live: l, reason: spec.deleteReason ?? DELETE_REASON })),
+    ...diff.surplus.map((sp) => {
+      const count = diff.surplus.filter((o) => o.kept === sp.kept).length + 1;
+      const keptCmp = kind.compare(sp.desired, sp.kept, envOf(sp.desired));
+      const equal = keptCmp.fields.length === 0 && keptCmp.replace_reasons.length === 0;
+      const why = sp.tie ? "tie" : equal ? "equal" : "closer";
+      // Shown like the declared item it duplicates: a url that is a secret in the config
+      // is masked on its surplus too.
+      return {
+        live: sp.live,
+        reason: surplusReason(count, kind.liveId(sp.kept), why),
+        like: sp.desired,
+      };
+    }),
+  ];
   const seen = new Map<string, number>();
-  for (const l of diff.unmatched)
+  for (const { live: l } of gone)
     seen.set(kind.liveAddressKey(l), (seen.get(kind.liveAddressKey(l)) ?? 0) + 1);
   const desiredKeys = new Set(desired.map((d) => spec.desiredAddressKey(d)));
-  for (const l of diff.unmatched) {
+  for (const { live: l, reason, like } of gone) {
     let key = kind.liveAddressKey(l);
     const id = kind.liveId(l);
     // Decision: a deleted live item whose key another item of the collection also has (two
-    // undeclared duplicates, or the one an `id:` pin left out) gets `#<id>` in its address
-    // key, so every change has its own address.
+    // undeclared duplicates, a surplus, or the one an `id:` pin left out) gets `#<id>` in
+    // its address key, so every change has its own address.
     if (((seen.get(key) ?? 0) > 1 || desiredKeys.has(key)) && id !== undefined) {
       key = `${key}#${id}`;
     }
     const address = spec.address(key);
+    const extra = spec.deleteExtra?.(l);
     acc.changes.push({
       ...base(address, key),
       params: { ...base(address, key).params, ...(id === undefined ? {} : { id }) },
       action: "delete",
-      reason: spec.deleteReason ?? DELETE_REASON,
-      ...(spec.deleteExtra?.(l) ?? {}),
-      before: kind.liveView(l),
+      reason: extra === undefined ? reason : `${reason}; ${extra.note}`,
+      ...(extra === undefined ? {} : { destroys_secrets: extra.destroys_secrets }),
+      before:
+        like === undefined
+          ? kind.liveView(l)
+          : maskLike(kind.liveView(l), kind.desiredView(like, envOf(like))),
       after: null,
       fields: [],
       calls: kind.deleteCalls(),
@@ -327,9 +400,10 @@ const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
       const n = l.env?.length ?? null;
       return {
         destroys_secrets: n,
-        reason: `${DELETE_REASON}; destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
+        note: `destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
       };
     },
+    holds: (l) => (l.env?.length ?? 0) + (l.restrictions?.length ?? 0),
   });
   for (const m of res.matched) {
     const name = m.desired.name;
@@ -404,6 +478,7 @@ const planPipelines = (
     desired: [...dp.pipelines.values()],
     live: livePipelines,
     params: projectParams,
+    holds: (l) => liveTriggers.filter((t) => t.pipeline_id === l.id).length,
   });
   const triggersOf = (pipelineId: string): LiveTrigger[] =>
     liveTriggers.filter((t) => t.pipeline_id === pipelineId);

@@ -105,13 +105,22 @@ describe("context", () => {
     expect(brief(p)).toEqual([]);
   });
 
-  it("two live contexts with one name fail with both ids; `id:` pins one", () => {
-    const l = [lContext("dup", { id: "c1" }), lContext("dup", { id: "c2" })];
-    expect(() => plan([dContext("dup")], l)).toThrow(PlanError);
-    expect(() => plan([dContext("dup")], l)).toThrow(/c1, c2/);
+  it("two live contexts with one name: the one holding the secrets is kept; `id:` pins one", () => {
+    const l = [lContext("dup", { id: "c1" }), lContext("dup", { id: "c2", env: { K: "abcd" } })];
+    const p0 = plan([dContext("dup")], l);
+    expect(p0.changes.map((c) => [c.action, c.address, c.params.id])).toEqual([
+      ["delete", 'context["dup#c1"]', "c1"],
+    ]);
+    expect(p0.changes[0]?.reason).toMatch(
+      /^surplus: 2 live items share this key; keeping c2 .*; destroys 0 secrets/,
+    );
     const p = plan([dContext("dup", { id: "c2" })], l);
     expect(p.changes.map((c) => [c.action, c.address, c.params.id])).toEqual([
       ["delete", 'context["dup#c1"]', "c1"],
+    ]);
+    const p1 = plan([dContext("dup", { id: "c1" })], l);
+    expect(p1.changes.map((c) => [c.action, c.address, c.params.id])).toEqual([
+      ["delete", 'context["dup#c2"]', "c2"],
     ]);
   });
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { PlanError } from "../../src/model/errors.js";
 import { orderOperations } from "../../src/plan/order.js";
 import { planChanges } from "../../src/plan/plan.js";
 import {
@@ -156,12 +155,23 @@ describe("pipeline", () => {
     expect(() => plan([dPipeline("oauth")], [synth])).toThrow(/synthetic/);
   });
 
-  it("ambiguity: two live pipelines named alike fail with both ids; id pins", () => {
+  it("two live pipelines named alike: the one holding triggers is kept, the other removed; id pins", () => {
     const l = [lPipeline("build", { id: "p1" }), lPipeline("build", { id: "p2" })];
-    expect(() => plan([dPipeline("build")], l)).toThrow(PlanError);
-    expect(() => plan([dPipeline("build")], l)).toThrow(/p1, p2/);
+    const p = plan([dPipeline("build")], l, [lSchedule("x", "p2")]);
+    expect(p.changes.map((c) => `${c.action} ${c.params.id}`)).toEqual(["delete p1"]);
+    expect(p.changes[0]?.reason).toMatch(/^surplus: 2 live items share this key; keeping p2/);
     expect(plan([dPipeline("build", { id: "p2" })], l).changes.map((c) => c.params.id)).toEqual([
       "p1",
+    ]);
+    // The surplus pipeline's own triggers go before it (children before parents).
+    const t = plan([dPipeline("build")], l, [
+      lSchedule("x", "p2"),
+      lSchedule("y", "p2"),
+      lSchedule("z", "p1"),
+    ]);
+    expect(t.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'delete project["gh/acme/api"].pipeline["build#p1"]',
+      'delete project["gh/acme/api"].pipeline["build#p1"].trigger["z"]',
     ]);
   });
 

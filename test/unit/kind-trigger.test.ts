@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { PlanError } from "../../src/model/errors.js";
 import { planChanges } from "../../src/plan/plan.js";
 import type { PlanOptions } from "../../src/plan/types.js";
 import {
@@ -177,11 +176,12 @@ describe("trigger", () => {
     expect(p.changes[0]?.params.id).toBe("v2");
   });
 
-  it("ambiguity: two live vcs triggers, same repo, neither filter matches → error with ids", () => {
+  it("two live vcs triggers, same repo, neither filter matches: one is updated, the other removed", () => {
     const d = [dVcsTrigger("pushes", { preset: "only-merged-prs" })];
     const l = [vcs("v1", "all-pushes"), vcs("v2", "only-tags")];
-    expect(() => plan(d, l)).toThrow(PlanError);
-    expect(() => plan(d, l)).toThrow(/v1, v2/);
+    const p = plan(d, l);
+    expect(p.changes.map((c) => `${c.action} ${c.params.id}`)).toEqual(["update v1", "delete v2"]);
+    expect(p.changes[1]?.reason).toMatch(/^surplus: 2 live items share this key; keeping v1/);
     const pinned = plan(
       [dVcsTrigger("pushes", { preset: "only-merged-prs" }, REPO, { id: "v2" })],
       l,
@@ -189,9 +189,16 @@ describe("trigger", () => {
     expect(brief(pinned)).toEqual([`update ${T("pushes")}`, `delete ${T("vcs:acme/api")}`]);
   });
 
-  it("ambiguity: two live schedules with one name", () => {
-    const l = [lSchedule("n", PL), { ...lSchedule("n", PL), id: "tr:n2" }];
-    expect(() => plan([dTrigger("n")], l)).toThrow(/tr:n, tr:n2/);
+  it("two live vcs triggers with the same repo and filter: one is kept, the other removed", () => {
+    const p = plan([dVcsTrigger("pushes")], [vcs("v2"), vcs("v1")]);
+    expect(p.changes.map((c) => `${c.action} ${c.params.id}`)).toEqual(["delete v2"]);
+  });
+
+  it("two live schedules with one name: the equal one is kept", () => {
+    const l = [lSchedule("n", PL, { is_disabled: true }), { ...lSchedule("n", PL), id: "tr:n2" }];
+    const p = plan([dTrigger("n")], l);
+    expect(p.changes.map((c) => `${c.action} ${c.address}`)).toEqual([`delete ${T("n#tr:n")}`]);
+    expect(p.changes[0]?.reason).toContain("keeping tr:n2 (its fields equal the config)");
   });
 
   it("a webhook trigger's secret is never returned: unverified, or forced", () => {

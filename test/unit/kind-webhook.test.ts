@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { SIGNING_SECRET_REMOVAL } from "../../src/kinds/webhook.js";
-import { PlanError } from "../../src/model/errors.js";
 import { Secret } from "../../src/model/secret.js";
 import { orderOperations } from "../../src/plan/order.js";
 import { planChanges } from "../../src/plan/plan.js";
@@ -222,10 +221,24 @@ describe("webhook", () => {
     });
   });
 
-  it("ambiguity: two live webhooks with one name fail with both ids; id pins", () => {
+  it("two live webhooks with one name: the equal one is kept, the other removed with a reason; id pins", () => {
     const l = [lWebhook("slack", { id: "w1" }), lWebhook("slack", { id: "w2" })];
-    expect(() => plan([dWebhook("slack")], l)).toThrow(PlanError);
-    expect(() => plan([dWebhook("slack")], l)).toThrow(/w1, w2/);
+    // Both equal the config: the lowest id is kept, deterministically.
+    const tie = plan([dWebhook("slack")], l);
+    expect(tie.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      `delete project["gh/acme/api"].webhook["slack#w2"]`,
+    ]);
+    expect(tie.changes[0]?.reason).toMatch(/^surplus: 2 live items share this key; keeping w1/);
+    expect(tie.changes[0]?.reason).toContain("lowest id");
+    expect(plan([dWebhook("slack")], [...l].reverse()).changes).toEqual(tie.changes);
+    // The one whose fields equal the config wins over a lower id (an interrupted replace).
+    const replaced = [
+      lWebhook("slack", { id: "w1", url: "https://old.example.com/x" }),
+      lWebhook("slack", { id: "w2" }),
+    ];
+    const p1 = plan([dWebhook("slack")], replaced);
+    expect(p1.changes.map((c) => [c.action, c.params.id])).toEqual([["delete", "w1"]]);
+    expect(p1.changes[0]?.reason).toContain("keeping w2 (its fields equal the config)");
     const p = plan([dWebhook("slack", { id: "w1" })], l);
     expect(p.changes.map((c) => [c.action, c.params.id])).toEqual([["delete", "w2"]]);
     // The pinned one changes too: the two changes still have distinct addresses.
@@ -234,6 +247,19 @@ describe("webhook", () => {
       `update ${A}`,
       `delete project["gh/acme/api"].webhook["slack#w2"]`,
     ]);
+  });
+
+  it("of two same-name webhooks, the one holding the signing secret Waybill set is kept", () => {
+    const d = [dWebhook("slack", { signing_secret: new Secret("s3cr3t-value", "env:S") })];
+    const l = [
+      lWebhook("slack", { id: "w1", has_signing_secret: false }),
+      lWebhook("slack", { id: "w2", has_signing_secret: true }),
+    ];
+    const p = plan(d, l);
+    expect(p.changes.map((c) => [c.action, c.params.id])).toEqual([["delete", "w1"]]);
+    // A config without a secret keeps the one without (a stored secret cannot be removed).
+    const none = plan([dWebhook("slack")], l);
+    expect(none.changes.map((c) => [c.action, c.params.id])).toEqual([["delete", "w2"]]);
   });
 
   it("two undeclared live webhooks with one name get distinct addresses", () => {
