@@ -8,6 +8,7 @@ import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import type { ContextRestrictionAttributes } from "../api/wire.js";
 import type { ApiCall } from "../kinds/contract.js";
+import { WaybillError } from "../model/errors.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
 import {
@@ -20,6 +21,17 @@ import {
 } from "./body.js";
 import type { DesiredIndex, DesiredItem } from "./desired-index.js";
 import { RELISTERS } from "./relist.js";
+
+/**
+ * A create whose outcome is not known: it failed in a way that lets the service still
+ * process it (a timeout, a connection lost after sending, a gateway's 502/504), and a
+ * re-list did not find the item. It is not sent again within this run (a second POST could
+ * duplicate it, spec: api-v3.md Limits: Idempotency); the next run's plan reads the live
+ * state again and adopts it if it landed.
+ */
+export class OutcomeUnknownError extends WaybillError {
+  readonly code = "outcome_unknown";
+}
 
 /** Ids of items created in this apply, by org and address (local to one apply). */
 export interface IdRegistry {
@@ -44,6 +56,8 @@ export interface ExecutorDeps {
   readonly ids: IdRegistry;
   /** Wait before re-listing after a timed-out create (injectable: tests never sleep). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Ids this apply deletes: a re-list never adopts one of them (src/apply/relist.ts). */
+  readonly deleting?: ReadonlySet<string>;
 }
 
 /**
@@ -96,6 +110,47 @@ export const isUncertain = (err: unknown): boolean =>
  */
 const isThrottled = (err: unknown): boolean =>
   err instanceof ApiError && err.status === 429 && err.retryAfterMs === undefined;
+
+/** Node's codes for a connection that never opened: the request was never sent. */
+const NEVER_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+const causeCode = (err: unknown): string | undefined => {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    // Our own typed errors carry a `code` of their own (network_error); look beneath.
+    if (typeof code === "string" && !(e instanceof WaybillError)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+};
+
+/**
+ * Whether an uncertain request can still land on the service (issue 15 item 2).
+ * `settled`: the service answered (a 500, 501, 503...: its handling of this request is
+ * over) or the request was never sent (the connection was refused or never opened), so a
+ * re-list that does not find the item proves it absent and a re-send is safe.
+ * `in_flight`: a timeout, a connection lost after the request was sent, or a gateway's
+ * 502/504: the service may still be processing it, so no re-list proves anything.
+ * Decision: 502 and 504 come from a gateway in front of the service, which may still hand
+ * the request on; the spec lists only 500 and 503 (api-v3.md Errors).
+ */
+export const uncertainty = (err: unknown): "settled" | "in_flight" | undefined => {
+  if (err instanceof ApiError && err.status >= 500) {
+    return err.status === 502 || err.status === 504 ? "in_flight" : "settled";
+  }
+  if (err instanceof NetworkError) {
+    const code = causeCode(err);
+    return code !== undefined && NEVER_SENT.has(code) ? "settled" : "in_flight";
+  }
+  if (err instanceof TimeoutError) return "in_flight";
+  return undefined;
+};
 
 /** The service refused because the item exists (design.md §1 "Plans": 400/409). */
 const isRefused = (err: unknown): boolean =>
@@ -159,7 +214,13 @@ const send = async (
   const relist = RELISTERS[change.resource_type];
   const adoptable = async (): Promise<CallResult | undefined> => {
     if (!relist) return undefined;
-    const found = await relist({ api, change, params, desired });
+    const found = await relist({
+      api,
+      change,
+      params,
+      desired,
+      ...(deps.deleting ? { deleting: deps.deleting } : {}),
+    });
     if (!found.found) return undefined;
     const want = lastFourOf(desired);
     // The first POST of a project env var update finds the old variable, whose last four
@@ -193,10 +254,19 @@ const send = async (
         throw err;
       }
       if (isThrottled(err)) continue;
-      if (!isUncertain(err)) throw err;
+      const how = uncertainty(err);
+      if (how === undefined) throw err;
       if (err instanceof TimeoutError) await (deps.sleep ?? defaultSleep)(TIMEOUT_SETTLE_MS);
       const got = await adoptable();
       if (got) return got;
+      // A project env var is keyed by its name, which the service keeps unique (a second
+      // POST is refused, design.md §1 "Plans"): sending it again cannot duplicate it.
+      if (how === "in_flight" && change.resource_type !== "project_env_var") {
+        throw new OutcomeUnknownError(
+          `${err instanceof Error ? err.message : String(err)}; outcome unknown: a re-list did not find the item, but the request may still land, so it is not sent again; the next run adopts it`,
+          { cause: err },
+        );
+      }
     }
   }
   throw last;

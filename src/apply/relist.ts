@@ -32,6 +32,11 @@ export interface RelistInput {
   readonly params: ResolvedParams;
   readonly desired: DesiredItem | undefined;
   readonly signal?: AbortSignal;
+  /**
+   * Ids this apply deletes (delete changes, the old half of replaces, the surplus of a
+   * key): never adopted, so an uncertain create is not matched to an item about to go.
+   */
+  readonly deleting?: ReadonlySet<string>;
 }
 
 type Relister = (input: RelistInput) => Promise<Found>;
@@ -46,24 +51,26 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 
 /**
  * On a replace the old item (params.id) may still exist with the same key
- * (create-before-delete): it is never the one this create made.
+ * (create-before-delete): it is never the one this create made. Nor is an item this apply
+ * deletes (a same-key surplus, design.md §1 "Identity").
  */
-const notOld = (change: Change, id: string | undefined): boolean =>
-  change.action !== "replace" || id !== change.params.id;
+const notOld = (change: Change, id: string | undefined, deleting?: ReadonlySet<string>): boolean =>
+  (change.action !== "replace" || id !== change.params.id) &&
+  (id === undefined || deleting?.has(id) !== true);
 
 const hit = (id: string | undefined): Found =>
   id === undefined ? { found: true } : { found: true, id };
 
 export const RELISTERS: Partial<Record<ResourceType, Relister>> = {
   // spec: Contexts: filter[name] is a substring search, so the match is exact here.
-  context: async ({ api, change, params, signal }) => {
+  context: async ({ api, change, params, signal, deleting }) => {
     const name = str(change.after?.name);
     const items = await api.listV3<ContextAttributes>(
       "/contexts",
       { "filter[org_id]": need(params, "org_id"), ...(name ? { "filter[name]": name } : {}) },
       signal ? { signal } : {},
     );
-    const m = items.find((i) => i.attributes.name === name && notOld(change, i.id));
+    const m = items.find((i) => i.attributes.name === name && notOld(change, i.id, deleting));
     return m ? hit(m.id) : { found: false };
   },
   context_restriction: async ({ api, change, params, signal }) => {
@@ -79,25 +86,29 @@ export const RELISTERS: Partial<Record<ResourceType, Relister>> = {
     );
     return m ? hit(m.id) : { found: false };
   },
-  webhook: async ({ api, change, params, signal }) => {
+  webhook: async ({ api, change, params, signal, deleting }) => {
     const items = await api.listV3<WebhookAttributes>(
       "/webhooks",
       { "filter[project_id]": need(params, "project_id") },
       signal ? { signal } : {},
     );
-    const m = items.find((i) => i.attributes.name === change.after?.name && notOld(change, i.id));
+    const m = items.find(
+      (i) => i.attributes.name === change.after?.name && notOld(change, i.id, deleting),
+    );
     return m ? hit(m.id) : { found: false };
   },
-  pipeline: async ({ api, change, params, signal }) => {
+  pipeline: async ({ api, change, params, signal, deleting }) => {
     const items = await api.listV3<PipelineAttributes>(
       "/pipelines",
       { "filter[project_id]": need(params, "project_id") },
       signal ? { signal } : {},
     );
-    const m = items.find((i) => i.attributes.name === change.after?.name && notOld(change, i.id));
+    const m = items.find(
+      (i) => i.attributes.name === change.after?.name && notOld(change, i.id, deleting),
+    );
     return m ? hit(m.id) : { found: false };
   },
-  trigger: async ({ api, change, params, desired, signal }) => {
+  trigger: async ({ api, change, params, desired, signal, deleting }) => {
     if (desired?.type !== "trigger") return { found: false };
     const items = await api.listV3<TriggerAttributes>(
       "/triggers",
@@ -108,7 +119,7 @@ export const RELISTERS: Partial<Record<ResourceType, Relister>> = {
     // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
     // its filter too; schedule and webhook triggers are their name.
     const m = items
-      .filter((i) => i.id !== undefined && notOld(change, i.id))
+      .filter((i) => i.id !== undefined && notOld(change, i.id, deleting))
       .map((i) => toLiveTrigger(i))
       .find(
         (l) =>

@@ -64,7 +64,19 @@ export interface RunApplyOptions {
   readonly onEvent?: (event: ApplyEvent) => void;
   /** Milliseconds, for durations (injectable for tests). */
   readonly now?: () => number;
+  /** The wait before re-listing after a timed-out create (injectable: tests never sleep). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** Live ids this plan removes: deletes, the old half of replaces, same-key surplus. */
+const idsDeleted = (plan: Plan): ReadonlySet<string> => {
+  const out = new Set<string>();
+  for (const c of plan.changes) {
+    const id = c.params.id;
+    if ((c.action === "delete" || c.action === "replace") && typeof id === "string") out.add(id);
+  }
+  return out;
+};
 
 export const failureInfo = (err: unknown): FailureInfo => {
   if (err instanceof ApiError) {
@@ -88,7 +100,13 @@ export const runApply = async (
 ): Promise<ApplyResult> => {
   const { operations } = orderOperations(plan);
   const total = operations.length;
-  const deps = { api, desired: indexDesired(desired), ids: newIdRegistry() };
+  const deps = {
+    api,
+    desired: indexDesired(desired),
+    ids: newIdRegistry(),
+    deleting: idsDeleted(plan),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+  };
   const byId = new Map(operations.map((o) => [o.id, o]));
   const base = (op: Operation): OutcomeBase => {
     const c = plan.changes[op.change] as Change;

@@ -15,7 +15,8 @@ export type FaultDecision =
   | { readonly kind: "429"; readonly retryAfter: number }
   | { readonly kind: "500" }
   | { readonly kind: "drop" }
-  | { readonly kind: "commit_then_fail"; readonly failure: "500" | "drop" };
+  | { readonly kind: "commit_then_fail"; readonly failure: "500" | "drop" }
+  | { readonly kind: "slow_commit"; readonly ms: number };
 
 export interface BucketVerdict {
   readonly allowed: boolean;
@@ -58,6 +59,8 @@ export const faultOptionsSchema: Schema = s.obj({
   rate_500: rate(),
   rate_drop: rate(),
   rate_commit_then_fail: rate(),
+  rate_slow_commit: rate(),
+  slow_commit_ms: s.int(0),
   methods: s.arr(s.str({ oneOf: ["GET", "POST", "PUT", "DELETE"] })),
   rate_limit: s.obj(
     {
@@ -85,7 +88,11 @@ export const parseFaultOptions = (value: unknown): FaultOptions => {
   if (issue) throw fromIssue(issue);
   const f = value as FaultOptions;
   const sum =
-    (f.rate_429 ?? 0) + (f.rate_500 ?? 0) + (f.rate_drop ?? 0) + (f.rate_commit_then_fail ?? 0);
+    (f.rate_429 ?? 0) +
+    (f.rate_500 ?? 0) +
+    (f.rate_drop ?? 0) +
+    (f.rate_commit_then_fail ?? 0) +
+    (f.rate_slow_commit ?? 0);
   if (sum > 1) throw badRequest("invalid_request", "the fault rates add up to more than 1");
   if (f.chaos && f.chaos.rate > 1)
     throw badRequest("invalid_request", "/chaos/rate: must be at most 1", "/chaos/rate");
@@ -124,7 +131,8 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
       const r500 = options.rate_500 ?? 0;
       const rDrop = options.rate_drop ?? 0;
       const rCtf = options.rate_commit_then_fail ?? 0;
-      if (r429 + r500 + rDrop + rCtf === 0) return { kind: "none" };
+      const rSlow = options.rate_slow_commit ?? 0;
+      if (r429 + r500 + rDrop + rCtf + rSlow === 0) return { kind: "none" };
       // Decision: one draw per request decides the fault, so the sequence is reproducible;
       // a commit-then-fail ends in a 500 or a drop with equal odds (a second draw).
       const r = faultRand();
@@ -134,6 +142,11 @@ export const createFaults = (options: FaultOptions, now: () => number): Faults =
       // "commit then fail" only for writes (POST/PUT/DELETE).
       if (r < r429 + r500 + rDrop + rCtf && WRITES.has(m)) {
         return { kind: "commit_then_fail", failure: faultRand() < 0.5 ? "500" : "drop" };
+      }
+      // A slow write: held for `slow_commit_ms`, then done and answered as usual, so a client
+      // whose timeout is shorter gives up on a request that still lands (issue 15 item 2).
+      if (r < r429 + r500 + rDrop + rCtf + rSlow && WRITES.has(m)) {
+        return { kind: "slow_commit", ms: options.slow_commit_ms ?? 5_000 };
       }
       return { kind: "none" };
     },

@@ -22,6 +22,12 @@ export interface ScriptEntry {
   readonly commit?: boolean;
   /** Destroy the socket without answering (after committing, with `commit`). */
   readonly drop?: boolean;
+  /**
+   * Hold the request this long first. Alone (no status, body, json, drop or commit), the
+   * real request then runs and is answered as usual: a slow create that lands after the
+   * client's timeout (issue 15 item 2).
+   */
+  readonly delay_ms?: number;
 }
 
 const entrySchema: Schema = s.obj({
@@ -34,6 +40,7 @@ const entrySchema: Schema = s.obj({
   json: s.any(),
   commit: s.bool(),
   drop: s.bool(),
+  delay_ms: s.int(0),
 });
 const scriptSchema: Schema = s.obj({ responses: s.arr(entrySchema) }, ["responses"]);
 

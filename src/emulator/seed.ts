@@ -123,6 +123,12 @@ export interface FaultOptions {
   readonly rate_drop?: number;
   /** The write happens, then a 500 or a dropped connection (POST/PUT/DELETE only). */
   readonly rate_commit_then_fail?: number;
+  /**
+   * A write held for `slow_commit_ms` (default 5,000) before it is done and answered:
+   * longer than the client's timeout, the client gives up on a request that still lands.
+   */
+  readonly rate_slow_commit?: number;
+  readonly slow_commit_ms?: number;
   /** Random faults only for these methods (latency applies to every request). */
   readonly methods?: readonly string[];
   readonly rate_limit?: {

@@ -410,9 +410,21 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     const entry = script.take(method, path);
     const decision: FaultDecision = entry ? { kind: "none" } : faults.draw(method);
     const activeFaults = faults;
-    const wait = sleep(activeFaults.latencyMs());
+    const wait = sleep(
+      activeFaults.latencyMs() +
+        (entry?.delay_ms ?? 0) +
+        (decision.kind === "slow_commit" ? decision.ms : 0),
+    );
     if (wait) await wait;
     if (closing.signal.aborted) return void drop(req);
+    // A delay alone delays the real request, which then runs as any other.
+    const delayOnly =
+      entry?.delay_ms !== undefined &&
+      !entry.commit &&
+      !entry.drop &&
+      entry.status === undefined &&
+      entry.json === undefined &&
+      entry.body === undefined;
     // Routed once: the rate-limit bucket key and the handler both need it.
     const m = router.match(method, path);
 
@@ -424,7 +436,10 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     // Decision: a scripted answer stands in for the service's front end: it bypasses auth,
     // the token bucket and random faults (latency still applies). With `commit`, the real
     // request (auth included) runs first.
-    if (entry && !entry.commit) {
+    if (entry && delayOnly) {
+      fault = "script_delay";
+      answer = handle(api, req, method, path, query, raw, reqSeq, m);
+    } else if (entry && !entry.commit) {
       fault = "script";
       if (entry.drop) dropped = true;
       else answer = scripted(entry);
@@ -501,6 +516,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
           answer.body = hostile.body;
           answer.delivery = hostile.delivery;
         }
+        if (decision.kind === "slow_commit") fault = "slow_commit";
         if (decision.kind === "commit_then_fail" && WRITE.has(method)) {
           // The write happened; the client only sees a failure.
           fault = `commit_then_${decision.failure}`;

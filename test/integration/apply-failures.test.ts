@@ -148,14 +148,19 @@ describe("waybill apply: failures", () => {
     expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, ALL_SECRETS);
   });
 
-  it("re-sends a create once after a dropped connection that did not commit", async () => {
+  it("does not re-send a create whose connection dropped after sending: outcome unknown, the re-run creates it", async () => {
     await script([{ method: "POST", path: "/api/v3/pipelines", drop: true }]);
     const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
-    const log = await suite.emulator.requests();
-    expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/pipelines")).toHaveLength(
-      2,
-    );
+    expect(r.code, r.stderr + r.stdout).toBe(1);
+    expect(r.stdout).toMatch(/pipeline\["deploy"\].*outcome unknown.*the next run adopts it/);
+    const posts = async () =>
+      (await suite.emulator.requests()).filter(
+        (q) => q.method === "POST" && q.path === "/api/v3/pipelines",
+      );
+    expect(await posts()).toHaveLength(1);
+    const again = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    expect(await posts()).toHaveLength(2);
     expect(duplicates(await suite.emulator.state())).toEqual([]);
   });
 });

@@ -1,7 +1,10 @@
 /**
  * Faults (issue 5 "Done when"): with the emulator's faults on (20% 429, 10% 500, 5%
- * dropped connections, 20% "commit then fail" on writes) an apply converges within at most
- * two runs with no duplicate item, for creates and then for updates, replaces and deletes.
+ * dropped connections, 20% "commit then fail" on writes) an apply converges within a few
+ * runs with no duplicate item, for creates and then for updates, replaces and deletes.
+ * Issue 15 item 2: a create whose connection dropped after sending is not sent again in the
+ * same run (its outcome is unknown; the next run adopts or creates it), so a run may leave
+ * such a create for the next: the bound is three runs, not two.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -34,14 +37,14 @@ describe("waybill apply: faults", () => {
       timeoutMs: 40_000,
     });
 
-  /** Apply under faults at most twice; returns how many runs it took. */
+  /** Apply under faults at most three times; returns how many runs it took. */
   const applyUnderFaults = async (
     path: string,
     env: Readonly<Record<string, string>>,
     seed: number,
   ): Promise<number> => {
     let runs = 0;
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       await suite.emulator.setFaults({ ...FAULTS, seed: seed + attempt });
       const r = await run(["apply", "-c", path, "--auto-approve"], env);
       runs += 1;
@@ -53,7 +56,7 @@ describe("waybill apply: faults", () => {
   };
 
   it.each([11, 37])(
-    "converges within two runs under faults, with no duplicate (fault seed %i)",
+    "converges within three runs under faults, with no duplicate (fault seed %i)",
     async (seed) => {
       await applyUnderFaults(suite.files.createPath, applyEnv, seed);
       const created = await run(

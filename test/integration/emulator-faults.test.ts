@@ -242,6 +242,25 @@ describe("fault injection", () => {
     );
   });
 
+  it("slow commit: a write held longer than the client waits still lands, and answers as usual", async () => {
+    const t = await start(baseSeed(), {
+      faults: { seed: 7, rate_slow_commit: 1, slow_commit_ms: 800 },
+    });
+    // GETs are never slowed.
+    expect((await t.get("/api/v3/orgs")).status).toBe(200);
+    // The client gives up after 250 ms; the create lands once the 800 ms are over.
+    await expect(
+      t.post("/api/v3/contexts", newContext("slow-one"), { signal: AbortSignal.timeout(250) }),
+    ).rejects.toThrow();
+    await expect
+      .poll(() => contextNames(t), { timeout: 3_000, interval: 25 })
+      .toContain("slow-one");
+    // A client that waits gets the usual answer.
+    expect((await t.post("/api/v3/contexts", newContext("slow-two"))).status).toBe(201);
+    const faults = (await requests(t)).map((r) => r.fault);
+    expect(faults.filter((f) => f === "slow_commit")).toHaveLength(2);
+  });
+
   it("seeded random faults are reproducible across emulators", async () => {
     const faults = { seed: 42, rate_500: 0.3, rate_429: 0.2, retry_after_seconds: 2 };
     const run = async () => {

@@ -147,6 +147,8 @@ export interface CallOptions {
   readonly headers?: Record<string, string>;
   /** A raw body, sent as is (for malformed JSON). */
   readonly raw?: string;
+  /** Give up on the request (a client timeout). */
+  readonly signal?: AbortSignal;
 }
 
 export interface TestEmu {
@@ -196,6 +198,7 @@ export const startTestEmu = async (
         method,
         headers,
         ...(payload !== undefined ? { body: payload } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
       }),
     );
   };
