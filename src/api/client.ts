@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
+import type { Dispatcher } from "undici";
 import { UsageError } from "../model/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
-import { backoffDelayMs } from "./backoff.js";
 import { type BaseUrl, parseBaseUrl } from "./base-url.js";
 import { createSystemClock } from "./clock.js";
 import { describeErrorBody } from "./error-body.js";
@@ -15,13 +15,7 @@ import {
 } from "./errors.js";
 import { type CachedResponse, createEtagCache } from "./etag-cache.js";
 import { startExchange } from "./exchange.js";
-import {
-  headerValue,
-  parseRetryAfter,
-  type RawHeaders,
-  readDeprecation,
-  readRateLimit,
-} from "./headers.js";
+import { headerValue, type RawHeaders, readDeprecation, readRateLimit } from "./headers.js";
 import { createPacer } from "./pacer.js";
 import {
   MAX_PAGES,
@@ -31,6 +25,12 @@ import {
   sendLimitWithCursor,
 } from "./pagination.js";
 import { API_ROOT, apiPath, routeTemplate } from "./request-target.js";
+import {
+  type AttemptResult,
+  decideRetry,
+  type Method,
+  type RetryDecision,
+} from "./retry-policy.js";
 import type {
   Api,
   ApiGeneration,
@@ -88,6 +88,14 @@ export interface ApiClientOptions {
    * the biggest honest page (100 items) is far below it.
    */
   readonly maxBodyBytes?: number;
+  /**
+   * The transport: an undici Dispatcher (an Agent, a Pool, a MockAgent, a ProxyAgent, one
+   * wrapped in interceptors...). Policy stays here, transport there (issue 16), the way
+   * undici's RetryHandler and octokit's retry/throttling plugins keep them apart. Default: an
+   * Agent of the client's own, ended by `close()`; an injected one belongs to the caller and
+   * is left open.
+   */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** The full client: the Api contract plus `close()`. */
@@ -161,8 +169,6 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
   };
 };
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
-
 /** What one send produced; classified by the retry loop. */
 type Attempt =
   | {
@@ -182,8 +188,7 @@ type Attempt =
   | { readonly kind: "truncated"; readonly cause: unknown }
   | { readonly kind: "too_large"; readonly status: number }
   | { readonly kind: "timeout" }
-  | { readonly kind: "aborted" }
-  | { readonly kind: "paused" };
+  | { readonly kind: "aborted" };
 
 interface Success {
   readonly path: string;
@@ -272,9 +277,6 @@ const tryParseJson = (text: string): { readonly value: unknown } | undefined => 
   }
 };
 
-/** Statuses after which an idempotent request is retried (issue 2 §2). */
-const RETRIABLE_STATUS = new Set([500, 502, 503, 504]);
-
 /**
  * JSON for a request body. Decision: a Secret anywhere in the body is revealed here and only here, so
  * kinds may put Secrets into bodies and nothing before the wire ever holds the value
@@ -297,8 +299,11 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   // Keep-alive: sockets are reused between requests; 4 s idle is below the usual 5 s server
   // keep-alive, so we do not write into a socket the server is closing. undici never
   // follows redirects unless a redirect interceptor is installed, and none is.
-  const undici = loadUndici();
-  const agent = new undici.Agent({ keepAliveTimeout: 4_000 });
+  const ownAgent =
+    options.dispatcher === undefined
+      ? new (loadUndici().Agent)({ keepAliveTimeout: 4_000 })
+      : undefined;
+  const agent: Dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
   const decoder = new TextDecoder();
   const limit = pLimit(o.maxConcurrentRequests);
   const cache = createEtagCache();
@@ -326,38 +331,22 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
 
   /**
    * What a response changes for every request of the client, applied inside the send's
-   * concurrency slot: the ETag cache, the rate-limit pacing, and the shared 429 pause.
+   * concurrency slot: the ETag cache and the rate-limit pacing (a 429's pause is the
+   * policy's `throttleMs`, applied by `execute`).
    */
   const steer = (
     sent: { readonly status: number; readonly headers: RawHeaders; readonly body: string },
     method: Method,
     fullPath: string,
-    attempt: number,
   ): { readonly value: unknown } | undefined => {
     pacer.observe(readRateLimit(sent.headers));
-    let parsed: { readonly value: unknown } | undefined;
-    if (sent.status === 200 && method === "GET") {
-      const etag = headerValue(sent.headers, "etag");
-      // Only a JSON body is cached; the parse is handed back so the body is parsed once
-      // (issue 8: JSON.parse of every page twice was a measurable share of a plan's CPU).
-      parsed = etag === undefined ? undefined : tryParseJson(sent.body);
-      if (etag !== undefined && parsed !== undefined) {
-        cache.set(fullPath, { etag, body: sent.body });
-      }
-    }
-    if (sent.status === 429) {
-      // spec: api-v3.md Limits: "on 429 wait Retry-After seconds then back off
-      // exponentially". Decision: with Retry-After the wait is exactly that (the server
-      // knows when it will take us again); without it, the backoff for this attempt. Either
-      // way the whole client waits (one shared pause), also when this request gives up. A
-      // Retry-After beyond maxRetryAfterMs pauses nobody: that request fails at once.
-      const retryAfterMs = parseRetryAfter(headerValue(sent.headers, "retry-after"), clock.now());
-      if (retryAfterMs === undefined) {
-        pacer.pauseFor(backoffDelayMs(attempt, o.backoff, o.random));
-      } else if (retryAfterMs <= o.maxRetryAfterMs) {
-        pacer.pauseFor(retryAfterMs);
-      }
-    }
+    if (sent.status !== 200 || method !== "GET") return undefined;
+    const etag = headerValue(sent.headers, "etag");
+    if (etag === undefined) return undefined;
+    // Only a JSON body is cached; the parse is handed back so the body is parsed once
+    // (issue 8: JSON.parse of every page twice was a measurable share of a plan's CPU).
+    const parsed = tryParseJson(sent.body);
+    if (parsed !== undefined) cache.set(fullPath, { etag, body: sent.body });
     return parsed;
   };
 
@@ -369,6 +358,15 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     etag: string | undefined,
   ): Promise<Attempt> => {
     if (call.signal?.aborted) return { kind: "aborted" };
+    if (closing !== undefined && ownAgent === undefined) {
+      // An injected dispatcher stays open after close(); this client sends nothing more.
+      return {
+        kind: "network",
+        reason: "the client was closed",
+        retriable: false,
+        cause: undefined,
+      };
+    }
     const exchange = startExchange(
       agent,
       {
@@ -457,11 +455,23 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     }
   };
 
+  /** The policy's view of one attempt (src/api/retry-policy.ts). */
+  const policyResult = (a: Exclude<Attempt, { kind: "aborted" }>): AttemptResult => {
+    switch (a.kind) {
+      case "response":
+        return { kind: "response", status: a.status, headers: a.headers };
+      case "network":
+        return { kind: "network", retriable: a.retriable };
+      default:
+        return { kind: a.kind };
+    }
+  };
+
   /**
-   * Send with retries (issue 2 §2; spec: api-v3.md Limits, Idempotency). GET, PUT and DELETE
-   * retry on 429, 500, 502, 503, 504, timeouts and dropped connections with exponential
-   * backoff and full jitter; POST only on 429 (a 429 was not processed). A 429 pauses the
-   * whole client through the pacer.
+   * Send with retries (issue 2 §2; spec: api-v3.md Limits, Idempotency). What to do after
+   * each attempt is decided by `decideRetry` (src/api/retry-policy.ts); this loop only
+   * waits, sends and builds the typed error. A 429 pauses the whole client through the
+   * pacer.
    */
   const execute = async (call: Call): Promise<Success> => {
     const fullPath = apiPath(call.api, call.path, call.query);
@@ -479,37 +489,55 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     const idempotent = call.method !== "POST";
     const aborted = (): RequestAbortedError =>
       new RequestAbortedError(`${call.method} ${fullPath} was aborted`);
-    const backoffWait = async (attempt: number): Promise<void> => {
-      const ok = await waitOrAbort(
-        clock.sleep(backoffDelayMs(attempt, o.backoff, o.random), call.signal),
-      );
-      if (!ok) throw aborted();
-    };
 
     // Whether an earlier attempt may have been processed although no success was read
-    // (a 5xx, a timeout, a dropped connection): see the DELETE 404 rule below.
+    // (a 5xx, a timeout, a dropped connection): see the DELETE 404 rule of the policy.
     let uncertain = false;
-    for (let attempt = 1; ; ) {
+    let attempt = 1;
+    for (;;) {
       if (!(await waitOrAbort(pacer.waitTurn(call.signal)))) throw aborted();
       let cached: CachedResponse | undefined;
       let started = clock.now();
-      const result = await limit(() => {
+      const step = await limit(() => {
         // A pause may have begun while this request queued for a slot: go back and wait.
-        if (pacer.isPaused()) return Promise.resolve<Attempt>({ kind: "paused" });
+        if (pacer.isPaused()) return Promise.resolve(undefined);
         // Read the cache at send time: a request queued behind an identical one then
         // revalidates the answer that one just stored.
         cached = call.method === "GET" ? cache.get(fullPath) : undefined;
         started = clock.now();
         return sendOnce(call, fullPath, payload, cached?.etag).then((sent) => {
+          if (sent.kind === "aborted") return { sent, decision: undefined };
+          const decision =
+            sent.kind === "response" && sent.status === 304 && call.method === "GET"
+              ? undefined
+              : decideRetry({
+                  method: call.method,
+                  idempotent,
+                  attempt,
+                  maxAttempts: o.maxAttempts,
+                  result: policyResult(sent),
+                  uncertainBefore: uncertain,
+                  now: clock.now(),
+                  jitter:
+                    sent.kind === "response" && sent.status >= 200 && sent.status < 300
+                      ? 0
+                      : o.random(),
+                  backoff: o.backoff,
+                  maxRetryAfterMs: o.maxRetryAfterMs,
+                });
           // Everything that steers the OTHER requests happens before the slot is released:
           // p-limit starts the next queued send as soon as this function settles, so a
           // pause set any later would let that send through into the limit (or the 429).
-          if (sent.kind !== "response") return sent;
-          const parsed = steer(sent, call.method, fullPath, attempt);
-          return parsed === undefined ? sent : { ...sent, parsed };
+          if (decision !== undefined && "throttleMs" in decision && decision.throttleMs) {
+            pacer.pauseFor(decision.throttleMs);
+          }
+          if (sent.kind !== "response") return { sent, decision };
+          const parsed = steer(sent, call.method, fullPath);
+          return { sent: parsed === undefined ? sent : { ...sent, parsed }, decision };
         });
       });
-      if (result.kind === "paused") continue;
+      if (step === undefined) continue;
+      const { sent: result, decision } = step;
       o.onRequest({
         method: call.method,
         path: fullPath,
@@ -517,128 +545,103 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         ms: Math.max(0, clock.now() - started),
         attempt,
       });
-      const canRetry = attempt < o.maxAttempts;
+      if (result.kind === "aborted") throw aborted();
+      if (result.kind === "response") warnIfDeprecated(call.method, fullPath, result.headers);
 
-      switch (result.kind) {
-        case "aborted":
-          throw aborted();
-        case "timeout":
-          if (idempotent && canRetry) {
-            uncertain = true;
-            await backoffWait(attempt++);
-            continue;
-          }
-          throw new TimeoutError({
-            method: call.method,
-            path: fullPath,
-            timeoutMs: o.timeoutMs,
-            attempts: attempt,
-          });
-        case "network":
-          if (idempotent && result.retriable && canRetry) {
-            uncertain = true;
-            await backoffWait(attempt++);
-            continue;
-          }
-          throw new NetworkError(
-            { method: call.method, path: fullPath, reason: result.reason, attempts: attempt },
-            { cause: result.cause },
-          );
-        case "truncated":
-          // A body shorter than its Content-Length: the connection broke mid-answer.
-          if (idempotent && canRetry) {
-            uncertain = true;
-            await backoffWait(attempt++);
-            continue;
-          }
-          throw new ResponseFormatError(
-            {
-              method: call.method,
-              path: fullPath,
-              reason: `the body was cut off before its end${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`,
-            },
-            { cause: result.cause },
-          );
-        case "too_large":
-          // Decision: not retried: the service would most likely send the same body again.
-          throw new ResponseFormatError({
-            method: call.method,
-            path: fullPath,
-            status: result.status,
-            reason: `the body is larger than ${o.maxBodyBytes} bytes; not read further`,
-          });
-        case "response":
-          break;
-      }
-
-      const { status, headers, body } = result;
-      warnIfDeprecated(call.method, fullPath, headers);
-
-      if (status >= 200 && status < 300) {
-        const value = result.parsed ? result.parsed.value : parseJson(call, fullPath, status, body);
-        return { path: fullPath, status, body: value };
-      }
-      if (status === 304 && call.method === "GET") {
-        // spec: api-v3.md Errors: 304 "conditional request matched the ETag".
+      if (decision === undefined) {
+        // A 304 to a GET (spec: api-v3.md Errors: 304 "conditional request matched the ETag").
         // Decision: a 304 to a request that sent no validator cannot be served: bad_response.
         if (cached === undefined) {
           throw new ResponseFormatError({
             method: call.method,
             path: fullPath,
-            status,
+            status: 304,
             reason: "304 Not Modified to a request that sent no If-None-Match",
           });
         }
-        return {
-          path: fullPath,
-          status: 200,
-          body: parseJson(call, fullPath, status, cached.body),
-        };
+        return { path: fullPath, status: 200, body: parseJson(call, fullPath, 304, cached.body) };
       }
-
-      const fields = { method: call.method, path: fullPath, status, attempts: attempt };
-      if (status === 429) {
-        // The shared pause was set by steer(); this request waits for it like the others.
-        const retryAfterMs = parseRetryAfter(headerValue(headers, "retry-after"), clock.now());
-        if (retryAfterMs !== undefined && retryAfterMs > o.maxRetryAfterMs) {
-          throw new ApiError({ ...fields, ...describeErrorBody(body, o.scrub), retryAfterMs });
+      if (decision.action === "retry") {
+        if (decision.uncertain) uncertain = true;
+        if (decision.waitMs > 0 || decision.throttleMs === undefined) {
+          if (!(await waitOrAbort(clock.sleep(decision.waitMs, call.signal)))) throw aborted();
         }
-        if (canRetry) {
-          attempt++;
-          continue;
-        }
-      } else if (idempotent && RETRIABLE_STATUS.has(status) && canRetry) {
-        // Decision: a Retry-After on a 5xx (typically 503) is honoured for this request,
-        // when it is longer than the backoff; it does not pause the whole client.
-        const retryAfterMs = parseRetryAfter(headerValue(headers, "retry-after"), clock.now());
-        const delay = Math.max(
-          backoffDelayMs(attempt, o.backoff, o.random),
-          Math.min(retryAfterMs ?? 0, o.maxRetryAfterMs),
-        );
-        if (!(await waitOrAbort(clock.sleep(delay, call.signal)))) throw aborted();
-        uncertain = true;
         attempt++;
         continue;
       }
-      if (status === 404 && call.method === "DELETE" && uncertain) {
-        // Decision: a retried DELETE that finds nothing is a success: the earlier attempt
-        // most likely did the delete before failing ("commit then fail"), and either way
-        // the item is gone, which is what the caller asked for. A first-attempt 404 is
-        // still an error (the caller's view of the live state was wrong).
-        return { path: fullPath, status, body: undefined };
+      if (decision.action === "done") {
+        if (result.kind !== "response") throw new Error("unreachable: done without a response");
+        if (decision.goneAlready) return { path: fullPath, status: result.status, body: undefined };
+        const value = result.parsed
+          ? result.parsed.value
+          : parseJson(call, fullPath, result.status, result.body);
+        return { path: fullPath, status: result.status, body: value };
       }
-      if (status >= 300 && status < 400) {
-        // Never follow a redirect: the next hop could be another host, and the token would
-        // go with it. The Location is shown so the user can fix the base URL.
-        const location = headerValue(headers, "location");
-        throw new ApiError({
-          ...fields,
-          ...describeErrorBody(body, o.scrub),
-          location: location !== undefined ? o.scrub(location) : "(no Location)",
-        });
-      }
-      throw new ApiError({ ...fields, ...describeErrorBody(body, o.scrub) });
+      throw failure(call, fullPath, attempt, result, decision);
     }
+  };
+
+  /** The typed error for a request the policy gave up on. */
+  const failure = (
+    call: Call,
+    fullPath: string,
+    attempt: number,
+    result: Exclude<Attempt, { kind: "aborted" }>,
+    decision: Extract<RetryDecision, { action: "fail" }>,
+  ): Error => {
+    switch (result.kind) {
+      case "timeout":
+        return new TimeoutError({
+          method: call.method,
+          path: fullPath,
+          timeoutMs: o.timeoutMs,
+          attempts: attempt,
+        });
+      case "network":
+        return new NetworkError(
+          { method: call.method, path: fullPath, reason: result.reason, attempts: attempt },
+          { cause: result.cause },
+        );
+      case "truncated":
+        // A body shorter than its Content-Length: the connection broke mid-answer.
+        return new ResponseFormatError(
+          {
+            method: call.method,
+            path: fullPath,
+            reason: `the body was cut off before its end${attempt > 1 ? ` (after ${attempt} attempts)` : ""}`,
+          },
+          { cause: result.cause },
+        );
+      case "too_large":
+        return new ResponseFormatError({
+          method: call.method,
+          path: fullPath,
+          status: result.status,
+          reason: `the body is larger than ${o.maxBodyBytes} bytes; not read further`,
+        });
+      case "response":
+        break;
+    }
+    const { status, headers, body } = result;
+    const fields = { method: call.method, path: fullPath, status, attempts: attempt };
+    if (decision.retryAfterTooLong !== undefined) {
+      return new ApiError({
+        ...fields,
+        ...describeErrorBody(body, o.scrub),
+        retryAfterMs: decision.retryAfterTooLong,
+      });
+    }
+    if (status >= 300 && status < 400) {
+      // Never follow a redirect: the next hop could be another host, and the token would
+      // go with it. The Location is shown so the user can fix the base URL.
+      const location = headerValue(headers, "location");
+      return new ApiError({
+        ...fields,
+        ...describeErrorBody(body, o.scrub),
+        location: location !== undefined ? o.scrub(location) : "(no Location)",
+      });
+    }
+    return new ApiError({ ...fields, ...describeErrorBody(body, o.scrub) });
   };
 
   /** Run `execute`, turning any stray failure into a typed error (never a raw exception). */
@@ -839,7 +842,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     readOnly: () => readOnlyView,
     close: () => {
       // Idempotent: a second close() waits for the first instead of failing.
-      closing ??= agent.close();
+      closing ??= ownAgent ? ownAgent.close() : Promise.resolve();
       return closing;
     },
   });
