@@ -45,7 +45,7 @@ const fail = (outcome: "not_done" | "unknown", permanent: boolean, extra: object
 });
 
 // One row per rule: [name, input, expected decision (a subset)].
-const TABLE: readonly [string, RetryInput, Partial<RetryDecision> & Record<string, unknown>][] = [
+const TABLE: readonly [string, RetryInput, Record<string, unknown>][] = [
   ["2xx is done", input({ result: res(200) }), { action: "done", goneAlready: false }],
   ["201 on POST is done", input({ method: "POST", result: res(201) }), { action: "done" }],
   // Backoff: full jitter of min(max, base * 2^(attempt-1)); jitter 0.5 → half the ceiling.
