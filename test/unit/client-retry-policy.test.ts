@@ -3,7 +3,6 @@ import {
   type AttemptResult,
   decideRetry,
   type Method,
-  type RetryDecision,
   type RetryInput,
 } from "../../src/api/retry-policy.js";
 
