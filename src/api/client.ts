@@ -19,6 +19,7 @@ import { headerValue, type RawHeaders, readDeprecation, readRateLimit } from "./
 import { createPacer } from "./pacer.js";
 import {
   MAX_PAGES,
+  newItems,
   pageLimitFor,
   readV2Page,
   readV3Page,
@@ -712,6 +713,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   ): Promise<unknown[]> => {
     const items: unknown[] = [];
     const seen = new Set<string>();
+    const itemsSeen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
       const res = await run({
@@ -731,8 +733,10 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           reason: read.reason,
         });
       }
-      items.push(...read.items);
-      onPage?.(read.items);
+      // Issue 15: an item a previous page already held is not listed twice.
+      const fresh = newItems(itemsSeen, read.items);
+      items.push(...fresh);
+      onPage?.(fresh);
       if (read.next === null) return items;
       if (seen.has(read.next)) {
         throw new ResponseFormatError({

@@ -46,9 +46,13 @@ const readNext = (value: unknown, name: string): string | null | { error: string
 
 /**
  * A V3 collection page: `{ data: [ ... ], page: { next, prev } }`.
- * Decision: a missing `page` or `page.next` ends the collection like `null` (the webhooks
- * row says "follow `page.next` until absent"); a `data` that is not a list, or items that
- * are not resources with an `attributes` object, fail the read.
+ * Decision (issue 15): the `page` member is required. spec: api-v3.md Envelopes gives every
+ * collection that shape; a body without `page` is not a last page but an answer whose paging
+ * was lost (a proxy, a truncated rewrite, another route's shape), and taking it as the whole
+ * list planned creates of items that exist on later pages. Inside `page`, a `next` that is
+ * null or absent ends the collection (the webhooks row says "follow `page.next` until
+ * absent"). A `data` that is not a list, or items that are not resources with an
+ * `attributes` object, fail the read too.
  */
 export const readV3Page = (body: unknown): PageRead => {
   if (!isRecord(body)) return { ok: false, reason: "the body is not a JSON object" };
@@ -63,12 +67,42 @@ export const readV3Page = (body: unknown): PageRead => {
   if (body.data.some((item) => !isRecord(item) || !isRecord(item.attributes))) {
     return { ok: false, reason: "an item of `data` is not a resource with `attributes`" };
   }
-  if (body.page !== undefined && body.page !== null && !isRecord(body.page)) {
-    return { ok: false, reason: "`page` is not an object" };
+  if (body.page === undefined || body.page === null) {
+    return {
+      ok: false,
+      reason: "no `page` member: cannot tell whether more pages follow, so the list may be partial",
+    };
   }
-  const next = readNext(isRecord(body.page) ? body.page.next : undefined, "`page.next`");
+  if (!isRecord(body.page)) return { ok: false, reason: "`page` is not an object" };
+  const next = readNext(body.page.next, "`page.next`");
   if (next !== null && typeof next === "object") return { ok: false, reason: next.error };
   return { ok: true, items: body.data, next };
+};
+
+/**
+ * The identity of a listed item across the pages of one listing: its `id` when it has one,
+ * else (env vars are keyed by name and carry no id) its whole JSON text, so only an exact
+ * repeat is merged.
+ */
+const itemKey = (item: unknown): string =>
+  isRecord(item) && typeof item.id === "string" ? `id:${item.id}` : `json:${JSON.stringify(item)}`;
+
+/**
+ * Issue 15: the items of a new page that no earlier page of the same listing held (and no
+ * repeat within the page). An item inserted before the read position between two page reads
+ * pushes the last item of the page already read onto the next one; counting it twice made
+ * the plan fail ("one id listed twice") or, worse, look like two live items of one key.
+ * `seen` is the listing's own set, updated in place.
+ */
+export const newItems = (seen: Set<string>, items: readonly unknown[]): unknown[] => {
+  const fresh: unknown[] = [];
+  for (const item of items) {
+    const key = itemKey(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fresh.push(item);
+  }
+  return fresh;
 };
 
 /** A V2 list page: `{ items: [...], next_page_token }` (spec: api-v2-v1.md conventions). */

@@ -28,6 +28,27 @@ export interface ScriptEntry {
    * client's timeout (issue 15 item 2).
    */
   readonly delay_ms?: number;
+  /**
+   * Issue 15: answer the matching request as the service would (the real handling, no
+   * random fault), then make these requests as another client of the same service would,
+   * before any later request is handled: e.g. delete or insert an item between two page
+   * reads of one listing.
+   */
+  readonly after?: readonly AfterRequest[];
+}
+
+/** A request another client makes (`after`): handled with full rights, never logged. */
+export interface AfterRequest {
+  readonly method: string;
+  /** The API path (`/api/v3/webhooks/ID`), without query. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly json?: unknown;
+  /**
+   * Move the row this request created to the front of its collection, as a service that
+   * lists by name or newest first would place it: ahead of pages already read.
+   */
+  readonly to_front?: boolean;
 }
 
 const entrySchema: Schema = s.obj({
@@ -41,6 +62,18 @@ const entrySchema: Schema = s.obj({
   commit: s.bool(),
   drop: s.bool(),
   delay_ms: s.int(0),
+  after: s.arr(
+    s.obj(
+      {
+        method: s.str({ oneOf: ["GET", "POST", "PUT", "DELETE"] }),
+        path: s.str({ nonEmpty: true }),
+        query: s.record(s.str()),
+        json: s.any(),
+        to_front: s.bool(),
+      },
+      ["method", "path"],
+    ),
+  ),
 });
 const scriptSchema: Schema = s.obj({ responses: s.arr(entrySchema) }, ["responses"]);
 

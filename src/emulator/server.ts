@@ -27,7 +27,7 @@ import { restrictionRoutes } from "./routes/restrictions.js";
 import { triggerRoutes } from "./routes/triggers.js";
 import { v2Routes } from "./routes/v2.js";
 import { webhookRoutes } from "./routes/webhooks.js";
-import { createScript, type ScriptEntry } from "./script.js";
+import { type AfterRequest, createScript, type ScriptEntry } from "./script.js";
 import type { FaultOptions, Seed } from "./seed.js";
 import { createState, dumpState, type State, type TokenRow, touch } from "./store.js";
 
@@ -268,10 +268,13 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     }
   };
 
-  /** The real handling: auth, route, body, handler. Never throws. */
+  /**
+   * The real handling: auth, route, body, handler. Never throws. Without `req` the request
+   * is another client's (a script entry's `after`): no auth.
+   */
   const handle = (
     api: ApiName,
-    req: IncomingMessage,
+    req: IncomingMessage | undefined,
     method: string,
     path: string,
     query: URLSearchParams,
@@ -280,7 +283,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     m: Match | undefined,
   ): Answer => {
     try {
-      authenticate(api, req, query);
+      if (req) authenticate(api, req, query);
       // Decision: an unknown method on a known path is 404 too (the spec lists no 405).
       if (!m)
         throw new EmulatorHttpError(404, "not_found", "Not found", `no route ${method} ${path}`);
@@ -322,6 +325,39 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         new EmulatorHttpError(500, "internal", "Internal error", "unexpected emulator error"),
         reqSeq,
       );
+    }
+  };
+
+  /**
+   * A script entry's `after` requests (docs/emulator.md "Script"), in order: another client
+   * of the same service changes it between two of this client's requests.
+   */
+  const runAfter = (requests: readonly AfterRequest[], reqSeq: number): void => {
+    for (const r of requests) {
+      const api: ApiName = r.path.startsWith("/api/v2/") ? "v2" : "v3";
+      const method = r.method.toUpperCase();
+      const raw = r.json === undefined ? NO_BODY : Buffer.from(JSON.stringify(r.json), "utf8");
+      const a = handle(
+        api,
+        undefined,
+        method,
+        r.path,
+        new URLSearchParams(r.query ?? {}),
+        raw,
+        reqSeq,
+        router.match(method, r.path),
+      );
+      if (!r.to_front || a.body === undefined || a.status >= 300) continue;
+      const created = (JSON.parse(a.body) as { data?: { id?: unknown } }).data?.id;
+      const toFront = <T extends { readonly id: string }>(rows: T[]): void => {
+        const i = rows.findIndex((row) => row.id === created);
+        if (i > 0) rows.unshift(...rows.splice(i, 1));
+      };
+      toFront(state.contexts);
+      toFront(state.webhooks);
+      toFront(state.pipelines);
+      toFront(state.triggers);
+      touch(state);
     }
   };
 
@@ -436,7 +472,11 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     // Decision: a scripted answer stands in for the service's front end: it bypasses auth,
     // the token bucket and random faults (latency still applies). With `commit`, the real
     // request (auth included) runs first.
-    if (entry && delayOnly) {
+    if (entry?.after) {
+      answer = handle(api, req, method, path, query, raw, reqSeq, m);
+      fault = "script_after";
+      runAfter(entry.after, reqSeq);
+    } else if (entry && delayOnly) {
       fault = "script_delay";
       answer = handle(api, req, method, path, query, raw, reqSeq, m);
     } else if (entry && !entry.commit) {

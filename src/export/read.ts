@@ -21,6 +21,7 @@ import type {
 } from "../api/wire.js";
 import type { LiveWebhook } from "../kinds/webhook.js";
 import { LiveReadError, OrgNotVisibleError } from "../live/errors.js";
+import { consistentLists } from "../live/paged-list.js";
 import { toLiveTrigger } from "../live/read-live-state.js";
 import { isNotVisible, restrictionKeyValue } from "../live/resolve.js";
 import { probeSynthetic } from "../live/synthetic.js";
@@ -55,10 +56,12 @@ export const fullProjectSlug = (orgSlug: string, value: string): string =>
   value.includes("/") ? value : `${orgSlug}/${value}`;
 
 export const readExportSnapshot = async (
-  api: ReadOnlyApi,
+  rawApi: ReadOnlyApi,
   orgSlug: string,
   selection: ProjectSelection,
 ): Promise<ExportSnapshot> => {
+  // Issue 15: an export written from a listing that shifted would miss or repeat items.
+  const api = consistentLists(rawApi);
   // spec: api-v3.md Orgs: filter[slug] resolves one org; no match is an empty collection.
   const orgs = await api.listV3<OrgAttributes>("/orgs", { "filter[slug]": orgSlug });
   // As the live reader does (src/live/read-live-state.ts): the exact slug, else the one org

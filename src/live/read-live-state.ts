@@ -50,7 +50,7 @@ import type {
   NotVisible,
 } from "../model/live.js";
 import { LiveReadError, OrgNotVisibleError } from "./errors.js";
-import { listV3Pages } from "./paged-list.js";
+import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
 import {
   chooseProjectLookup,
@@ -131,7 +131,7 @@ export const readLiveState = async (
   // Issue 7: once the read has failed, stop the reads still in flight (an endless listing
   // would otherwise run to its page bound after the error that decided the command).
   const reads = stoppableReads(api);
-  const tracked = withProgress(reads.api, options.onProgress);
+  const tracked = consistentLists(withProgress(reads.api, options.onProgress));
   try {
     const orgs = await Promise.all(orgNeeds(desired.orgs).map((needs) => readOrg(tracked, needs)));
     return { orgs };
@@ -250,31 +250,37 @@ const resolveProjectSlugs = (
       new Promise<Resolved>((resolve, reject) => pending.set(slug, { resolve, reject })),
     ]),
   );
-  let count = 0;
-  listV3Pages<ProjectAttributes>(api, "/projects", { "filter[org_id]": orgId }, (items) => {
-    count += items.length;
-    for (const p of items) {
-      const waiting = pending.get(p.attributes.slug);
-      // Decision: a slug listed twice (the org changed between pages) keeps the id of its
-      // first listing: its reads have already started with that id.
-      if (p.id && waiting) {
-        pending.delete(p.attributes.slug);
-        waiting.resolve({ status: "found", id: p.id });
-      }
-    }
-  }).then(
-    () => {
-      for (const [slug, waiting] of pending) {
-        waiting.resolve({
-          status: "not_visible",
-          reason: `${what} lists no project ${slug} (${count} listed)`,
-        });
-      }
-    },
-    (err: unknown) => {
-      for (const waiting of pending.values()) waiting.reject(err);
-    },
-  );
+  api
+    .listV3<ProjectAttributes>(
+      "/projects",
+      { "filter[org_id]": orgId },
+      {
+        onPage: (items) => {
+          for (const p of items) {
+            const waiting = pending.get(p.attributes.slug);
+            // Decision: a slug listed twice (the org changed between pages) keeps the id of
+            // its first listing: its reads have already started with that id.
+            if (p.id && waiting) {
+              pending.delete(p.attributes.slug);
+              waiting.resolve({ status: "found", id: p.id });
+            }
+          }
+        },
+      },
+    )
+    .then(
+      (listed) => {
+        for (const [slug, waiting] of pending) {
+          waiting.resolve({
+            status: "not_visible",
+            reason: `${what} lists no project ${slug} (${listed.length} listed)`,
+          });
+        }
+      },
+      (err: unknown) => {
+        for (const waiting of pending.values()) waiting.reject(err);
+      },
+    );
   return promises;
 };
 
@@ -452,22 +458,27 @@ const readContexts = async (
   // spec: api-v3.md Contexts: filter[org_id] required; filter[name] is a substring search,
   // so exact names are matched here, on the full list (design.md §1 "Identity"). Each
   // context's reads start as soon as its page arrives (issue 8).
-  const reads: Promise<RawContext>[] = [];
-  // A context listed again on a later page (a listing that changed, or a broken one that
-  // keeps answering its first page) is kept as listed but never read twice.
+  // Issue 15: the listing's reads start as its items first arrive; the contexts returned are
+  // those of the confirmed listing (src/live/paged-list.ts), each read once.
   const byId = new Map<string, Promise<RawContext>>();
-  await listV3Pages<ContextAttributes>(api, "/contexts", { "filter[org_id]": orgId }, (items) => {
-    for (const c of items) {
-      const known = c.id === undefined ? undefined : byId.get(c.id);
-      const read = known ?? readContext(api, c, needs);
-      if (c.id !== undefined) byId.set(c.id, read);
+  const start = (c: V3Resource<ContextAttributes>): Promise<RawContext> => {
+    const id = requireId(c, "context");
+    let read = byId.get(id);
+    if (read === undefined) {
+      read = readContext(api, c, needs);
       // Awaited below; if a later page fails first, this keeps an early read's failure from
       // being an unhandled rejection (the listing's error is the one reported).
       read.catch(() => undefined);
-      reads.push(read);
+      byId.set(id, read);
     }
-  });
-  return Promise.all(reads);
+    return read;
+  };
+  const listed = await api.listV3<ContextAttributes>(
+    "/contexts",
+    { "filter[org_id]": orgId },
+    { onPage: (items) => items.forEach(start) },
+  );
+  return Promise.all(listed.map(start));
 };
 
 const readContext = async (

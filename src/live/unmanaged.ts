@@ -23,6 +23,7 @@ import type {
 import { addr, type ResourceType, type RestrictionType } from "../model/address.js";
 import type { DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { LiveOrg, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
+import { consistentLists } from "./paged-list.js";
 import { toLiveTrigger } from "./read-live-state.js";
 import { makeIgnoreMatcher, restrictionKeyValue } from "./resolve.js";
 
@@ -49,10 +50,12 @@ export const liveTriggerKey = (t: TriggerAttributes & { readonly id: string }): 
 type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;
 
 export const listUnmanaged = async (
-  api: ReadOnlyApi,
+  rawApi: ReadOnlyApi,
   desiredOrgs: readonly DesiredOrg[],
   live: LiveState,
 ): Promise<UnmanagedItem[]> => {
+  // Issue 15: every listing here is consistent or fails, as the plan's own reads are.
+  const api = consistentLists(rawApi);
   const perOrg = await Promise.all(
     live.orgs.map(async (org) => {
       const decls = desiredOrgs.filter((d) => d.slug === org.slug);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEtagCache } from "../../src/api/etag-cache.js";
 import {
+  newItems,
   pageLimitFor,
   readV2Page,
   readV3Page,
@@ -30,13 +31,37 @@ describe("page rules", () => {
       ok: false,
     });
     expect(readV3Page({ data: [], page: { next: null } })).toMatchObject({ ok: true, next: null });
-    expect(readV3Page({ data: [] })).toMatchObject({ ok: true, next: null });
+    // Issue 15: a page without its `page` member may be one of several: an error, not the end.
+    expect(readV3Page({ data: [] })).toMatchObject({ ok: false, reason: /no `page` member/ });
+    expect(readV3Page({ data: [], page: null })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: [], page: [] })).toMatchObject({ ok: false });
+    // spec: api-v3.md Webhooks: "follow `page.next` until absent".
+    expect(readV3Page({ data: [], page: {} })).toMatchObject({ ok: true, next: null });
     expect(readV3Page({ page: { next: null } })).toMatchObject({ ok: false });
-    expect(readV3Page({ data: { id: "a" } })).toMatchObject({ ok: false });
-    expect(readV3Page({ data: [1] })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: { id: "a" }, page: {} })).toMatchObject({ ok: false });
+    expect(readV3Page({ data: [1], page: {} })).toMatchObject({ ok: false });
     expect(readV3Page({ data: [], page: { next: 5 } })).toMatchObject({ ok: false });
     expect(readV3Page({ data: [], page: { next: "" } })).toMatchObject({ ok: false });
     expect(readV3Page([])).toMatchObject({ ok: false });
+  });
+
+  it("merge the pages of one listing by id (issue 15: an insertion repeats an item)", () => {
+    const seen = new Set<string>();
+    const a = { id: "a", attributes: {} };
+    const b = { id: "b", attributes: {} };
+    expect(newItems(seen, [a, b])).toEqual([a, b]);
+    expect(
+      newItems(seen, [
+        { id: "b", attributes: { moved: true } },
+        { id: "c", attributes: {} },
+      ]),
+    ).toEqual([{ id: "c", attributes: {} }]);
+    // No id (env vars): only an exact repeat is merged.
+    const v = { attributes: { name: "X", truncated_value: "1234" } };
+    expect(newItems(seen, [v, { ...v }, { attributes: { name: "Y" } }])).toEqual([
+      v,
+      { attributes: { name: "Y" } },
+    ]);
   });
 
   it("check a V2 page", () => {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { Query, ReadOnlyApi } from "../../src/api/types.js";
 import type { V3Resource } from "../../src/api/wire.js";
-import { listV3Pages } from "../../src/live/paged-list.js";
+import { LiveReadError } from "../../src/live/errors.js";
+import { consistentLists, MAX_LIST_READS } from "../../src/live/paged-list.js";
 import { readLiveState } from "../../src/live/read-live-state.js";
 import type { DesiredConfig, DesiredProject } from "../../src/model/desired.js";
 import { fakeListV3 } from "../helpers/fake-list.js";
@@ -42,19 +43,75 @@ const fakeApi = (answer: (path: string, query: Query) => Promise<unknown> | unkn
   return { api, calls };
 };
 
-describe("listV3Pages", () => {
+describe("consistentLists", () => {
+  const listed = (
+    api: ReadOnlyApi,
+    onPage?: (items: readonly V3Resource<{ slug: string }>[]) => void,
+  ) =>
+    consistentLists(api).listV3<{ slug: string }>(
+      "/projects",
+      { "filter[org_id]": ORG },
+      onPage ? { onPage } : {},
+    );
+
   it("hands each page's items over as the page arrives, and resolves with them all", async () => {
     const pages: Record<string, unknown> = {
       first: { data: [project(1), project(2)], page: { next: "c2" } },
       c2: { data: [project(3)], page: { next: null } },
     };
-    const { api } = fakeApi((_path, q) => pages[(q["page[cursor]"] as string) ?? "first"]);
+    const { api, calls } = fakeApi((_path, q) => pages[(q["page[cursor]"] as string) ?? "first"]);
     const seen: number[] = [];
-    const all = await listV3Pages(api, "/projects", { "filter[org_id]": ORG }, (items) =>
-      seen.push(items.length),
-    );
+    const all = await listed(api, (items) => seen.push(items.length));
     expect(all.map((p) => p.id)).toEqual([projectId(1), projectId(2), projectId(3)]);
     expect(seen).toEqual([2, 1]);
+    // Two pages: read twice, the second read confirming the first.
+    expect(calls).toHaveLength(4);
+  });
+
+  it("reads a one-page listing once: one answer is a snapshot", async () => {
+    const { api, calls } = fakeApi(() => ({ data: [project(1)], page: { next: null } }));
+    expect((await listed(api)).map((p) => p.id)).toEqual([projectId(1)]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("an item deleted between two page reads: read again until two reads agree", async () => {
+    // Read 1 meets the deletion of p1 between its pages: p3 moved onto page 1 after page 1
+    // was read, so read 1 misses it. Reads 2 and 3 see the listing after the deletion.
+    let read = 0;
+    const { api } = fakeApi((_path, q) => {
+      const cursor = q["page[cursor]"];
+      if (cursor === undefined) read += 1;
+      if (read === 1)
+        return cursor === undefined
+          ? { data: [project(1), project(2)], page: { next: "c2" } }
+          : { data: [project(4)], page: { next: null } };
+      return cursor === undefined
+        ? { data: [project(2), project(3)], page: { next: "c2" } }
+        : { data: [project(4)], page: { next: null } };
+    });
+    const seen: string[] = [];
+    const all = await listed(api, (items) => seen.push(...items.map((p) => String(p.id))));
+    expect(all.map((p) => p.id)).toEqual([projectId(2), projectId(3), projectId(4)]);
+    expect(read).toBe(3);
+    // onPage met p1 (then deleted) and p3 (found by the second read), each once.
+    expect(seen).toEqual([projectId(1), projectId(2), projectId(4), projectId(3)]);
+  });
+
+  it("fails when the listing differs on every read", async () => {
+    let read = 0;
+    const { api } = fakeApi((_path, q) => {
+      if (q["page[cursor]"] === undefined) {
+        read += 1;
+        return { data: [project(read)], page: { next: "c2" } };
+      }
+      return { data: [project(100)], page: { next: null } };
+    });
+    const err = await listed(api).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LiveReadError);
+    expect(String((err as Error).message)).toMatch(
+      /GET \/api\/v3\/projects\?filter\[org_id\]=.*changed while its pages were read, 4 times in a row/,
+    );
+    expect(read).toBe(MAX_LIST_READS);
   });
 
   it("rejects when the client's listing fails, even after pages were handed over", async () => {
@@ -63,9 +120,7 @@ describe("listV3Pages", () => {
       throw new Error("page 2 failed");
     });
     const seen: number[] = [];
-    await expect(
-      listV3Pages(api, "/projects", { "filter[org_id]": ORG }, (items) => seen.push(items.length)),
-    ).rejects.toThrow("page 2 failed");
+    await expect(listed(api, (items) => seen.push(items.length))).rejects.toThrow("page 2 failed");
     expect(seen).toEqual([1]);
   });
 });
