@@ -132,6 +132,12 @@ export interface State {
   readonly triggers: TriggerRow[];
   /** Counter behind run-time ids, so they are the same on every run. */
   seq: number;
+  /**
+   * Ids the seed holds. A run-time id skips them: a seed saved from a running emulator
+   * (`GET /__admin/state`, then `POST /__admin/reset`) holds ids made by the same counter,
+   * and handing one out again would give two items one id.
+   */
+  readonly seeded: ReadonlySet<string>;
   /** Bumped before every write request (`touch`); read-side indexes are rebuilt after one. */
   version: number;
   /** Read-side indexes of the rows, valid for `memo.version` only (see `rowsOf`). */
@@ -233,8 +239,11 @@ export const rowsOf = {
 
 /** A fresh deterministic id for a row created at run time. */
 export const nextId = (state: State, kind: string): string => {
-  state.seq += 1;
-  return hashUuid("created", kind, String(state.seq));
+  for (;;) {
+    state.seq += 1;
+    const id = hashUuid("created", kind, String(state.seq));
+    if (!state.seeded.has(id)) return id;
+  }
 };
 
 /** Decision: org settings default to all false. */
@@ -429,6 +438,7 @@ const fullSlug = (org: SeedOrg, slug: string): string =>
 export const createState = (seed: Seed): State => {
   const issue = check(seedSchema, seed);
   if (issue) seedFail(issue.pointer, issue.message);
+  const ids = new Set<string>();
   const st: State = {
     tokens: (seed.tokens ?? []).map((t) => ({ token: t.token, readOnly: t.read_only === true })),
     orgs: [],
@@ -438,10 +448,10 @@ export const createState = (seed: Seed): State => {
     pipelines: [],
     triggers: [],
     seq: 0,
+    seeded: ids,
     version: 0,
     memo: { version: 0 },
   };
-  const ids = new Set<string>();
   const claim = (id: string, pointer: string): string => {
     if (!isUuid(id)) seedFail(pointer, `id ${JSON.stringify(id)} is not a UUID`);
     if (ids.has(id)) seedFail(pointer, `duplicate id ${id}`);

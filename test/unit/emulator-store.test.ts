@@ -2,10 +2,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SeedError } from "../../src/emulator/errors.js";
+import { hashUuid } from "../../src/emulator/ids.js";
 import type { Seed } from "../../src/emulator/seed.js";
 import {
   createState,
   dumpState,
+  nextId,
   restrictionId,
   syntheticPipeline,
 } from "../../src/emulator/store.js";
@@ -206,5 +208,17 @@ describe("dumpState", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("run-time ids after a reset to a saved state", () => {
+  it("skip the ids the seed already holds (a state saved from a running emulator)", () => {
+    const taken = hashUuid("created", "context", "1");
+    const st = createState({
+      orgs: [{ slug: "gh/ids", contexts: [{ id: taken, name: "made-at-run-time" }] }],
+    });
+    const next = nextId(st, "context");
+    expect(next).not.toBe(taken);
+    expect(next).toBe(hashUuid("created", "context", "2"));
   });
 });
