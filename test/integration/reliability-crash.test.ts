@@ -340,6 +340,23 @@ describe("apply killed with SIGKILL at random moments, then re-run", () => {
         JSON.parse(plan.stdout) as { changes: { action: string; resource_type: string }[] }
       ).changes;
       const ops = changes.reduce((n, c) => n + (c.action === "replace" ? 2 : 1), 0);
+      // Each create of a non-idempotent kind succeeds once per trial, however the kills fall.
+      const ROUTES: Readonly<Record<string, string>> = {
+        context: "/api/v3/contexts",
+        webhook: "/api/v3/webhooks",
+        pipeline: "/api/v3/pipelines",
+        trigger: "/api/v3/triggers",
+      };
+      const creates = (count: (type: string, route: string) => number) =>
+        Object.fromEntries(
+          Object.entries(ROUTES).map(([type, route]) => [type, count(type, route)]),
+        );
+      const wantCreates = creates(
+        (type) =>
+          changes.filter(
+            (c) => c.resource_type === type && (c.action === "create" || c.action === "replace"),
+          ).length,
+      );
       // Every kind and every action is in the plan the kills interrupt.
       expect(new Set(changes.map((c) => c.action))).toEqual(
         new Set(["create", "update", "replace", "delete"]),
@@ -379,6 +396,12 @@ describe("apply killed with SIGKILL at random moments, then re-run", () => {
         expect(again.code, `${label}: ${again.stdout}`).toBe(0);
         const state = await emulator.state();
         expect(duplicates(state), label).toEqual([]);
+        const log = await emulator.requests();
+        const sent = creates(
+          (_, route) =>
+            log.filter((e) => e.method === "POST" && e.path === route && e.status === 201).length,
+        );
+        expect(sent, `${label}: successful creates`).toEqual(wantCreates);
         const ids = allIds(state);
         expect(
           kept.filter((id) => !ids.has(id)),
