@@ -2,6 +2,7 @@ import pLimit from "p-limit";
 import type { Dispatcher } from "undici";
 import { UsageError } from "../model/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
+import { backoffCeilingMs } from "./backoff.js";
 import { type BaseUrl, parseBaseUrl } from "./base-url.js";
 import { createSystemClock } from "./clock.js";
 import { describeErrorBody } from "./error-body.js";
@@ -78,6 +79,11 @@ export interface ApiClientOptions {
   readonly onRequest?: (entry: RequestLogEntry) => void;
   /** Deprecation / sunset notices, once per route. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * Called once before each retry (issue 21: an unresponsive server must not give minutes
+   * of silence): what is retried, why, which attempt comes next and after what wait.
+   */
+  readonly onRetry?: (notice: RetryNotice) => void;
   /** Applied to every error text taken from a response, to remove known secret values. */
   readonly scrub?: (text: string) => string;
   readonly userAgent?: string;
@@ -99,6 +105,43 @@ export interface ApiClientOptions {
   readonly dispatcher?: Dispatcher;
 }
 
+/** One retry, as `onRetry` reports it. Never holds the token or a body. */
+export interface RetryNotice {
+  readonly method: string;
+  /** Path with query string, as sent. */
+  readonly path: string;
+  /** Why: `timed out after 30 s`, `the service answered 503`, `rate limited (429)`... */
+  readonly reason: string;
+  /** The attempt about to be made (2 for the first retry) and the most there will be. */
+  readonly nextAttempt: number;
+  readonly maxAttempts: number;
+  /** The wait before it. */
+  readonly waitMs: number;
+  /** The longest one request can take in all (`requestTimeBoundMs`), for the message. */
+  readonly boundMs: number;
+}
+
+/**
+ * The longest one request can take, retries included, when the service never answers:
+ * every attempt runs to its timeout, and each wait between them is at its backoff ceiling.
+ * Waits the service asks for with a 429 come on top, each at most `maxRetryAfterMs`
+ * (Decision: not folded in: a service that throttles is answering, and every such wait is
+ * announced on stderr).
+ */
+export const requestTimeBoundMs = (
+  timeoutMs: number,
+  maxAttempts: number,
+  backoff: { readonly baseDelayMs: number; readonly maxDelayMs: number },
+): number => {
+  let total = timeoutMs * maxAttempts;
+  for (let attempt = 1; attempt < maxAttempts; attempt++)
+    total += backoffCeilingMs(attempt, backoff);
+  return total;
+};
+
+/** Attempts per request in all, the first included, unless `retry.maxAttempts` says. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
 /** The full client: the Api contract plus `close()`. */
 export type ApiClient = Api;
 
@@ -114,6 +157,7 @@ interface ResolvedOptions {
   readonly maxRetryAfterMs: number;
   readonly onRequest: (entry: RequestLogEntry) => void;
   readonly onWarning: (message: string) => void;
+  readonly onRetry: (notice: RetryNotice) => void;
   readonly scrub: (text: string) => string;
   readonly userAgent: string;
   readonly maxPages: number;
@@ -145,6 +189,23 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
     throw new UsageError("no API token: set SERVICE_TOKEN or pass --token-file");
   }
   const tokenValue = token.reveal();
+  // Decision (issue 21): a token with a line break or another control character inside it
+  // (a token file saved with a Windows newline in the middle, two lines pasted together) is
+  // refused before any request, with a plain message: an HTTP header cannot carry it, and
+  // sending a part of it would only earn 401s. Surrounding whitespace, a trailing "\r\n"
+  // included, is trimmed where the token is read (src/cli/common-options.ts).
+  const bad = /[\r\n]/.test(tokenValue)
+    ? "a line break"
+    : /[\u0000-\u001f\u007f]/.test(tokenValue)
+      ? "a control character"
+      : /[^\u0020-\u00ff]/.test(tokenValue)
+        ? "a character an HTTP header cannot carry"
+        : undefined;
+  if (bad !== undefined) {
+    throw new UsageError(
+      `the API token (${token.origin}) has ${bad} inside it; a token is one line of printable characters: fix its source (nothing was sent)`,
+    );
+  }
   const userScrub = o.scrub ?? ((s: string) => s);
   return {
     base: parseBaseUrl(o.baseUrl),
@@ -153,7 +214,7 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
     random: o.random ?? Math.random,
     maxConcurrentRequests: positiveInt(o.maxConcurrentRequests, 10, "maxConcurrentRequests"),
     timeoutMs: positiveInt(o.timeoutMs, 30_000, "timeoutMs"),
-    maxAttempts: positiveInt(o.retry?.maxAttempts, 5, "retry.maxAttempts"),
+    maxAttempts: positiveInt(o.retry?.maxAttempts, DEFAULT_MAX_ATTEMPTS, "retry.maxAttempts"),
     backoff: {
       baseDelayMs: nonNegative(o.retry?.baseDelayMs, 500, "retry.baseDelayMs"),
       maxDelayMs: nonNegative(o.retry?.maxDelayMs, 30_000, "retry.maxDelayMs"),
@@ -161,6 +222,7 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
     maxRetryAfterMs: nonNegative(o.retry?.maxRetryAfterMs, 300_000, "retry.maxRetryAfterMs"),
     onRequest: o.onRequest ?? (() => {}),
     onWarning: o.onWarning ?? (() => {}),
+    onRetry: o.onRetry ?? (() => {}),
     // The token is always scrubbed, whatever the caller's scrubber does: a server that
     // echoes the credential back must not get it into an error message.
     scrub: (text) => userScrub(text).split(tokenValue).join(REDACTED),
@@ -227,6 +289,38 @@ const NETWORK_REASONS: Readonly<Record<string, { reason: string; retriable: bool
   UND_ERR_CLOSED: { reason: "the client was closed", retriable: false },
   UND_ERR_DESTROYED: { reason: "the client was closed", retriable: false },
   HPE_INVALID_CONSTANT: { reason: "malformed HTTP response", retriable: true },
+  // undici refused to send the request (an invalid header value): sending again cannot help.
+  UND_ERR_INVALID_ARG: {
+    reason: "the request could not be sent (invalid header)",
+    retriable: false,
+  },
+  ERR_INVALID_CHAR: { reason: "the request could not be sent (invalid header)", retriable: false },
+  // A TLS failure is not retried (issue 21): a certificate does not become valid within a
+  // backoff, and a handshake that fails fails the same way again.
+  EPROTO: { reason: "TLS handshake failed: is the base URL's scheme right?", retriable: false },
+};
+
+/**
+ * TLS failures by Node's (OpenSSL's) code: not retried; the message says what to check.
+ * Decision: every certificate verification code and every `ERR_SSL_` / `ERR_TLS_` code is
+ * a TLS failure, whether or not it is listed here by name.
+ */
+const TLS_REASONS: Readonly<Record<string, string>> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate chain has a self-signed certificate",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate cannot be verified",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate issuer is not trusted here",
+  CERT_HAS_EXPIRED: "the server's certificate has expired",
+  CERT_NOT_YET_VALID: "the server's certificate is not valid yet",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate is for another host name",
+  ERR_SSL_WRONG_VERSION_NUMBER: "the server did not answer in TLS (is it http://?)",
+};
+
+const tlsReason = (code: string): string | undefined => {
+  const known = TLS_REASONS[code];
+  if (known !== undefined) return known;
+  if (/^(ERR_SSL_|ERR_TLS_)|CERT/.test(code)) return "the TLS connection failed";
+  return undefined;
 };
 
 const TIMEOUT_CODES = new Set([
@@ -248,6 +342,15 @@ const classifyFailure = (err: unknown): Attempt => {
   const code = errorCode(err);
   if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return { kind: "truncated", cause: err };
   if (code !== undefined && TIMEOUT_CODES.has(code)) return { kind: "timeout" };
+  const tls = code !== undefined ? tlsReason(code) : undefined;
+  if (tls !== undefined) {
+    return {
+      kind: "network",
+      reason: `TLS failed: ${tls} (${code}); check --base-url, or trust the certificate with NODE_EXTRA_CA_CERTS`,
+      retriable: false,
+      cause: err,
+    };
+  }
   const known = code !== undefined ? NETWORK_REASONS[code] : undefined;
   if (known) return { kind: "network", ...known, reason: `${known.reason} (${code})`, cause: err };
   if (code?.startsWith("HPE_")) {
@@ -267,6 +370,10 @@ const classifyFailure = (err: unknown): Attempt => {
     cause: err,
   };
 };
+
+/** `30 s`, `0.5 s`: a duration for a message. */
+export const formatSeconds = (ms: number): string =>
+  `${ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10} s`;
 
 /** The body parsed as JSON, or undefined when it is empty or not JSON. */
 const tryParseJson = (text: string): { readonly value: unknown } | undefined => {
@@ -564,6 +671,20 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       }
       if (decision.action === "retry") {
         if (decision.uncertain) uncertain = true;
+        o.onRetry({
+          method: call.method,
+          path: fullPath,
+          reason:
+            result.kind === "timeout"
+              ? `timed out after ${formatSeconds(o.timeoutMs)}`
+              : result.kind === "network"
+                ? result.reason
+                : decision.reason,
+          nextAttempt: attempt + 1,
+          maxAttempts: o.maxAttempts,
+          waitMs: decision.throttleMs ?? decision.waitMs,
+          boundMs: requestTimeBoundMs(o.timeoutMs, o.maxAttempts, o.backoff),
+        });
         if (decision.waitMs > 0 || decision.throttleMs === undefined) {
           if (!(await waitOrAbort(clock.sleep(decision.waitMs, call.signal)))) throw aborted();
         }

@@ -26,7 +26,7 @@ export type NodeOutcome<T> =
   | {
       readonly status: "skipped";
       readonly id: string;
-      /** The id of the failed (or skipped) dependency, or "interrupted". */
+      /** The id of the failed (or skipped) dependency, "interrupted", or the stop's reason. */
       readonly because: string;
     };
 
@@ -92,6 +92,13 @@ const dependentsOf = <T>(nodes: readonly GraphNode<T>[]): Map<string, string[]> 
   return out;
 };
 
+/**
+ * Why nothing new starts: "interrupted" (Ctrl-C), or the reason the caller stopped the run
+ * with, when it aborted with a string (apply stops after a refused token: src/apply/run-apply.ts).
+ */
+const stopReason = (signal: AbortSignal): string =>
+  typeof signal.reason === "string" ? signal.reason : "interrupted";
+
 export const runGraph = async <T>(
   nodes: readonly GraphNode<T>[],
   options: RunGraphOptions<T>,
@@ -127,7 +134,7 @@ export const runGraph = async <T>(
   const start = (id: string): void => {
     const node = byId.get(id)!;
     void limit(async (): Promise<NodeOutcome<T>> => {
-      if (signal?.aborted) return { status: "skipped", id, because: "interrupted" };
+      if (signal?.aborted) return { status: "skipped", id, because: stopReason(signal) };
       onEvent?.({ type: "started", id });
       const t0 = now();
       try {
@@ -147,7 +154,7 @@ export const runGraph = async <T>(
           if (left === 0 && !outcomes.has(d)) start(d);
         }
       } else {
-        skipDependents(id, outcome.status === "skipped" ? "interrupted" : id);
+        skipDependents(id, outcome.status === "skipped" ? outcome.because : id);
       }
     });
   };

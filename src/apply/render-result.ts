@@ -4,7 +4,7 @@
  * which the client scrubbed of the token and the config's secret values.
  */
 import type { Plan } from "../plan/types.js";
-import type { ApplyResult, OperationOutcome } from "./run-apply.js";
+import type { ApplyResult, FailureInfo, OperationOutcome } from "./run-apply.js";
 
 export const APPLY_RESULT_FORMAT = 1;
 
@@ -25,6 +25,22 @@ export const progressLine = (o: OperationOutcome): string => {
   }
 };
 
+/**
+ * The progress line on stderr (off a TTY). Decision (issue 21: "each printed twice"): a
+ * failure's full message is in the summary on stdout, which a CI log shows right after;
+ * here it is named with its status only, so it is not printed twice.
+ */
+export const progressNotice = (o: OperationOutcome): string => {
+  switch (o.status) {
+    case "done":
+      return progressLine(o);
+    case "failed":
+      return `${label(o)}: failed after ${seconds(o.ms)}${o.error.status !== undefined ? ` (${o.error.status})` : ""}; see the summary`;
+    case "skipped":
+      return `${label(o)}: skipped (${o.because})`;
+  }
+};
+
 export const applyStatus = (
   r: ApplyResult,
 ): "applied" | "partial" | "failed" | "interrupted" | "no_changes" => {
@@ -32,6 +48,25 @@ export const applyStatus = (
   if (r.interrupted) return "interrupted";
   if (r.failed === 0 && r.skipped === 0) return "applied";
   return r.done > 0 ? "partial" : "failed";
+};
+
+/**
+ * A failure a re-run cannot fix by itself: the service refused the request (a 4xx other than
+ * 429: spec: api-v3.md Errors). Decision: a 3xx (a redirect not followed: the base URL is
+ * wrong) counts too; a 5xx, a timeout or a dropped connection does not.
+ */
+const isPermanent = (e: FailureInfo): boolean =>
+  e.status !== undefined && e.status >= 300 && e.status < 500 && e.status !== 429;
+
+/** What the stop after a refused token means for the user (issue 21). */
+const stoppedLine = (r: ApplyResult, status: number): string => {
+  const what =
+    status === 403 ? "the token cannot write" : "the service does not accept the token (401)";
+  // Decision: "nothing was changed" only when no operation was done, i.e. no write was
+  // accepted; operations already running when the first refusal came may have succeeded.
+  return r.done === 0
+    ? `Apply stopped: ${what}; nothing was changed.`
+    : `Apply stopped: ${what}; ${r.done} operation${r.done === 1 ? " was" : "s were"} done before the first refusal, nothing more was started.`;
 };
 
 export const renderResultText = (r: ApplyResult): string => {
@@ -44,6 +79,7 @@ export const renderResultText = (r: ApplyResult): string => {
         ? "Apply interrupted"
         : "Apply finished with failures";
   lines.push(`${head}: ${r.done} done, ${r.failed} failed, ${r.skipped} skipped.`);
+  if (r.stopped) lines.push(stoppedLine(r, r.stopped.status));
   const done = r.outcomes.filter((o) => o.status === "done");
   const failed = r.outcomes.filter((o) => o.status === "failed");
   const skipped = r.outcomes.filter((o) => o.status === "skipped");
@@ -70,7 +106,13 @@ export const renderResultText = (r: ApplyResult): string => {
     for (const o of skipped) if (o.status === "skipped") lines.push(`  ${label(o)}: ${o.because}`);
   }
   if (status !== "applied") {
-    lines.push("", "Run `waybill plan` to see exactly what is left; a re-run of apply converges.");
+    const permanent = failed.filter((o) => o.status === "failed" && isPermanent(o.error)).length;
+    lines.push(
+      "",
+      permanent === 0
+        ? "Run `waybill plan` to see exactly what is left; a re-run of apply converges."
+        : `Run \`waybill plan\` to see exactly what is left. A re-run alone will not fix ${permanent === 1 ? "the failure" : `the ${permanent} failures`} the service refused (${permanent === 1 ? "a 4xx status" : "4xx statuses"}): fix the cause first.`,
+    );
   }
   return `${lines.join("\n")}\n`;
 };
@@ -88,6 +130,7 @@ export const renderResultJson = (r: ApplyResult, plan: Plan): string =>
         skipped: r.skipped,
       },
       operations: r.outcomes,
+      ...(r.stopped ? { stopped: r.stopped } : {}),
     },
     null,
     2,

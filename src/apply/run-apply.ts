@@ -3,7 +3,9 @@
  * p-limit graph runner at `parallelism`; a failed operation skips its dependents and the
  * rest goes on; after `signal` aborts nothing new starts and running calls finish.
  */
+import { setMaxListeners } from "node:events";
 import { ApiError } from "../api/errors.js";
+import { isCredentialStatus } from "../api/retry-policy.js";
 import type { Api } from "../api/types.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { type Operation, type OperationPhase, orderOperations } from "../plan/order.js";
@@ -52,6 +54,12 @@ export interface ApplyResult {
   readonly failed: number;
   readonly skipped: number;
   readonly interrupted: boolean;
+  /**
+   * Set when apply stopped starting operations because the service refused the token (401
+   * or 403: spec: api-v3.md Authentication rule 5): every later operation would be refused
+   * too, so it is not sent (issue 21). Operations already running finished.
+   */
+  readonly stopped?: { readonly status: number; readonly reason: string };
 }
 
 export type ApplyEvent =
@@ -119,10 +127,29 @@ export const runApply = async (
       phase: op.phase,
     };
   };
+  // Stops the graph after a refused token; the user's signal (Ctrl-C) stops it too.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  let stopped: ApplyResult["stopped"];
   const nodes: GraphNode<OperationResult>[] = operations.map((op) => ({
     id: op.id,
     dependsOn: op.after,
-    run: () => executeOperation(deps, plan.changes[op.change] as Change, op.phase),
+    run: async () => {
+      try {
+        return await executeOperation(deps, plan.changes[op.change] as Change, op.phase);
+      } catch (err) {
+        // Inside the running operation, before its parallelism slot is released: the
+        // operation queued behind it sees the stop and is not started.
+        if (stopped === undefined && err instanceof ApiError && isCredentialStatus(err.status)) {
+          stopped = {
+            status: err.status,
+            reason: `not started: the service refused the token (${err.status}) on an earlier operation`,
+          };
+          stop.abort(stopped.reason);
+        }
+        throw err;
+      }
+    },
   }));
   const toOutcome = (
     o: Awaited<ReturnType<typeof runGraph<OperationResult>>>[number],
@@ -143,14 +170,15 @@ export const runApply = async (
               ? "interrupted"
               : dep
                 ? `${dep.address} (${dep.phase}) failed`
-                : `${o.because} failed`,
+                : o.because,
         };
       }
     }
   };
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   const raw = await runGraph(nodes, {
     parallelism: options.parallelism,
-    ...(options.signal ? { signal: options.signal } : {}),
+    signal,
     ...(options.now ? { now: options.now } : {}),
     onEvent: (e) => {
       if (!options.onEvent) return;
@@ -168,5 +196,6 @@ export const runApply = async (
     failed: outcomes.filter((o) => o.status === "failed").length,
     skipped: outcomes.filter((o) => o.status === "skipped").length,
     interrupted: options.signal?.aborted === true,
+    ...(stopped ? { stopped } : {}),
   };
 };

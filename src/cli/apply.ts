@@ -11,7 +11,7 @@ import type { Api } from "../api/types.js";
 import { indexDesired } from "../apply/desired-index.js";
 import {
   applyStatus,
-  progressLine,
+  progressNotice,
   renderResultJson,
   renderResultText,
 } from "../apply/render-result.js";
@@ -30,16 +30,17 @@ import type { Plan } from "../plan/types.js";
 import { renderText } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
 import {
+  APPLY_RETRY,
   addCommonOptions,
   type CommonOptionFlags,
   type CommonOptions,
+  clientReporting,
   collectSecretValues,
   loadDesired,
   progressReporter,
   resolveCommonOptions,
   resolveConnection,
   secretScrubber,
-  verboseLogger,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
@@ -60,7 +61,8 @@ Examples:
   $ waybill apply -c infra/waybill.yaml plan.json
 
 Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summary lists
-done, failed and skipped; a re-run converges), 3 the saved plan is stale, 4 blocked by a
+done, failed and skipped; a re-run converges unless the service refused a request with a
+4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale, 4 blocked by a
 safety guard (mass delete: use --allow-mass-delete), 130 interrupted (Ctrl-C: running calls
 finish, nothing new starts).
 `;
@@ -102,15 +104,6 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
     });
 };
 
-/**
- * Decision: apply runs unattended on merge, and one read that runs out of retries aborts the
- * whole run (the plan cannot be made), so its client retries idempotent requests (GET,
- * DELETE, and 429s) up to 8 times with waits capped at 4 s, where plan keeps the client's
- * defaults (5 attempts). Under the fault rates of issue 5 (35% of requests failing) 5
- * attempts leave about a 10% chance that one of a plan's ~20 reads fails.
- */
-export const APPLY_RETRY = { maxAttempts: 8, maxDelayMs: 4_000 } as const;
-
 /** Like `connect` (src/cli/common-options.ts), with apply's retry budget. */
 const connectForApply = (
   baseUrl: string,
@@ -124,9 +117,8 @@ const connectForApply = (
     token,
     maxConcurrentRequests: options.parallelism,
     retry: APPLY_RETRY,
-    onWarning: (message) => io.stderr.write(`Warning: ${message}\n`),
+    ...clientReporting(options, io),
     scrub: secretScrubber(collectSecretValues(desired), token),
-    ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),
   });
 
 const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
@@ -277,7 +269,7 @@ export const applyCommand = async (
       if (e.type !== "finished") return;
       finished += 1;
       if (tty) io.stderr.write(`\rApplying ${finished}/${e.total}…`);
-      else if (e.outcome.status !== "skipped") io.stderr.write(`${progressLine(e.outcome)}\n`);
+      else if (e.outcome.status !== "skipped") io.stderr.write(`${progressNotice(e.outcome)}\n`);
     };
     let result: Awaited<ReturnType<typeof runApply>>;
     try {

@@ -14,7 +14,9 @@ import {
   type CommonOptions,
   connect,
   DEFAULT_PARALLELISM,
+  DEFAULT_TIMEOUT_SECONDS,
   MAX_PARALLELISM,
+  parseTimeout,
   progressReporter,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
@@ -31,6 +33,7 @@ interface ExportFlags {
   readonly tokenFile?: string;
   readonly parallelism: number;
   readonly verbose?: boolean;
+  readonly timeout?: number;
 }
 
 const EXAMPLES = `
@@ -96,6 +99,12 @@ export const makeRegisterExport =
         parseParallelism,
         DEFAULT_PARALLELISM,
       )
+      .option(
+        "--timeout <seconds>",
+        "give up on one attempt of a request after this long",
+        parseTimeout,
+        DEFAULT_TIMEOUT_SECONDS,
+      )
       .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
       .addHelpText("after", EXAMPLES)
       .action(async (flags: ExportFlags) => {
@@ -139,6 +148,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     targets: [],
     color: false,
     verbose: flags.verbose === true,
+    timeoutMs: Math.round((flags.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
   };
   const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL ?? "";
   const api = await connect(commonFlags, options, io);

@@ -93,11 +93,7 @@ describe("common options", () => {
       `value "${value.slice(0, 14)}"`,
     ].join("\n");
     const out = scrub(echoed);
-    for (const part of [
-      value.slice(0, 10),
-      token.slice(0, 10),
-      "cmV0XHZhbHVlL3dpdGgtc3lt",
-    ])
+    for (const part of [value.slice(0, 10), token.slice(0, 10), "cmV0XHZhbHVlL3dpdGgtc3lt"])
       expect(out).not.toContain(part);
     expect(out).toContain("rejected");
   });
