@@ -16,9 +16,9 @@ import {
 import type { Api, RequestLogEntry } from "../api/types.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { isSourceLocation, UsageError } from "../model/errors.js";
+import { UsageError } from "../model/errors.js";
 import { createRedactor } from "../model/redactor.js";
-import { Secret } from "../model/secret.js";
+import { resolvedSecretValues, Secret } from "../model/secret.js";
 import type { CliIO } from "./io.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
@@ -297,30 +297,10 @@ export const loadDesired = async (
 
 /**
  * Every resolved secret value of the config (env var values, signing secrets, anything from
- * `${env:}`/`${file:}`), found by walking the loaded model for Secret instances.
+ * `${env:}`/`${file:}`).
  */
-export const collectSecretValues = (desired: DesiredConfig): string[] => {
-  const out = new Set<string>();
-  const seen = new Set<object>();
-  const walk = (v: unknown): void => {
-    if (v instanceof Secret) {
-      if (v.isResolved) out.add(v.reveal());
-      return;
-    }
-    if (typeof v !== "object" || v === null || seen.has(v)) return;
-    seen.add(v);
-    if (v instanceof Map || Array.isArray(v)) {
-      for (const child of v.values()) walk(child);
-      return;
-    }
-    // A source location holds no secret, and reading its line runs the full YAML parser
-    // when the fast one read the file (src/config/build.ts `at`): skipped, as the digest does.
-    if (isSourceLocation(v)) return;
-    for (const child of Object.values(v)) walk(child);
-  };
-  walk(desired);
-  return [...out];
-};
+export const collectSecretValues = (desired: DesiredConfig): string[] =>
+  resolvedSecretValues(desired);
 
 /**
  * Decision: error texts the service sends back are scrubbed of the config's secret values

@@ -1,4 +1,5 @@
 import { inspect } from "node:util";
+import { isSourceLocation } from "./errors.js";
 
 /**
  * A sensitive value (an env var value, a signing secret, or anything that came from
@@ -73,3 +74,31 @@ export const isSecret = (v: unknown): v is Secret => v instanceof Secret;
 export type MaybeSecret = string | Secret;
 
 export const revealValue = (v: MaybeSecret): string => (typeof v === "string" ? v : v.reveal());
+
+/**
+ * Every resolved secret value held anywhere in `root` (a loaded config: env var values,
+ * signing secrets, anything from `${env:}`/`${file:}`), found by walking it for Secret
+ * instances.
+ */
+export const resolvedSecretValues = (root: unknown): string[] => {
+  const out = new Set<string>();
+  const seen = new Set<object>();
+  const walk = (v: unknown): void => {
+    if (v instanceof Secret) {
+      if (v.isResolved) out.add(v.reveal());
+      return;
+    }
+    if (typeof v !== "object" || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (v instanceof Map || Array.isArray(v)) {
+      for (const child of v.values()) walk(child);
+      return;
+    }
+    // A source location holds no secret, and reading its line runs the full YAML parser
+    // when the fast one read the file (src/config/build.ts `at`): skipped, as the digest does.
+    if (isSourceLocation(v)) return;
+    for (const child of Object.values(v)) walk(child);
+  };
+  walk(root);
+  return [...out];
+};

@@ -26,8 +26,10 @@ import {
 } from "../model/desired.js";
 import { PlanError } from "../model/errors.js";
 import type { LiveOrg, LivePipeline, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
+import { resolvedSecretValues } from "../model/secret.js";
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
+import { maskLiveSecrets } from "./mask-live.js";
 import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -692,7 +694,7 @@ export const planChanges = (
   const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({
     orgs,
-    changes: acc.changes,
+    changes: maskLiveSecrets(acc.changes, resolvedSecretValues(desired)),
     unverified: acc.unverified,
     skipped: acc.skipped,
     unresolvedCreates: acc.unresolvedCreates,

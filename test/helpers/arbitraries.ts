@@ -74,14 +74,21 @@ const webhook = fc
     should_verify_tls: fc.option(fc.boolean(), { nil: undefined }),
     is_enabled: fc.option(fc.boolean(), { nil: undefined }),
     signing_secret: fc.option(secretArb, { nil: undefined }),
-    secretUrl: fc.boolean(),
+    // A secret url is the webhook's own, or one shared across webhooks and configs, so a
+    // live webhook under another name can hold a url the config marks secret (issue 21: a
+    // renamed webhook's delete block).
+    secretUrl: fc.oneof(fc.boolean(), fc.constantFrom("shared-1", "shared-2")),
   })
   .map(({ name: n, secretUrl, ...w }) =>
     dWebhook(n, {
       events: w.events,
-      url: secretUrl
-        ? new Secret(`https://h.example.com/SECRET-${n}`, "env:U")
-        : `https://h.example.com/${n}`,
+      url:
+        secretUrl === false
+          ? `https://h.example.com/${n}`
+          : new Secret(
+              `https://h.example.com/SECRET-${secretUrl === true ? n : secretUrl}`,
+              "env:U",
+            ),
       ...(w.scope === undefined ? {} : { scope: w.scope }),
       ...(w.should_verify_tls === undefined ? {} : { should_verify_tls: w.should_verify_tls }),
       ...(w.is_enabled === undefined ? {} : { is_enabled: w.is_enabled }),
