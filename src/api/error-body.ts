@@ -1,11 +1,5 @@
 import type { ErrorBodyFields } from "./errors.js";
 
-/** The longest excerpt of an unrecognised body put into an error message. */
-const SNIPPET_MAX = 200;
-
-const clip = (s: string, max = SNIPPET_MAX): string =>
-  s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
-
 const collapse = (s: string): string => s.replace(/\s+/g, " ").trim();
 
 const ENTITIES: Readonly<Record<string, string>> = {
@@ -26,26 +20,55 @@ const decodeEntities = (s: string): string =>
   });
 
 /**
- * A short readable line from a body that is not the API's JSON: an HTML page's `<title>`
- * (a proxy's "502 Bad Gateway"), else its first text; else the first line of plain text.
+ * The longest line of an unrecognised body that may be quoted: a proxy's status line
+ * ("502 Bad Gateway", "upstream connect error") is short; a longer text is more likely to
+ * be an echo of what was sent.
+ */
+const QUOTABLE_MAX = 100;
+
+/**
+ * Marks of an echoed request in a line of text: JSON (`{`, `[`, `"`), a query string or
+ * form body (`=`, `&`), an authorization header word.
+ */
+const ECHO_MARKS = /[{}[\]"=&]|\b(bearer|basic|token|authorization|secret|password)\b/i;
+
+/** A line that can be quoted safely, or undefined. */
+const quotable = (line: string): string | undefined => {
+  const t = collapse(line);
+  return t === "" || t.length > QUOTABLE_MAX || ECHO_MARKS.test(t) ? undefined : t;
+};
+
+/**
+ * A short readable line from a body that is not the API's JSON, or undefined when nothing of
+ * it may be shown.
+ *
+ * Decision (issue 21, "never echo a response body that may contain a request"): only what a
+ * proxy or server writes about itself is quoted: an HTML page's `<title>` ("502 Bad
+ * Gateway"), or a short first line of plain text, and only when it has none of the marks of
+ * an echoed request (JSON, a query string, a credential word). An HTML page's body text, a
+ * long line, JSON of any shape other than the API's error envelopes, and JSON cut off
+ * mid-way (a 2xx create response may carry a secret the service generated, which no
+ * scrubber knows) are never quoted; the message says what kind of body it was instead.
  */
 export const bodySnippet = (
   text: string,
   scrub: (s: string) => string = (s) => s,
 ): string | undefined => {
-  const t = scrub(text).trim();
+  const t = text.trim();
   if (t === "") return undefined;
+  if (/^[{[]/.test(t)) return `(${t.length} bytes of JSON, not shown: it may echo the request)`;
   if (/^<(!doctype|html|head|body|\?xml|[a-z][a-z0-9]*[\s>])/i.test(t)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(t)?.[1];
-    const fromTitle = title !== undefined ? collapse(scrub(decodeEntities(title))) : "";
-    if (fromTitle !== "") return clip(fromTitle);
-    const visible = t
-      .replace(/<(script|style|head)[^>]*>[\s\S]*?<\/\1>/gi, " ")
-      .replace(/<[^>]*>/g, " ");
-    const words = collapse(scrub(decodeEntities(visible)));
-    return words === "" ? undefined : clip(words);
+    const fromTitle = title === undefined ? undefined : quotable(decodeEntities(title));
+    return fromTitle !== undefined
+      ? scrub(fromTitle)
+      : "(an HTML page without a usable title, not shown: it may echo the request)";
   }
-  return clip(collapse(t.split(/\r?\n/).find((line) => line.trim() !== "") ?? t));
+  const first = t.split(/\r?\n/).find((line) => line.trim() !== "") ?? t;
+  const line = quotable(first);
+  return line !== undefined
+    ? scrub(line)
+    : `(${t.length} bytes of text, not shown: it may echo the request)`;
 };
 
 const str = (v: unknown): string | undefined =>
@@ -92,10 +115,12 @@ export const describeErrorBody = (text: string, scrub: (s: string) => string): E
     return { v2Message: s(parsed.message) };
   }
   if (parsed !== undefined) {
-    // JSON of another shape: show it compactly rather than nothing.
-    return { bodySnippet: clip(scrub(JSON.stringify(parsed))) };
+    // JSON of another shape (a proxy's, or an echo of the request): never quoted.
+    return {
+      bodySnippet:
+        "(a JSON body not in the API's error format, not shown: it may echo the request)",
+    };
   }
-  // Scrubbed before clipping, so a clip can never leave part of a secret behind.
   const snippet = bodySnippet(text, scrub);
   return snippet === undefined ? {} : { bodySnippet: snippet };
 };

@@ -36,7 +36,7 @@ describe("error bodies", () => {
     expect(describeErrorBody(page, id)).toEqual({ bodySnippet: "502 Bad Gateway" });
     expect(
       bodySnippet("<html><body><h1>Upstream &amp; down</h1>\n<p>retry</p></body></html>"),
-    ).toBe("Upstream & down retry");
+    ).toMatch(/^\(an HTML page without a usable title, not shown/);
     expect(bodySnippet("plain text failure\nsecond line")).toBe("plain text failure");
     expect(bodySnippet("   ")).toBeUndefined();
   });
@@ -56,6 +56,39 @@ describe("error bodies", () => {
     expect(JSON.stringify(v3)).not.toContain(secret);
     const long = `${"a".repeat(190)}${secret}`;
     expect(describeErrorBody(long, scrub).bodySnippet).not.toContain(secret.slice(0, 8));
+  });
+});
+
+describe("error bodies that may echo the request are never quoted (issue 21)", () => {
+  const secret = "generated-secret-0123456789";
+  const scrub = (s: string): string => s; // the service generated it: no scrubber knows it
+
+  it.each<[string, string]>([
+    ["JSON of another shape", JSON.stringify({ request: { value: secret } })],
+    ["a JSON array", JSON.stringify([{ value: secret }])],
+    ["an HTML page whose title echoes", `<html><title>Bad value ${secret}=1</title></html>`],
+    ["plain text echoing a form body", `bad request: value=${secret}&x=1`],
+    ["a long plain line", `error ${"x ".repeat(60)} ${secret}`],
+    [
+      "a cut-off create response",
+      `{"data":{"id":"t1","attributes":{"event":{"webhook":{"secret":"${secret}"`,
+    ],
+  ])("%s", (_, body) => {
+    const described = describeErrorBody(body, scrub);
+    expect(JSON.stringify(described)).not.toContain(secret.slice(0, 8));
+    expect(described.bodySnippet).toMatch(/not shown/);
+  });
+
+  it("still quote a proxy's own short words", () => {
+    expect(describeErrorBody("upstream connect error or disconnect", scrub).bodySnippet).toBe(
+      "upstream connect error or disconnect",
+    );
+    expect(
+      describeErrorBody(
+        `<html><head><title>502 Bad Gateway</title></head><body>${secret}</body></html>`,
+        scrub,
+      ).bodySnippet,
+    ).toBe("502 Bad Gateway");
   });
 });
 
