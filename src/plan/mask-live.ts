@@ -44,13 +44,8 @@ export const maskLiveSecrets = (
   });
   return changes.map((c): Change => {
     const fields = c.fields.map(maskField);
-    switch (c.action) {
-      case "create":
-        return { ...c, fields };
-      case "update":
-      case "replace":
-      case "delete":
-        return { ...c, before: maskObject(c.before, secrets), fields };
-    }
+    return c.action === "create"
+      ? { ...c, fields }
+      : { ...c, before: maskObject(c.before, secrets), fields };
   });
 };
