@@ -6,9 +6,10 @@
  * with mode 0600. `apply FILE` re-plans and refuses (exit 3) when the changes differ.
  */
 import { createHash } from "node:crypto";
-import { open, readFile, rename, rm } from "node:fs/promises";
+import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { configDigest } from "../config/digest.js";
+import { readRegularFile } from "../config/read-regular.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { StalePlanError, UsageError } from "../model/errors.js";
@@ -142,18 +143,29 @@ export const writeSavedPlan = async (
   }
 };
 
+/**
+ * Decision: a saved plan file is read up to 256 MiB: a plan of the bench's largest org
+ * (2,000 projects) is a few tens of MB, and a file past this is not one `plan --out` wrote.
+ */
+export const MAX_SAVED_PLAN_BYTES = 256 * 1024 * 1024;
+
 /** A saved plan that cannot be used at all (not one, another format). Exit 1. */
 export class SavedPlanError extends UsageError {}
 
 export const readSavedPlan = async (path: string): Promise<SavedPlan> => {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
+  // Issue 21: a FIFO given as the plan file blocked forever; only a regular file is read,
+  // and never past the bound.
+  const read = readRegularFile(path, MAX_SAVED_PLAN_BYTES);
+  if (!read.ok) {
     throw new SavedPlanError(
-      `cannot read the plan file ${path} (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`,
+      read.code === "unreadable"
+        ? `cannot read the plan file ${path} (${read.reason})`
+        : read.code === "too_large"
+          ? `cannot read the plan file ${path}: ${read.reason}, over the ${MAX_SAVED_PLAN_BYTES / 1024 / 1024} MiB limit`
+          : `cannot read the plan file ${path}: ${read.reason}`,
     );
   }
+  const text = read.bytes.toString("utf8");
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -4,7 +4,7 @@
  * every such command starts with: load the config (no API call when it is invalid), then
  * find the base URL and token, then build the client.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import {
   type ApiClientOptions,
@@ -15,6 +15,7 @@ import {
 } from "../api/client.js";
 import type { Api, RequestLogEntry } from "../api/types.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
+import { readRegularFile } from "../config/read-regular.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { UsageError } from "../model/errors.js";
 import { createRedactor } from "../model/redactor.js";
@@ -193,7 +194,18 @@ const envToken = (io: CliIO): Secret => {
  * keys it does not refuse.
  */
 const readTokenFile = async (path: string, io: CliIO): Promise<Secret> => {
-  let content: string;
+  // Issue 21: a FIFO as `--token-file` blocked forever; only a regular file is read, and
+  // never past the bound (readRegularFile checks the type on the open descriptor).
+  const read = readRegularFile(path, MAX_TOKEN_FILE_BYTES);
+  if (!read.ok) {
+    throw new UsageError(
+      read.code === "unreadable"
+        ? `cannot read token file ${path} (${read.reason})`
+        : read.code === "too_large"
+          ? `token file ${path} is over ${MAX_TOKEN_FILE_BYTES / 1024} KiB: it is not a token`
+          : `cannot read token file ${path}: ${read.reason}`,
+    );
+  }
   try {
     const info = await stat(path);
     if (process.platform !== "win32" && (info.mode & 0o077) !== 0) {
@@ -201,15 +213,16 @@ const readTokenFile = async (path: string, io: CliIO): Promise<Secret> => {
         `Warning: token file ${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)}); run chmod 600 ${path}\n`,
       );
     }
-    content = await readFile(path, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new UsageError(`cannot read token file ${path} (${code})`);
+  } catch {
+    // Read a moment ago: a file removed since has nothing left to warn about.
   }
-  const value = content.trim();
+  const value = read.bytes.toString("utf8").trim();
   if (value === "") throw new UsageError(`token file ${path} is empty`);
   return new Secret(value, `file:${path}`);
 };
+
+/** Decision: a token file over 64 KiB is refused (tokens are under 1 KiB). */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024;
 
 /** "Reading live state… 120/340" on stderr: one rewritten line on a TTY, else start and end. */
 export const progressReporter = (

@@ -2,12 +2,13 @@
  * The I/O shell of the config layer: find the files, read them with the safety bounds,
  * then run the pure steps (parse → schema → rules → references → build → merge).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { DesiredConfig } from "../model/desired.js";
 import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
 import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
 import type { RawDocument } from "./raw.js";
+import { readRegularFile } from "./read-regular.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
@@ -53,10 +54,10 @@ const formatBytes = (n: number): string =>
 /** The files a `-c` path names: the file itself, or a folder's *.yaml / *.yml (sorted). */
 const listFiles = (
   path: string,
-): { ok: true; files: string[] } | { ok: false; diagnostic: ConfigDiagnostic } => {
+): { ok: true; files: string[] } | { ok: false; diagnostics: ConfigDiagnostic[] } => {
   const fail = (code: ConfigDiagnostic["code"], message: string) => ({
     ok: false as const,
-    diagnostic: { file: path, line: 1, col: 1, path: "", code, message },
+    diagnostics: [{ file: path, line: 1, col: 1, path: "", code, message }],
   });
   let isDir: boolean;
   try {
@@ -70,16 +71,79 @@ const listFiles = (
       : fail("file_unreadable", `cannot read the config: ${errnoReason(err)}`);
   }
   if (!isDir) return { ok: true, files: [path] };
-  // Decision: a folder is read non-recursively (sub-folders are ignored), files sorted by
-  // name so the merge order and the output are stable.
-  const files = readdirSync(path, { withFileTypes: true })
-    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
-    .map((e) => e.name)
-    .sort()
-    .map((name) => join(path, name));
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch (err) {
+    return fail("file_unreadable", `cannot list the folder: ${errnoReason(err)}`);
+  }
+  // Decision: a folder is read non-recursively, files sorted by name so the merge order and
+  // the output are stable. Issue 21: no config entry is skipped silently. A `*.yaml`/`*.yml`
+  // symlink is followed when its target is a file inside the folder; one that points
+  // outside it (a PR could point it at any file the CI runner can read), dangles, or names
+  // something that is not a file is an error, as is a sub-folder holding YAML files (not read
+  // yet). Other names (README.md, .git) are not config entries.
+  const root = realpathOrSelf(path);
+  const files: string[] = [];
+  const problems: ConfigDiagnostic[] = [];
+  const problem = (file: string, message: string): void => {
+    problems.push({ file, line: 1, col: 1, path: "", code: "file_unreadable", message });
+  };
+  for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = join(path, e.name);
+    const yaml = /\.ya?ml$/i.test(e.name);
+    if (e.isDirectory()) {
+      if (holdsYaml(full)) {
+        problem(
+          full,
+          "this sub-folder holds YAML files, and sub-folders are not read: move its files up into the config folder, or pass -c with the sub-folder",
+        );
+      }
+      continue;
+    }
+    if (!yaml) continue;
+    if (e.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = realpathSync(full);
+      } catch (err) {
+        problem(full, `cannot follow the symlink: ${errnoReason(err)}`);
+        continue;
+      }
+      const rel = relative(root, target);
+      if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+        problem(
+          full,
+          `the symlink points outside the config folder (to ${target}); copy the file into the folder, or pass -c with its own path`,
+        );
+        continue;
+      }
+    }
+    // Anything else named *.yaml (a regular file, a followed symlink, a FIFO, a folder) is
+    // read, and readText refuses what is not a regular file with a clear reason.
+    files.push(full);
+  }
+  if (problems.length > 0) return { ok: false, diagnostics: problems };
   if (files.length === 0)
     return fail("no_config_files", "the folder holds no *.yaml or *.yml file");
   return { ok: true, files };
+};
+
+const realpathOrSelf = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+};
+
+/** Whether a folder holds a *.yaml/*.yml entry (one level; an unreadable one counts). */
+const holdsYaml = (dir: string): boolean => {
+  try {
+    return readdirSync(dir).some((n) => /\.ya?ml$/i.test(n));
+  } catch {
+    return true;
+  }
 };
 
 type Decoded =
@@ -91,23 +155,21 @@ type Decoded =
  * `reason` is a clause about the file ("it is not valid UTF-8"), never its content.
  */
 const readText = (path: string, maxBytes: number): Decoded => {
-  let bytes: Buffer;
-  try {
-    const stat = statSync(path);
-    // A device or FIFO (`${file:/dev/urandom}`) would never end: only regular files are read.
-    if (stat.isDirectory())
-      return { ok: false, code: "file_unreadable", reason: "it is a folder, not a file" };
-    if (!stat.isFile())
-      return { ok: false, code: "file_unreadable", reason: "it is not a regular file" };
-    const size = stat.size;
-    if (size > maxBytes) {
-      const reason = `it is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} limit per file`;
+  // A device, FIFO or /proc file (`${file:/dev/urandom}`, `/proc/self/pagemap`) would never
+  // end: only regular files are read, and never past the bound (src/config/read-regular.ts).
+  const read = readRegularFile(path, maxBytes);
+  if (!read.ok) {
+    if (read.code === "too_large") {
+      const size = read.size === undefined ? "" : `it is ${formatBytes(read.size)}, `;
+      const reason = `${size}over the ${formatBytes(maxBytes)} limit per file`;
       return { ok: false, code: "file_too_large", reason };
     }
-    bytes = readFileSync(path);
-  } catch (err) {
-    return { ok: false, code: "file_unreadable", reason: errnoReason(err) };
+    if (read.code === "not_regular") {
+      return { ok: false, code: "file_unreadable", reason: read.reason };
+    }
+    return { ok: false, code: "file_unreadable", reason: errnoReason({ code: read.errno }) };
   }
+  const bytes = read.bytes;
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     return { ok: false, code: "not_utf8", reason: "it is UTF-16, not UTF-8" };
   }
@@ -144,7 +206,7 @@ const configFileMessage = (code: ConfigDiagnostic["code"], reason: string): stri
 export const loadConfig = async (path: string, options: LoadOptions): Promise<LoadResult> => {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const listed = listFiles(path);
-  if (!listed.ok) return { ok: false, diagnostics: [listed.diagnostic] };
+  if (!listed.ok) return { ok: false, diagnostics: listed.diagnostics };
   const { files } = listed;
 
   const schemaCheck = createSchemaCheck(readConfigSchema());

@@ -254,7 +254,7 @@ describe("loadConfig: files and folders", () => {
       );
       const r = await loadConfig(path, { env: {} });
       expect(r.ok ? [] : r.diagnostics.map((d) => d.message)).toEqual([
-        "cannot read /dev/zero (referenced as ${file:/dev/zero}): it is not a regular file",
+        "cannot read /dev/zero (referenced as ${file:/dev/zero}): it is a device, not a regular file",
       ]);
       const direct = await loadConfig("/dev/zero", { env: {} });
       expect(direct.ok ? [] : direct.diagnostics.map((d) => d.code)).toEqual(["file_unreadable"]);

@@ -1,0 +1,159 @@
+/**
+ * Issue 21: hostile files in a config folder or behind `${file:}`. No config entry is
+ * skipped silently (a skipped file would make apply delete what it declared), and nothing
+ * that is not a regular file is read (a FIFO blocks, /proc files never end).
+ */
+import { execFileSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readSavedPlan } from "../../src/apply/saved-plan.js";
+import { resolveConnection } from "../../src/cli/common-options.js";
+import type { CliIO } from "../../src/cli/io.js";
+import { type LoadResult, loadConfig } from "../../src/config/index.js";
+import { readRegularFile } from "../../src/config/read-regular.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "waybill-hostile-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ORG = "org: gh/acme\n";
+const CONTEXTS = "org: gh/acme\ncontexts:\n  a: {}\n  b: {}\n  c: {}\n";
+const messages = (r: LoadResult): string[] => (r.ok ? [] : r.diagnostics.map((d) => d.message));
+const posix = process.platform !== "win32";
+const mkfifo = (path: string): void => {
+  execFileSync("mkfifo", [path]);
+};
+
+describe.skipIf(!posix)("a config folder's entries", () => {
+  it("follows a *.yaml symlink to a file inside the folder", async () => {
+    await mkdir(join(dir, "cfg", "shared"), { recursive: true });
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "cfg", "shared", "contexts.txt"), CONTEXTS);
+    await symlink(join("shared", "contexts.txt"), join(dir, "cfg", "contexts.yaml"));
+    const r = await loadConfig(join(dir, "cfg"), { env: {} });
+    expect(messages(r)).toEqual([]);
+    expect(r.ok && [...(r.config.orgs[0]?.contexts?.keys() ?? [])]).toEqual(["a", "b", "c"]);
+  });
+
+  it("refuses a symlink pointing outside the folder, or dangling, naming it", async () => {
+    await mkdir(join(dir, "cfg"));
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "outside.yaml"), CONTEXTS);
+    await symlink(join(dir, "outside.yaml"), join(dir, "cfg", "contexts.yaml"));
+    await symlink(join(dir, "gone.yaml"), join(dir, "cfg", "dangling.yml"));
+    const r = await loadConfig(join(dir, "cfg"), { env: {} });
+    expect(r.ok).toBe(false);
+    expect(r.ok ? [] : r.diagnostics.map((d) => d.file.split("/").pop())).toEqual([
+      "contexts.yaml",
+      "dangling.yml",
+    ]);
+    expect(messages(r)[0]).toMatch(/points outside the config folder/);
+    expect(messages(r)[1]).toMatch(/cannot follow the symlink: no such file/);
+  });
+
+  it("refuses a sub-folder holding YAML files (not read), ignores other names", async () => {
+    await mkdir(join(dir, "cfg", "more"), { recursive: true });
+    await mkdir(join(dir, "cfg", "docs"), { recursive: true });
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "cfg", "more", "contexts.yaml"), CONTEXTS);
+    await writeFile(join(dir, "cfg", "docs", "README.md"), "# x\n");
+    await writeFile(join(dir, "cfg", "README.md"), "# x\n");
+    const r = await loadConfig(join(dir, "cfg"), { env: {} });
+    expect(messages(r)).toEqual([
+      "this sub-folder holds YAML files, and sub-folders are not read: move its files up into the config folder, or pass -c with the sub-folder",
+    ]);
+  });
+
+  it("refuses a FIFO named *.yaml without waiting for a writer", async () => {
+    await mkdir(join(dir, "cfg"));
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    mkfifo(join(dir, "cfg", "pipe.yaml"));
+    expect(messages(await loadConfig(join(dir, "cfg"), { env: {} }))).toEqual([
+      "cannot read the file: it is a FIFO (named pipe), not a regular file",
+    ]);
+  });
+
+  it.skipIf(process.getuid?.() === 0)("refuses an unreadable entry", async () => {
+    await mkdir(join(dir, "cfg"));
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "cfg", "secret.yaml"), CONTEXTS);
+    await chmod(join(dir, "cfg", "secret.yaml"), 0);
+    expect(messages(await loadConfig(join(dir, "cfg"), { env: {} }))).toEqual([
+      "cannot read the file: permission denied",
+    ]);
+  });
+});
+
+describe.skipIf(!posix)("files that never end", () => {
+  it("a FIFO as the config or as a ${file:} target is refused at once", async () => {
+    mkfifo(join(dir, "pipe"));
+    const direct = await loadConfig(join(dir, "pipe"), { env: {} });
+    expect(messages(direct)).toEqual([
+      "cannot read the file: it is a FIFO (named pipe), not a regular file",
+    ]);
+    await writeFile(
+      join(dir, "w.yaml"),
+      `org: gh/acme\ncontexts:\n  c:\n    env:\n      A: \${file:${join(dir, "pipe")}}\n`,
+    );
+    expect(messages(await loadConfig(join(dir, "w.yaml"), { env: {} }))[0]).toMatch(
+      /it is a FIFO \(named pipe\), not a regular file/,
+    );
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "/proc/self/pagemap (size 0, gigabytes of content) is read only up to the bound",
+    async () => {
+      const r = await loadConfig("/proc/self/pagemap", { env: {}, maxFileBytes: 64 * 1024 });
+      expect(r.ok ? [] : r.diagnostics.map((d) => d.code)).toEqual(["file_too_large"]);
+      await writeFile(
+        join(dir, "w.yaml"),
+        "org: gh/acme\ncontexts:\n  c:\n    env:\n      A: ${file:/proc/self/pagemap}\n",
+      );
+      const ref = await loadConfig(join(dir, "w.yaml"), { env: {}, maxFileBytes: 64 * 1024 });
+      expect(messages(ref)[0]).toMatch(/over the 64 KiB|over the 65536 bytes|limit per file/);
+    },
+  );
+
+  it("readRegularFile reads a regular file whole, and no more than the bound", async () => {
+    await writeFile(join(dir, "f"), "x".repeat(100));
+    const r = readRegularFile(join(dir, "f"), 100);
+    expect(r.ok && r.bytes.length).toBe(100);
+    expect(readRegularFile(join(dir, "f"), 99)).toMatchObject({ ok: false, code: "too_large" });
+    expect(readRegularFile(dir, 99)).toMatchObject({ ok: false, code: "not_regular" });
+    expect(readRegularFile(join(dir, "none"), 99)).toMatchObject({ ok: false, errno: "ENOENT" });
+  });
+});
+
+describe.skipIf(!posix)("a FIFO as --token-file or as the plan file", () => {
+  const io = (): CliIO => ({
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: { SERVICE_BASE_URL: "https://s.example.com" },
+  });
+  const flags = { config: "w.yaml", parallelism: 1, color: false } as const;
+
+  it("is refused at once with a plain message", async () => {
+    mkfifo(join(dir, "pipe"));
+    await expect(
+      resolveConnection({ ...flags, tokenFile: join(dir, "pipe") }, io()),
+    ).rejects.toThrow(/token file .*pipe: it is a FIFO \(named pipe\), not a regular file/);
+    await expect(readSavedPlan(join(dir, "pipe"))).rejects.toThrow(
+      /plan file .*pipe: it is a FIFO \(named pipe\), not a regular file/,
+    );
+  });
+
+  it("a token file that is not a token (over 64 KiB) is refused", async () => {
+    await writeFile(join(dir, "big"), "t".repeat(70 * 1024), { mode: 0o600 });
+    await expect(
+      resolveConnection({ ...flags, tokenFile: join(dir, "big") }, io()),
+    ).rejects.toThrow(/over 64 KiB/);
+  });
+});
