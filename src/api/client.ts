@@ -856,7 +856,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       }
       // Issue 15: an item a previous page already held is not listed twice.
       const fresh = newItems(itemsSeen, read.items);
-      items.push(...fresh);
+      // A loop: a page's length is the server's choice, and a spread of it could overflow.
+      for (const item of fresh) items.push(item);
       onPage?.(fresh);
       if (read.next === null) return items;
       if (seen.has(read.next)) {

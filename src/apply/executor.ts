@@ -362,7 +362,7 @@ export const executeOperation = async (
       }
     }
     if (change.resource_type === "context" && id !== undefined) {
-      notes.push(...(await reconcileNewContext(deps, change, id, params)));
+      for (const n of await reconcileNewContext(deps, change, id, params)) notes.push(n);
     }
     return { verb: adopted ? "adopted" : "created", ...(id ? { id } : {}), notes };
   }

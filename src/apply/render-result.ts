@@ -69,8 +69,8 @@ const stoppedLine = (r: ApplyResult, status: number): string => {
     : `Apply stopped: ${what}; ${r.done} operation${r.done === 1 ? " was" : "s were"} done before the first refusal, nothing more was started.`;
 };
 
-export const renderResultText = (r: ApplyResult): string => {
-  const lines: string[] = [];
+/** The result as text, line by line (the CLI streams it: an apply may hold 40,000 outcomes). */
+export function* renderResultLines(r: ApplyResult): Generator<string> {
   const status = applyStatus(r);
   const head =
     status === "applied"
@@ -78,43 +78,47 @@ export const renderResultText = (r: ApplyResult): string => {
       : status === "interrupted"
         ? "Apply interrupted"
         : "Apply finished with failures";
-  lines.push(`${head}: ${r.done} done, ${r.failed} failed, ${r.skipped} skipped.`);
-  if (r.stopped) lines.push(stoppedLine(r, r.stopped.status));
-  const done = r.outcomes.filter((o) => o.status === "done");
-  const failed = r.outcomes.filter((o) => o.status === "failed");
-  const skipped = r.outcomes.filter((o) => o.status === "skipped");
-  if (done.length > 0) {
-    lines.push("", "Done:");
-    for (const o of done) lines.push(`  ${progressLine(o)}`);
+  yield `${head}: ${r.done} done, ${r.failed} failed, ${r.skipped} skipped.`;
+  if (r.stopped) yield stoppedLine(r, r.stopped.status);
+  if (r.outcomes.some((o) => o.status === "done")) {
+    yield "";
+    yield "Done:";
+    for (const o of r.outcomes) if (o.status === "done") yield `  ${progressLine(o)}`;
   }
-  if (failed.length > 0) {
-    lines.push("", "Failed:");
-    for (const o of failed) {
+  let permanent = 0;
+  if (r.outcomes.some((o) => o.status === "failed")) {
+    yield "";
+    yield "Failed:";
+    for (const o of r.outcomes) {
       if (o.status !== "failed") continue;
-      lines.push(`  ${label(o)}: ${o.error.message}`);
+      if (isPermanent(o.error)) permanent += 1;
+      yield `  ${label(o)}: ${o.error.message}`;
       const parts = [
         o.error.status !== undefined ? `status ${o.error.status}` : undefined,
         o.error.title !== undefined ? `title: ${o.error.title}` : undefined,
         o.error.detail !== undefined ? `detail: ${o.error.detail}` : undefined,
         o.error.pointer !== undefined ? `pointer: ${o.error.pointer}` : undefined,
       ].filter((s): s is string => s !== undefined);
-      if (parts.length > 0) lines.push(`    ${parts.join("; ")}`);
+      if (parts.length > 0) yield `    ${parts.join("; ")}`;
     }
   }
-  if (skipped.length > 0) {
-    lines.push("", "Skipped:");
-    for (const o of skipped) if (o.status === "skipped") lines.push(`  ${label(o)}: ${o.because}`);
+  if (r.outcomes.some((o) => o.status === "skipped")) {
+    yield "";
+    yield "Skipped:";
+    for (const o of r.outcomes) if (o.status === "skipped") yield `  ${label(o)}: ${o.because}`;
   }
   if (status !== "applied") {
-    const permanent = failed.filter((o) => o.status === "failed" && isPermanent(o.error)).length;
-    lines.push(
-      "",
-      permanent === 0
-        ? "Run `waybill plan` to see exactly what is left; a re-run of apply converges."
-        : `Run \`waybill plan\` to see exactly what is left. A re-run alone will not fix ${permanent === 1 ? "the failure" : `the ${permanent} failures`} the service refused (${permanent === 1 ? "a 4xx status" : "4xx statuses"}): fix the cause first.`,
-    );
+    yield "";
+    yield permanent === 0
+      ? "Run `waybill plan` to see exactly what is left; a re-run of apply converges."
+      : `Run \`waybill plan\` to see exactly what is left. A re-run alone will not fix ${permanent === 1 ? "the failure" : `the ${permanent} failures`} the service refused (${permanent === 1 ? "a 4xx status" : "4xx statuses"}): fix the cause first.`;
   }
-  return `${lines.join("\n")}\n`;
+}
+
+export const renderResultText = (r: ApplyResult): string => {
+  let out = "";
+  for (const line of renderResultLines(r)) out += `${line}\n`;
+  return out;
 };
 
 export const renderResultJson = (r: ApplyResult, plan: Plan): string =>

@@ -13,7 +13,7 @@ import {
   applyStatus,
   progressNotice,
   renderResultJson,
-  renderResultText,
+  renderResultLines,
 } from "../apply/render-result.js";
 import { type ApplyEvent, runApply } from "../apply/run-apply.js";
 import {
@@ -27,7 +27,7 @@ import { runPlan } from "../live/plan-run.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { GuardError, UsageError } from "../model/errors.js";
 import type { Plan } from "../plan/types.js";
-import { renderText } from "../render/index.js";
+import { renderTextLines } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   APPLY_RETRY,
@@ -43,7 +43,7 @@ import {
   secretScrubber,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, withNewlines, writeChunks } from "./io.js";
 import { VERSION } from "./version.js";
 
 interface ApplyFlags extends CommonOptionFlags {
@@ -120,8 +120,6 @@ const connectForApply = (
     ...clientReporting(options, io),
     scrub: secretScrubber(collectSecretValues(desired), token),
   });
-
-const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
 
 const ask = (io: CliIO, question: string): Promise<string> =>
   new Promise((resolve) => {
@@ -210,8 +208,9 @@ export const applyCommand = async (
     }
     // Decision: with --format json stdout holds only the result document (plan summary
     // included), so a machine can parse it; the plan text is for people.
-    if (options.format === "text")
-      io.stdout.write(ensureNewline(renderText(plan, { color: options.color })));
+    if (options.format === "text") {
+      await writeChunks(io.stdout, withNewlines(renderTextLines(plan, { color: options.color })));
+    }
     if (plan.changes.length === 0) {
       if (options.format === "json") {
         io.stdout.write(
@@ -282,9 +281,8 @@ export const applyCommand = async (
       removeSigint();
       if (tty) io.stderr.write("\n");
     }
-    io.stdout.write(
-      options.format === "json" ? renderResultJson(result, plan) : renderResultText(result),
-    );
+    if (options.format === "json") io.stdout.write(renderResultJson(result, plan));
+    else await writeChunks(io.stdout, withNewlines(renderResultLines(result)));
     const status = applyStatus(result);
     if (status === "interrupted") return EXIT.interrupted;
     return status === "applied" ? EXIT.ok : EXIT.error;

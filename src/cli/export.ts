@@ -204,7 +204,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   if (result.envVars.length === 0) {
     io.stderr.write("The exported config needs no environment variables.\n");
   } else {
-    const width = Math.max(...result.envVars.map((n) => n.name.length));
+    const width = result.envVars.reduce((w, n) => Math.max(w, n.name.length), 0);
     io.stderr.write(
       `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values are never exported; set each before plan):\n`,
     );

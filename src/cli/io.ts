@@ -12,3 +12,54 @@ export interface CliIO {
 export const write = (stream: NodeJS.WritableStream, text: string): void => {
   stream.write(text);
 };
+
+/** Bytes gathered before one write: large enough that a long plan is not a write per line. */
+const CHUNK_CHARS = 64 * 1024;
+
+/** Until the stream wants more (`drain`), or is gone (`close`): a closed pipe never drains. */
+const drained = (stream: NodeJS.WritableStream): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    const done = (): void => {
+      cleanup();
+      resolve();
+    };
+    const failed = (err: unknown): void => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = (): void => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      stream.off("error", failed);
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+    stream.on("error", failed);
+  });
+
+/**
+ * Write text pieces (a renderer's lines with their newlines) in chunks of about 64 KiB,
+ * waiting for `drain` whenever the stream's buffer is full (issue 22: a plan of 2,000
+ * projects is ~125,000 lines; it is never held as one array of lines, and never queued
+ * in the stream faster than the reader takes it).
+ */
+export const writeChunks = async (
+  stream: NodeJS.WritableStream,
+  pieces: Iterable<string>,
+): Promise<void> => {
+  let chunk = "";
+  for (const piece of pieces) {
+    chunk += piece;
+    if (chunk.length >= CHUNK_CHARS) {
+      const ok = stream.write(chunk);
+      chunk = "";
+      if (!ok) await drained(stream);
+    }
+  }
+  if (chunk !== "" && !stream.write(chunk)) await drained(stream);
+};
+
+/** Each line followed by a newline, lazily. */
+export function* withNewlines(lines: Iterable<string>): Generator<string> {
+  for (const line of lines) yield `${line}\n`;
+}

@@ -10,7 +10,7 @@ import { runPlan } from "../live/plan-run.js";
 import { UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
-import { renderJson, renderMarkdown, renderText } from "../render/index.js";
+import { renderJson, renderMarkdown, renderTextLines } from "../render/index.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   addCommonOptions,
@@ -24,7 +24,7 @@ import {
   resolveConnection,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, withNewlines, writeChunks } from "./io.js";
 import { VERSION } from "./version.js";
 
 interface PlanFlags extends CommonOptionFlags {
@@ -76,18 +76,21 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
     });
 };
 
-/** The plan in the chosen format (also `waybill show`, which renders a saved plan the same way). */
+/**
+ * The plan in the chosen format as text pieces, each ending in a newline, for `writeChunks`
+ * (also `waybill show`, which renders a saved plan the same way).
+ */
 export const renderPlan = (
   plan: Plan,
   options: Pick<CommonOptions, "format" | "color">,
-): string => {
+): Iterable<string> => {
   switch (options.format) {
     case "json":
-      return renderJson(plan);
+      return [renderJson(plan)];
     case "markdown":
-      return renderMarkdown(plan);
+      return [ensureNewline(renderMarkdown(plan))];
     case "text":
-      return renderText(plan, { color: options.color });
+      return withNewlines(renderTextLines(plan, { color: options.color }));
   }
 };
 
@@ -126,7 +129,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     progress.abort();
     throw err;
   }
-  io.stdout.write(ensureNewline(renderPlan(plan, options)));
+  await writeChunks(io.stdout, renderPlan(plan, options));
   if (flags.out !== undefined) {
     // The saved plan format with what apply checks it by (src/apply/saved-plan.ts).
     await writeSavedPlan(

@@ -9,7 +9,8 @@ import { readSavedPlan } from "../apply/saved-plan.js";
 import type { RegisterCommand } from "./commands.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import { ensureNewline, renderPlan } from "./plan.js";
+import { writeChunks } from "./io.js";
+import { renderPlan } from "./plan.js";
 
 interface ShowFlags {
   readonly format: OutputFormat;
@@ -47,7 +48,7 @@ export const registerShow: RegisterCommand = (program, io, setExit) => {
       const saved = await readSavedPlan(file);
       // The same colour rule as every command (common-options.ts resolveCommonOptions).
       const color = flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR;
-      io.stdout.write(ensureNewline(renderPlan(saved.plan, { format: flags.format, color })));
+      await writeChunks(io.stdout, renderPlan(saved.plan, { format: flags.format, color }));
       io.stderr.write(
         `Saved by waybill ${saved.waybill_version} for ${saved.base_url} (${saved.orgs.map((o) => o.slug).join(", ")}).\n`,
       );

@@ -242,27 +242,27 @@ export const loadConfig = async (path: string, options: LoadOptions): Promise<Lo
     // files covers the files that are otherwise valid (a re-run after fixing shows the rest).
     const parsed = parseYaml(file, read.text);
     if (!parsed.ok) {
-      diagnostics.push(...parsed.diagnostics);
+      for (const d of parsed.diagnostics) diagnostics.push(d);
       continue;
     }
-    const fileDiagnostics = [
-      ...schemaCheck(file, parsed.value, parsed.positions),
-      ...checkRules(file, parsed.value, parsed.positions),
-    ];
+    // Loops, not push(...list): a config with many problems must not overflow the stack.
+    const fileDiagnostics = schemaCheck(file, parsed.value, parsed.positions).concat(
+      checkRules(file, parsed.value, parsed.positions),
+    );
     const refs = resolveReferences(file, parsed.value, parsed.positions, {
       env: options.env,
       readFile: readSecretFile,
       resolve: options.resolveSecrets ?? true,
     });
-    fileDiagnostics.push(...refs.diagnostics);
+    for (const d of refs.diagnostics) fileDiagnostics.push(d);
     if (fileDiagnostics.length > 0) {
-      diagnostics.push(...fileDiagnostics);
+      for (const d of fileDiagnostics) diagnostics.push(d);
       continue;
     }
     built.push(buildFile(file, parsed.value as RawDocument, parsed.positions, refs.values));
   }
   const merged = mergeFiles(built, files);
-  diagnostics.push(...merged.diagnostics);
+  for (const d of merged.diagnostics) diagnostics.push(d);
   if (diagnostics.length > 0)
     return { ok: false, diagnostics: sortDiagnostics(diagnostics, files) };
   return { ok: true, config: merged.config };

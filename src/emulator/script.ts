@@ -108,7 +108,7 @@ export const createScript = (): Script => {
   let queue: { entry: ScriptEntry; remaining: number }[] = [];
   return {
     add(entries) {
-      queue.push(...entries.map((entry) => ({ entry, remaining: entry.times ?? 1 })));
+      for (const entry of entries) queue.push({ entry, remaining: entry.times ?? 1 });
     },
     clear() {
       queue = [];

@@ -87,7 +87,11 @@ interface OrgNeeds {
  */
 const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
   const bySlug = new Map<string, DesiredOrg[]>();
-  for (const org of orgs) bySlug.set(org.slug, [...(bySlug.get(org.slug) ?? []), org]);
+  for (const org of orgs) {
+    const decls = bySlug.get(org.slug);
+    if (decls === undefined) bySlug.set(org.slug, [org]);
+    else decls.push(org);
+  }
   return [...bySlug.entries()].map(([slug, decls]) => {
     const contextsByName = new Map<string, DesiredContext>();
     const contextsById = new Map<string, DesiredContext>();

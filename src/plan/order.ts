@@ -98,7 +98,10 @@ export const orderOperations = (plan: Plan): OperationGraph => {
     const c = plan.changes[node.change] as Change;
     if (c.resource_type === "context_restriction" && node.phase === "create") {
       const k = `${node.org}\u0000${c.collection}`;
-      restrictionCreates.set(k, [...(restrictionCreates.get(k) ?? []), node.id]);
+      // Appended in place: copying the list per node was quadratic in a collection's size.
+      const ids = restrictionCreates.get(k);
+      if (ids === undefined) restrictionCreates.set(k, [node.id]);
+      else ids.push(node.id);
     }
   }
   for (const node of nodes) {

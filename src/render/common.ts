@@ -47,15 +47,24 @@ export const leaves = (obj: JsonValue, prefix = ""): [string, JsonValue][] => {
     return prefix === "" ? [] : [[prefix, obj]];
   }
   const out: [string, JsonValue][] = [];
+  collectLeaves(obj, prefix, out);
+  return out;
+};
+
+/** One accumulator for the whole walk (no spread of a sub-object's leaves into push). */
+const collectLeaves = (
+  obj: { readonly [k: string]: JsonValue },
+  prefix: string,
+  out: [string, JsonValue][],
+): void => {
   for (const [k, v] of Object.entries(obj)) {
     const path = prefix === "" ? k : `${prefix}.${k}`;
     if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0) {
-      out.push(...leaves(v, path));
+      collectLeaves(v, path, out);
     } else {
       out.push([path, v]);
     }
   }
-  return out;
 };
 
 /** One call as a line: `POST /webhooks/{id}/update (name, url)`, with its condition. */

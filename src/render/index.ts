@@ -1,3 +1,3 @@
 export { renderJson } from "./json.js";
 export { MARKDOWN_LIMIT, renderMarkdown } from "./markdown.js";
-export { renderText, type TextOptions } from "./text.js";
+export { renderText, renderTextLines, type TextOptions } from "./text.js";

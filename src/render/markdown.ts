@@ -14,9 +14,11 @@ const escapeMd = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** A code fence longer than any backtick run inside the content, so it cannot be closed early. */
-const fenceFor = (content: string): string => {
+const fenceFor = (lines: readonly string[]): string => {
   let longest = 0;
-  for (const m of content.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  for (const line of lines) {
+    for (const m of line.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  }
   return "`".repeat(Math.max(3, longest + 1));
 };
 
@@ -34,17 +36,21 @@ export const renderMarkdown = (plan: Plan, limit = MARKDOWN_LIMIT): string => {
   }
   if (!plan.saveable) notes.push("This plan cannot be saved or applied (secrets were skipped).");
   for (const w of plan.warnings) notes.push(`Warning: ${w}`);
-  if (notes.length > 0) head.push("", ...notes.map((n) => `- ${escapeMd(n)}`));
+  if (notes.length > 0) {
+    head.push("");
+    // A loop, not push(...notes): nothing here spreads an array whose length the plan sets.
+    for (const n of notes) head.push(`- ${escapeMd(n)}`);
+  }
   if (plan.changes.length === 0) return `${head.join("\n")}\n`;
 
-  const body = renderChanges(plan, false);
-  const fence = fenceFor(body.join("\n"));
+  const body = Array.from(renderChanges(plan, false));
+  const fence = fenceFor(body);
   const summary = `<details><summary>${plan.changes.length} change${plan.changes.length === 1 ? "" : "s"}</summary>`;
   const open = [...head, "", summary, "", `${fence}diff`];
   const close = [fence, "", "</details>"];
   const size = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0);
   const fixed = size(open) + size(close);
-  if (fixed + size(body) <= limit) return `${[...open, ...body, ...close].join("\n")}\n`;
+  if (fixed + size(body) <= limit) return `${open.concat(body, close).join("\n")}\n`;
 
   // Cut at a line boundary and say so (a note outside the code block).
   const note = (shown: number) =>
@@ -57,5 +63,5 @@ export const renderMarkdown = (plan: Plan, limit = MARKDOWN_LIMIT): string => {
     kept.push(line);
     used += line.length + 1;
   }
-  return `${[...open, ...kept, ...close, "", note(kept.length)].join("\n")}\n`;
+  return `${open.concat(kept, close, ["", note(kept.length)]).join("\n")}\n`;
 };

@@ -49,122 +49,127 @@ const ACTION_COLOR: Readonly<Record<Change["action"], keyof typeof ANSI>> = {
 const isMultiline = (v: JsonValue): v is string => typeof v === "string" && v.includes("\n");
 
 /** A multi-line string change as unified diff lines. */
-const multilineDiff = (before: string, after: string, indent: string, paint: Paint): string[] => {
+function* multilineDiff(
+  before: string,
+  after: string,
+  indent: string,
+  paint: Paint,
+): Generator<string> {
   // A final newline on both sides keeps "\ No newline at end of file" out of the output.
   const patch = structuredPatch("before", "after", `${before}\n`, `${after}\n`, "", "", {
     context: 3,
   });
-  const out: string[] = [];
   for (const hunk of patch.hunks) {
-    out.push(
-      paint(
-        "cyan",
-        `${indent}@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
-      ),
+    yield paint(
+      "cyan",
+      `${indent}@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
     );
     for (const line of hunk.lines) {
       const color = line.startsWith("+") ? "green" : line.startsWith("-") ? "red" : "dim";
-      out.push(paint(color, `${indent}${line}`));
+      yield paint(color, `${indent}${line}`);
     }
   }
-  return out;
-};
+}
 
-const fieldLines = (f: FieldChange, indent: string, paint: Paint): string[] => {
+function* fieldLines(f: FieldChange, indent: string, paint: Paint): Generator<string> {
   const tail = f.forces_replacement ? paint("red", " # forces replacement") : "";
   if (f.before === null) {
-    return [`${indent}${paint("green", "+")} ${f.path} = ${formatValue(f.after)}${tail}`];
-  }
-  if (f.after === null) {
-    return [`${indent}${paint("red", "-")} ${f.path} = ${formatValue(f.before)}${tail}`];
-  }
-  if (isMultiline(f.before) || isMultiline(f.after)) {
+    yield `${indent}${paint("green", "+")} ${f.path} = ${formatValue(f.after)}${tail}`;
+  } else if (f.after === null) {
+    yield `${indent}${paint("red", "-")} ${f.path} = ${formatValue(f.before)}${tail}`;
+  } else if (isMultiline(f.before) || isMultiline(f.after)) {
     const b = typeof f.before === "string" ? f.before : formatValue(f.before);
     const a = typeof f.after === "string" ? f.after : formatValue(f.after);
-    return [
-      `${indent}${paint("yellow", "~")} ${f.path}:${tail}`,
-      ...multilineDiff(b, a, `${indent}    `, paint),
-    ];
+    yield `${indent}${paint("yellow", "~")} ${f.path}:${tail}`;
+    yield* multilineDiff(b, a, `${indent}    `, paint);
+  } else {
+    yield `${indent}${paint("yellow", "~")} ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}${tail}`;
   }
-  return [
-    `${indent}${paint("yellow", "~")} ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}${tail}`,
-  ];
-};
+}
 
 /** The lines of one change (no trailing blank line). */
-export const renderChange = (c: Change, paint: Paint): string[] => {
+export function* renderChange(c: Change, paint: Paint): Generator<string> {
   const sym = SYMBOL[c.action];
   const pad = " ".repeat(Math.max(0, 3 - sym.length));
-  const lines: string[] = [
-    paint("bold", `  # ${headline(c)}`),
-    `  #   ${c.reason}`,
-    `${pad}${paint(ACTION_COLOR[c.action], sym)} ${c.address}`,
-  ];
+  yield paint("bold", `  # ${headline(c)}`);
+  yield `  #   ${c.reason}`;
+  yield `${pad}${paint(ACTION_COLOR[c.action], sym)} ${c.address}`;
   const indent = "      ";
   switch (c.action) {
     case "create":
       for (const [path, v] of leaves(c.after)) {
-        lines.push(`${indent}${paint("green", "+")} ${path} = ${formatValue(v)}`);
+        yield `${indent}${paint("green", "+")} ${path} = ${formatValue(v)}`;
       }
       break;
     case "delete":
       for (const [path, v] of leaves(c.before)) {
-        lines.push(`${indent}${paint("red", "-")} ${path} = ${formatValue(v)}`);
+        yield `${indent}${paint("red", "-")} ${path} = ${formatValue(v)}`;
       }
       break;
     case "update":
     case "replace":
-      for (const f of c.fields) lines.push(...fieldLines(f, indent, paint));
+      for (const f of c.fields) yield* fieldLines(f, indent, paint);
       break;
   }
   if (c.unresolved_secrets !== undefined && c.unresolved_secrets.length > 0) {
-    lines.push(
-      `${indent}${paint("yellow", `! not resolved (--skip-secrets): ${c.unresolved_secrets.join(", ")}`)}`,
-    );
+    yield `${indent}${paint("yellow", `! not resolved (--skip-secrets): ${c.unresolved_secrets.join(", ")}`)}`;
   }
-  for (const call of c.calls) lines.push(paint("dim", `${indent}# call: ${formatCall(call)}`));
-  return lines;
-};
+  for (const call of c.calls) yield paint("dim", `${indent}# call: ${formatCall(call)}`);
+}
 
-/** The change blocks alone (used by the Markdown renderer too). */
-export const renderChanges = (plan: Plan, color: boolean): string[] => {
+/**
+ * The change blocks alone, line by line (used by the Markdown renderer too). A generator,
+ * not an array: a plan of 2,000 projects has ~125,000 lines, and every line is produced
+ * only when the consumer asks for it (issue 22: `lines.push(...renderChanges())` spread
+ * them into one call's arguments and overflowed the stack).
+ */
+export function* renderChanges(plan: Plan, color: boolean): Generator<string> {
   const paint = painter(color);
-  const out: string[] = [];
   let org: string | undefined;
   for (const c of plan.changes) {
     if (plan.orgs.length > 1 && c.org !== org) {
       org = c.org;
-      out.push(paint("bold", `Org ${c.org}:`), "");
+      yield paint("bold", `Org ${c.org}:`);
+      yield "";
     }
-    out.push(...renderChange(c, paint), "");
+    yield* renderChange(c, paint);
+    yield "";
   }
-  return out;
-};
+}
 
-export const renderText = (plan: Plan, options: TextOptions): string => {
+/**
+ * The whole plan as text, one line at a time (no line holds a newline). Still a pure
+ * renderer: it only reads the plan; the CLI writes the lines as the stream accepts them
+ * (src/cli/io.ts `writeLines`).
+ */
+export function* renderTextLines(plan: Plan, options: TextOptions): Generator<string> {
   const paint = painter(options.color);
-  const lines: string[] = [];
   if (plan.changes.length > 0) {
-    lines.push("Waybill will perform the following actions:", "");
-    lines.push(...renderChanges(plan, options.color));
+    yield "Waybill will perform the following actions:";
+    yield "";
+    yield* renderChanges(plan, options.color);
   }
-  lines.push(paint("bold", summaryLine(plan)));
+  yield paint("bold", summaryLine(plan));
   const unverified = unverifiedLine(plan);
-  if (unverified) lines.push(unverified);
+  if (unverified) yield unverified;
   if (plan.skipped_secrets > 0) {
-    lines.push(`${plan.skipped_secrets} secret(s) not compared (--skip-secrets).`);
+    yield `${plan.skipped_secrets} secret(s) not compared (--skip-secrets).`;
   }
   for (const g of plan.guards.mass_delete) {
     if (g.exceeds) {
-      lines.push(
-        paint(
-          "red",
-          `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection} (org ${g.org}); apply needs --allow-mass-delete.`,
-        ),
+      yield paint(
+        "red",
+        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection} (org ${g.org}); apply needs --allow-mass-delete.`,
       );
     }
   }
-  if (!plan.saveable) lines.push("This plan cannot be saved or applied (secrets were skipped).");
-  for (const w of plan.warnings) lines.push(paint("yellow", `Warning: ${w}`));
-  return `${lines.join("\n")}\n`;
+  if (!plan.saveable) yield "This plan cannot be saved or applied (secrets were skipped).";
+  for (const w of plan.warnings) yield paint("yellow", `Warning: ${w}`);
+}
+
+/** The whole plan as one string (tests, `show`); the CLI streams `renderTextLines`. */
+export const renderText = (plan: Plan, options: TextOptions): string => {
+  let out = "";
+  for (const line of renderTextLines(plan, options)) out += `${line}\n`;
+  return out;
 };
