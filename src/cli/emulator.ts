@@ -28,6 +28,7 @@ interface EmulatorFlags {
   readonly admin?: boolean;
   readonly latency?: string;
   readonly faults?: string;
+  readonly keepAlive?: string;
 }
 
 const EXAMPLES = `
@@ -91,6 +92,10 @@ export const makeRegisterEmulator =
         "--faults <file>",
         "JSON fault options (rates of 429/500/drops, token-bucket rate limit, PRNG seed)",
       )
+      .option(
+        "--keep-alive <ms>",
+        "keep idle connections this long, advertised as Keep-Alive: timeout=S (default 1000; 0: no limit, no header)",
+      )
       .addHelpText("after", EXAMPLES)
       .action(async (flags: EmulatorFlags) => {
         // Loaded here, not at the top: the other commands never pay for the emulator's
@@ -118,6 +123,9 @@ export const makeRegisterEmulator =
           seed,
           admin: flags.admin === true,
           faults,
+          ...(flags.keepAlive !== undefined
+            ? { keepAliveMs: parseIntFlag("--keep-alive", flags.keepAlive, 600_000) }
+            : {}),
           log: (line) => io.stderr.write(`${line}\n`),
         };
         const emu = await startEmulator(options);

@@ -29,6 +29,8 @@ export interface AdminPort {
   reset(seed: Seed): void;
   dump(): Seed;
   requests(): readonly RequestLogEntry[];
+  /** Connections that carried the logged API requests (issue 22 §3: is keep-alive reused?). */
+  connections(): number;
   clearRequests(): void;
   setFaults(f: FaultOptions): void;
   faults(): FaultOptions;
@@ -55,7 +57,10 @@ export const handleAdmin = (
       case "GET /__admin/state":
         return { status: 200, body: port.dump() };
       case "GET /__admin/requests":
-        return { status: 200, body: { requests: port.requests() } };
+        return {
+          status: 200,
+          body: { requests: port.requests(), connections: port.connections() },
+        };
       case "DELETE /__admin/requests":
         port.clearRequests();
         return noBody();

@@ -43,7 +43,21 @@ export interface EmulatorOptions {
   readonly log?: (line: string) => void;
   /** Clock (ms since epoch) for timestamps and the token bucket; tests inject it. */
   readonly now?: () => number;
+  /**
+   * How long an idle connection is kept, in ms, advertised in `Keep-Alive: timeout=S`
+   * (whole seconds, rounded down). Default 1,000 (see KEEP_ALIVE_MS).
+   */
+  readonly keepAliveMs?: number;
 }
+
+/**
+ * Decision (issue 22 §3): the spec says nothing about connections, so the emulator takes the
+ * less forgiving reading of what real front ends do: it keeps an idle connection 1 s and says
+ * so (`Keep-Alive: timeout=1`), where Node's default is 5 s. A client that keeps a 2 s safety
+ * margin (undici's default) then closes every connection after one response, and the
+ * connection count in `GET /__admin/requests` shows it.
+ */
+export const KEEP_ALIVE_MS = 1_000;
 
 export interface RunningEmulator {
   /** `http://127.0.0.1:PORT`: the service root (clients add `/api/v3`, `/api/v2`). */
@@ -157,6 +171,9 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   let faults: Faults = createFaults(startFaults, now);
   const script = createScript();
   let requestLog: RequestLogEntry[] = [];
+  /** Connections that carried an API request since the log was last cleared (admin ones not). */
+  let apiSockets = new WeakSet<Socket>();
+  let apiConnections = 0;
   let seq = 0;
   const cursorSecret = randomBytes(16).toString("hex");
   const router = createRouter(ROUTES);
@@ -188,12 +205,17 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       faults = createFaults(startFaults, now);
       script.clear();
       requestLog = [];
+      apiSockets = new WeakSet();
+      apiConnections = 0;
       seq = 0;
     },
     dump: () => dumpState(state),
     requests: () => requestLog,
+    connections: () => apiConnections,
     clearRequests() {
       requestLog = [];
+      apiSockets = new WeakSet();
+      apiConnections = 0;
     },
     setFaults(f) {
       faults = createFaults(f, now);
@@ -439,6 +461,10 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     raw: Buffer,
   ): Promise<void> => {
     const method = (req.method ?? "GET").toUpperCase();
+    if (!apiSockets.has(req.socket)) {
+      apiSockets.add(req.socket);
+      apiConnections += 1;
+    }
     seq += 1;
     const reqSeq = seq;
     const started = Date.now();
@@ -666,6 +692,9 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         send(res, json(500, { error: { type: "internal", title: "Internal error" } }));
     });
   });
+  // Node advertises `Keep-Alive: timeout=<this in whole seconds>` and closes the idle socket
+  // when it runs out.
+  server.keepAliveTimeout = opts.keepAliveMs ?? KEEP_ALIVE_MS;
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
