@@ -2,6 +2,7 @@ import pLimit from "p-limit";
 import type { Dispatcher } from "undici";
 import { UsageError } from "../model/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
+import { agentConnectionOptions } from "./agent-options.js";
 import { backoffCeilingMs } from "./backoff.js";
 import { type BaseUrl, parseBaseUrl } from "./base-url.js";
 import { createSystemClock } from "./clock.js";
@@ -404,12 +405,12 @@ const serialiseBody = (body: unknown): string =>
 export const createApiClient = (options: ApiClientOptions): ApiClient => {
   const o = resolveOptions(options);
   const { clock } = o;
-  // Keep-alive: sockets are reused between requests; 4 s idle is below the usual 5 s server
-  // keep-alive, so we do not write into a socket the server is closing. undici never
-  // follows redirects unless a redirect interceptor is installed, and none is.
+  // Keep-alive with a margin that still reuses a 1 s server keep-alive, and a pool bounded
+  // by the parallelism (src/api/agent-options.ts). undici never follows redirects unless a
+  // redirect interceptor is installed, and none is.
   const ownAgent =
     options.dispatcher === undefined
-      ? new (loadUndici().Agent)({ keepAliveTimeout: 4_000 })
+      ? new (loadUndici().Agent)(agentConnectionOptions(o.maxConcurrentRequests))
       : undefined;
   const agent: Dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
   const decoder = new TextDecoder();

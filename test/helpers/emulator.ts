@@ -22,6 +22,8 @@ export interface TestEmulator {
   state(): Promise<Seed>;
   /** Every API request since start or the last `clearRequests` (admin requests are not logged). */
   requests(): Promise<LoggedRequest[]>;
+  /** How many connections carried those requests (keep-alive reuse shows here). */
+  connections(): Promise<number>;
   clearRequests(): Promise<void>;
   /**
    * Queue scripted answers (POST /__admin/script): each entry answers the next matching
@@ -49,7 +51,7 @@ const withToken = (seed: Seed): Seed =>
 
 export const startTestEmulator = async (
   seed: Seed,
-  options: { readonly faults?: FaultOptions } = {},
+  options: { readonly faults?: FaultOptions; readonly keepAliveMs?: number } = {},
 ): Promise<TestEmulator> => {
   const seeded = withToken(seed);
   const emulator = await startEmulator({
@@ -57,6 +59,7 @@ export const startTestEmulator = async (
     seed: seeded,
     admin: true,
     ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
   });
   const url = emulator.url.replace(/\/+$/, "");
   const token = seeded.tokens?.[0]?.token ?? TEST_TOKEN;
@@ -80,6 +83,10 @@ export const startTestEmulator = async (
     requests: async () => {
       const body = await admin<{ requests: LoggedRequest[] }>("GET", "requests");
       return body.requests;
+    },
+    connections: async () => {
+      const body = await admin<{ connections: number }>("GET", "requests");
+      return body.connections;
     },
     clearRequests: async () => {
       await admin("DELETE", "requests");

@@ -44,13 +44,9 @@ const text = renderText(plan, { color: false });
 const markdown = renderMarkdown(plan);
 const json = renderJson(plan);
 
-const options = (format: CommonOptions["format"]): CommonOptions => ({
-  configPath: "waybill.yaml",
+const options = (format: CommonOptions["format"]): Pick<CommonOptions, "format" | "color"> => ({
   format,
-  parallelism: 10,
-  targets: [],
   color: false,
-  verbose: false,
 });
 
 /** A slow reader: a small buffer, drained on a later turn; records the most ever queued. */
