@@ -4,7 +4,16 @@
 // No client, config, paging, planner or limiter: what this machine and transport can do at
 // all. Prints {"ms": wall time of the loop, "failed": non-200 answers} on stdout.
 // The token comes from SERVICE_TOKEN (never from argv, where `ps` would show it).
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Agent } from "undici";
+
+// The client's own connection settings (keep-alive margin, pool bound), so the loop meets
+// the emulator's 1 s keep-alive the way the CLI does (issue 22 §3).
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const { agentConnectionOptions } = await import(
+  pathToFileURL(join(root, "dist", "api", "agent-options.js")).href
+);
 
 const [baseUrl, parallelismArg] = process.argv.slice(2);
 const parallelism = Number(parallelismArg);
@@ -12,7 +21,7 @@ const token = process.env.SERVICE_TOKEN ?? "";
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const paths = JSON.parse(input);
-const agent = new Agent({ keepAliveTimeout: 4_000 });
+const agent = new Agent(agentConnectionOptions(parallelism));
 const origin = new URL(baseUrl).origin;
 let next = 0;
 let failed = 0;

@@ -18,6 +18,8 @@ export const PRESETS = {
   large: { projects: 200, contexts: 100, projectEnv: 5, webhooks: 3, contextEnv: 10 },
   /** 5,000 managed items: the planner-alone CPU target. */
   xl: { projects: 250, contexts: 125, projectEnv: 5, webhooks: 3, contextEnv: 10 },
+  /** Issue 22's large org: 2,000 projects, 1,000 contexts (40,000 managed items). */
+  "large-org": { projects: 2000, contexts: 1000, projectEnv: 5, webhooks: 3, contextEnv: 10 },
 };
 
 /** Secrets come from a small pool of env vars, as a real pipeline's secret store would. */

@@ -1,4 +1,4 @@
-// `npm run bench [-- --preset large|small|tiny] [--latency 20] [--parallelism 10,32]
+// `npm run bench [-- --preset large|small|tiny|xl|large-org] [--latency 20] [--parallelism 10,32]
 //                  [--only plan,plan-changed,apply,drift,planner] [--no-baseline]`
 //
 // Starts the emulator (dist/emulator) with injected latency, runs the real CLI as a child
@@ -7,7 +7,7 @@
 // (bench/bounds.js) and a per-item baseline measured in the same run (issue 8).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -32,7 +32,7 @@ against the emulator with injected latency (issue 8). Prints request counts, wal
 peak RSS, the lower bounds and the ratios. Not part of npm test.
 
 Options:
-  --preset NAME         tiny, small, large (default) or xl
+  --preset NAME         tiny, small, large (default), xl or large-org (2,000 projects)
   --latency MS          injected latency per request (default 20)
   --parallelism LIST    comma-separated --parallelism values (default 10,32)
   --only LIST           plan,plan-changed,apply,drift,planner (default: all)
@@ -176,6 +176,16 @@ const report = (r) => {
   if (r.maxRssBytes !== undefined) {
     lines.push(`  peak RSS        ${fmt(r.maxRssBytes / 2 ** 20, 1)} MB   CPU ${fmt(r.cpuMs)} ms`);
   }
+  lines.push(
+    `  connections     ${r.connections} for ${r.requests} requests (counted at the emulator)` +
+      `   load average ${fmt(r.load, 2)} (1 min, at the end of the run)`,
+  );
+  // One line with every figure of the run, for bench/README.md (issue 22 §4).
+  lines.push(
+    `  figures         wall ${fmt(r.wallMs)} ms | floor ${fmt(r.timeBoundMs)} ms | ratio ${fmt(r.wallMs / r.timeBoundMs, 2)}` +
+      ` | requests ${r.requests} | connections ${r.connections} | CPU ${fmt(r.cpuMs)} ms` +
+      ` | RSS ${fmt((r.maxRssBytes ?? Number.NaN) / 2 ** 20, 0)} MB | load ${fmt(r.load, 2)}`,
+  );
   if (r.calibration) {
     lines.push(
       `  bare loop       ${r.calibration.requests} GETs at parallelism ${r.parallelism}: ${fmt(r.calibration.wallMs)} ms` +
@@ -276,8 +286,11 @@ const calibrate = async (emu, parallelism, count) => {
   return { requests: count, wallMs: await bareLoop(emu, paths, parallelism) };
 };
 
-const logged = async (emu) =>
-  (await (await fetch(`${emu.url}/__admin/requests`)).json()).requests.length;
+/** Requests in the emulator's log, and the connections that carried them (issue 22 §3). */
+const logged = async (emu) => {
+  const body = await (await fetch(`${emu.url}/__admin/requests`)).json();
+  return { count: body.requests.length, connections: body.connections };
+};
 
 const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => {
   const splitPhases = cliArgs[0] === "plan" || cliArgs[0] === "drift";
@@ -300,7 +313,9 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
         console.error(cli.out.slice(-2000), cli.err.slice(-2000));
         throw new Error(`${name}: waybill exited ${cli.code}`);
       }
-      const cliRequests = await logged(emu);
+      const { count: cliRequests, connections } = await logged(emu);
+      // The machine's load when the CLI ended: on a shared machine, judge a figure by it.
+      const load = loadavg()[0];
       // Measured against the same emulator after the CLI, so it sees the same state.
       const baseline =
         withBaseline && !args["no-baseline"] && parallelism === parallelisms[0]
@@ -311,13 +326,15 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
       const calibration = args["no-baseline"]
         ? undefined
         : await calibrate(emu, parallelism, cliRequests);
-      return { cli, baseline, apiMs, calibration, cliRequests, phases };
+      return { cli, baseline, apiMs, calibration, cliRequests, connections, load, phases };
     });
     report({
       name,
       parallelism,
       code: r.cli.code,
       requests: r.cliRequests,
+      connections: r.connections,
+      load: r.load,
       bound,
       timeBoundMs: timeBound(bound.requests, bound.depth, latency, parallelism),
       wallMs: r.cli.wallMs,
