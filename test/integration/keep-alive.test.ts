@@ -4,50 +4,34 @@
  * connection after one response (one connection per request). The emulator counts the
  * connections that carried API requests; a plan must use a few, each for many requests.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateOrg } from "../../bench/generate.js";
-import { makeTempDir, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";
 
 const gen = generateOrg("small");
-const PARALLELISM = 4;
+const TOKEN = gen.seed.tokens?.[0]?.token ?? "";
 
 describe("keep-alive against a server that advertises 1 s", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    emulator = await startTestEmulator(gen.seed);
-    tmp = await makeTempDir();
-    env = {
-      ...gen.secrets,
-      SERVICE_BASE_URL: emulator.url,
-      SERVICE_TOKEN: gen.seed.tokens?.[0]?.token ?? "",
-    };
-  });
-  afterAll(async () => {
-    await emulator.close();
-    await tmp.remove();
+  const suite = useEmulatorSuite(() => gen.seed, {
+    config: { name: "waybill.yaml", content: gen.configYaml },
   });
 
   it("the emulator advertises a 1 s keep-alive by default", async () => {
-    const res = await fetch(`${emulator.url}/api/v3/me`, {
-      headers: { authorization: `Bearer ${env.SERVICE_TOKEN}` },
+    const res = await fetch(`${suite.emulator.url}/api/v3/me`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
     });
     await res.arrayBuffer();
     expect(res.headers.get("keep-alive")).toBe("timeout=1");
   });
 
   it("a plan reuses its connections: many requests per connection", async () => {
-    const config = await tmp.write("waybill.yaml", gen.configYaml);
-    await emulator.clearRequests();
-    const r = await runInProcess(["plan", "-c", config, "--parallelism", String(PARALLELISM)], env);
+    const env = { ...gen.secrets, SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: TOKEN };
+    const r = await runInProcess(["plan", "-c", suite.files.config, "--parallelism", "4"], env);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
-    const requests = (await emulator.requests()).length;
-    const connections = await emulator.connections();
+    const requests = (await suite.emulator.requests()).length;
+    const connections = await suite.emulator.connections();
     expect(requests).toBeGreaterThan(100);
     expect(connections).toBeGreaterThan(0);
     // One connection per request before the fix. With reuse it is about the parallelism;
