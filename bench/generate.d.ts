@@ -12,7 +12,15 @@ export interface PresetSizes {
 
 export declare const TOKEN: string;
 export declare const ORG_SLUG: string;
-export declare const PRESETS: Readonly<Record<"tiny" | "small" | "large" | "xl", PresetSizes>>;
+export type PresetName = "tiny" | "small" | "large" | "xl" | "large-org";
+
+export declare const PRESETS: Readonly<Record<PresetName, PresetSizes>>;
+
+/** One file of a folder config. */
+export interface ConfigFile {
+  readonly name: string;
+  readonly text: string;
+}
 
 export interface GeneratedOrg {
   readonly preset: PresetSizes;
@@ -20,9 +28,11 @@ export interface GeneratedOrg {
   readonly emptySeed: Seed;
   readonly configYaml: string;
   readonly changedConfigYaml: string;
+  readonly configFiles: readonly ConfigFile[];
+  readonly changedConfigFiles: readonly ConfigFile[];
   readonly secrets: Readonly<Record<string, string>>;
   readonly counts: Readonly<Record<string, number>>;
   readonly touchedPipelines: number;
 }
 
-export declare const generateOrg: (preset: "tiny" | "small" | "large" | "xl") => GeneratedOrg;
+export declare const generateOrg: (preset: PresetName) => GeneratedOrg;

@@ -221,6 +221,33 @@ const yamlConfig = (projects, contexts) => {
   return `${out.join("\n")}\n`;
 };
 
+/**
+ * The same config as files of at most 200 projects and 100 contexts each (the `large`
+ * preset's size, ~380 KB), for a folder config: a file over 1 MiB is refused by the loader.
+ * Every file names the org; the loader merges the declarations of one org across files.
+ */
+const FILE_PROJECTS = 200;
+const FILE_CONTEXTS = 100;
+const yamlConfigFiles = (projects, contexts) => {
+  const files = [];
+  const n = Math.max(
+    1,
+    Math.ceil(projects.length / FILE_PROJECTS),
+    Math.ceil(contexts.length / FILE_CONTEXTS),
+  );
+  for (let i = 0; i < n; i++) {
+    const ps = projects.slice(i * FILE_PROJECTS, (i + 1) * FILE_PROJECTS);
+    const cs = contexts.slice(i * FILE_CONTEXTS, (i + 1) * FILE_CONTEXTS);
+    // A file with no contexts leaves the key out: an empty map would claim "no contexts".
+    const text = yamlConfig(ps, cs);
+    files.push({
+      name: `part-${String(i).padStart(2, "0")}.yaml`,
+      text: cs.length > 0 ? text : text.replace("contexts:\n", ""),
+    });
+  }
+  return files;
+};
+
 /** Managed items by kind (what a per-item refresh would GET one by one). */
 const countItems = (p) => ({
   projects: p.projects,
@@ -261,6 +288,9 @@ export const generateOrg = (presetName) => {
     emptySeed: { tokens: [{ token: TOKEN }], orgs: [org(false)] },
     configYaml: yamlConfig(base.projects, base.contexts),
     changedConfigYaml: yamlConfig(changed.projects, changed.contexts),
+    /** The same two configs split into files for a folder config (large presets). */
+    configFiles: yamlConfigFiles(base.projects, base.contexts),
+    changedConfigFiles: yamlConfigFiles(changed.projects, changed.contexts),
     secrets,
     counts: countItems(p),
     // Pipelines the 10% variant changes directly (i % 10 === 0) or through a trigger

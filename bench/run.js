@@ -6,7 +6,7 @@
 // emulator's request log, and prints each figure next to the lower bound the spec allows
 // (bench/bounds.js) and a per-item baseline measured in the same run (issue 8).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -73,10 +73,23 @@ const parallelisms = args.parallelism.split(",").map(Number);
 const only = new Set(args.only.split(","));
 const gen = generateOrg(presetName);
 const work = mkdtempSync(join(tmpdir(), "waybill-bench-"));
-const configPath = join(work, "waybill.yaml");
-const changedPath = join(work, "changed.yaml");
-writeFileSync(configPath, gen.configYaml);
-writeFileSync(changedPath, gen.changedConfigYaml);
+/**
+ * One file, or a folder of files when the config is larger than the loader's 1 MiB per
+ * file (the large-org preset: 3.7 MB).
+ */
+const writeConfig = (name, yaml, files) => {
+  if (yaml.length <= 1024 * 1024) {
+    const path = join(work, `${name}.yaml`);
+    writeFileSync(path, yaml);
+    return path;
+  }
+  const dir = join(work, name);
+  mkdirSync(dir);
+  for (const f of files) writeFileSync(join(dir, f.name), f.text);
+  return dir;
+};
+const configPath = writeConfig("waybill", gen.configYaml, gen.configFiles);
+const changedPath = writeConfig("changed", gen.changedConfigYaml, gen.changedConfigFiles);
 
 const managed = Object.values(gen.counts).reduce((a, b) => a + b, 0);
 console.log(
