@@ -288,9 +288,13 @@ export const generateOrg = (presetName) => {
     emptySeed: { tokens: [{ token: TOKEN }], orgs: [org(false)] },
     configYaml: yamlConfig(base.projects, base.contexts),
     changedConfigYaml: yamlConfig(changed.projects, changed.contexts),
-    /** The same two configs split into files for a folder config (large presets). */
-    configFiles: yamlConfigFiles(base.projects, base.contexts),
-    changedConfigFiles: yamlConfigFiles(changed.projects, changed.contexts),
+    /** The same two configs split into files for a folder config (built only when read). */
+    get configFiles() {
+      return yamlConfigFiles(base.projects, base.contexts);
+    },
+    get changedConfigFiles() {
+      return yamlConfigFiles(changed.projects, changed.contexts);
+    },
     secrets,
     counts: countItems(p),
     // Pipelines the 10% variant changes directly (i % 10 === 0) or through a trigger

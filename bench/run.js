@@ -85,11 +85,11 @@ const writeConfig = (name, yaml, files) => {
   }
   const dir = join(work, name);
   mkdirSync(dir);
-  for (const f of files) writeFileSync(join(dir, f.name), f.text);
+  for (const f of files()) writeFileSync(join(dir, f.name), f.text);
   return dir;
 };
-const configPath = writeConfig("waybill", gen.configYaml, gen.configFiles);
-const changedPath = writeConfig("changed", gen.changedConfigYaml, gen.changedConfigFiles);
+const configPath = writeConfig("waybill", gen.configYaml, () => gen.configFiles);
+const changedPath = writeConfig("changed", gen.changedConfigYaml, () => gen.changedConfigFiles);
 
 const managed = Object.values(gen.counts).reduce((a, b) => a + b, 0);
 console.log(
