@@ -9,6 +9,7 @@
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { type AliasLimits, DEFAULT_ALIAS_LIMITS, expandAliases } from "./yaml-aliases.js";
 import { parseYamlFast } from "./yaml-fast.js";
 
 /**
@@ -65,8 +66,8 @@ export type ParsedYaml =
   | { readonly ok: false; readonly diagnostics: readonly ConfigDiagnostic[] };
 
 export interface ParseYamlOptions {
-  /** Upper bound on alias expansion ("billion laughs"); yaml's default is 100. */
-  readonly maxAliasCount?: number;
+  /** Bounds on aliases ("billion laughs"): how many, and how many nodes they add. */
+  readonly aliasLimits?: AliasLimits;
 }
 
 // Decision: yaml's own error texts are kept (they are precise) but rephrased for the
@@ -135,7 +136,7 @@ export const parseYamlFull = (
   text: string,
   options: ParseYamlOptions = {},
 ): ParsedYaml => {
-  const { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } = loadYaml();
+  const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } = loadYaml();
   const lineCounter = new LineCounter();
   const pos = (offset: number): Pos => {
     const p = lineCounter.linePos(offset);
@@ -238,35 +239,29 @@ export const parseYamlFull = (
   walk(doc.contents, [], undefined, pathKey([]));
 
   // Issue 7 (fuzz): an alias inside the node it names (`&a [*a]`) makes toJS build a cyclic
-  // value, and every later walk over it overflows the stack. Refuse it here, where it is.
-  let recursiveAt: Pos | undefined;
+  // value, and every later walk over it overflows the stack; issue 21: an alias bomb far
+  // under the size limit hung. One linear pass refuses both, where the alias is, and
+  // expands the aliases of a document that passes (src/config/yaml-aliases.ts).
   // Without an anchor (`&`) there is no alias to check: skip the walk (a 1 MB file).
-  if (text.includes("&"))
-    visit(doc, {
-      Alias(_, node, path) {
-        const target = node.resolve(doc);
-        if (target !== undefined && path.some((ancestor) => ancestor === target)) {
-          recursiveAt = startOf(node) ?? START;
-          return visit.BREAK;
-        }
-        return undefined;
-      },
-    });
-  if (recursiveAt) {
-    diagnostics.push({
-      file,
-      ...recursiveAt,
-      path: "",
-      code: "alias_limit",
-      message:
-        "an alias refers to a node that contains it (a recursive alias); write the values out instead",
-    });
+  const limits = options.aliasLimits ?? DEFAULT_ALIAS_LIMITS;
+  const aliases = text.includes("&")
+    ? expandAliases({ isAlias, isMap, isPair, isScalar, isSeq }, doc, limits)
+    : undefined;
+  if (aliases !== undefined && !aliases.ok) {
+    const at = aliases.offset === undefined ? START : pos(aliases.offset);
+    const message =
+      aliases.problem === "recursive"
+        ? "an alias refers to a node that contains it (a recursive alias); write the values out instead"
+        : aliases.problem === "too_many"
+          ? `too many aliases (more than ${limits.count}); write the values out instead`
+          : `too many alias expansions (more than ${limits.nodes} nodes added); this looks like a "billion laughs" file, write the values out instead`;
+    diagnostics.push({ file, ...at, path: "", code: "alias_limit", message });
     return { ok: false, diagnostics };
   }
 
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: options.maxAliasCount ?? 100 });
+    value = doc.toJS();
   } catch (err) {
     if (!(err instanceof ReferenceError)) throw err;
     let aliasAt: Pos = START;
@@ -281,7 +276,7 @@ export const parseYamlFull = (
       ...aliasAt,
       path: "",
       code: "alias_limit",
-      message: `too many alias expansions (more than ${options.maxAliasCount ?? 100}); this looks like a "billion laughs" file, write the values out instead`,
+      message: `an alias cannot be resolved (${err.message}); write the values out instead`,
     });
   }
   if (diagnostics.length > 0) return { ok: false, diagnostics };
