@@ -6,8 +6,6 @@
  * with mode 0600. `apply FILE` re-plans and refuses (exit 3) when the changes differ.
  */
 import { createHash } from "node:crypto";
-import { open, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { configDigest } from "../config/digest.js";
 import { readRegularFile } from "../config/read-regular.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
@@ -15,6 +13,7 @@ import type { DesiredConfig } from "../model/desired.js";
 import { StalePlanError, UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Change, Plan } from "../plan/types.js";
+import { writePrivateFile } from "./private-file.js";
 
 export const SAVED_PLAN_FORMAT = 1;
 
@@ -127,20 +126,7 @@ export const writeSavedPlan = async (
       : {}),
     plan,
   };
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const handle = await open(tmp, "w", 0o600);
-  try {
-    await handle.writeFile(`${JSON.stringify(saved, null, 2)}\n`, "utf8");
-    await handle.chmod(0o600);
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await writePrivateFile(path, `${JSON.stringify(saved, null, 2)}\n`);
 };
 
 /**

@@ -5,6 +5,7 @@
 import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
+import { writePrivateFile } from "../apply/private-file.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
 import { UsageError } from "../model/errors.js";
@@ -21,7 +22,6 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
-import { writePrivateFile } from "./plan.js";
 
 interface ExportFlags {
   readonly org: string;

@@ -3,8 +3,6 @@
  * apply would change. The plan holds a read-only client, so it cannot write by construction
  * (design.md §2). The plan goes to stdout, progress to stderr.
  */
-import { open, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { savedPlanMeta, writeSavedPlan } from "../apply/saved-plan.js";
 import { runPlan } from "../live/plan-run.js";
 import { UsageError } from "../model/errors.js";
@@ -143,25 +141,3 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
 };
 
 export const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
-
-/**
- * Write a file that only its owner can read (0600), atomically: a temp file created with
- * that mode next to the target, then renamed over it, so an existing file's wider mode is
- * never kept and a reader never sees half a plan.
- */
-export const writePrivateFile = async (path: string, content: string): Promise<void> => {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const handle = await open(tmp, "w", 0o600);
-  try {
-    await handle.writeFile(content, "utf8");
-    await handle.chmod(0o600);
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-};
