@@ -44,11 +44,14 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, withNewlines, writeChunks } from "./io.js";
+import { forceSecretsGlobs } from "./plan.js";
 import { VERSION } from "./version.js";
 
 interface ApplyFlags extends CommonOptionFlags {
   readonly autoApprove?: boolean;
   readonly allowMassDelete?: boolean;
+  /** `--force-secrets` alone is true; with a value it is a glob (as plan's). */
+  readonly forceSecrets?: string | boolean;
 }
 
 const EXAMPLES = `
@@ -97,6 +100,10 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
     .option(
       "--allow-mass-delete",
       "allow a plan that deletes more than 3 items and more than 25% of a collection",
+    )
+    .option(
+      "--force-secrets [glob]",
+      "re-set secrets whose last four characters match (all, or those whose address matches GLOB); as plan's",
     )
     .addHelpText("after", EXAMPLES)
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
@@ -168,6 +175,14 @@ export const applyCommand = async (
       "stdin is not a terminal, so apply cannot ask for approval: pass --auto-approve (or apply a reviewed plan file)",
     );
   }
+  // Issue 21: apply's own output suggests --force-secrets (the unverified-secrets line); it
+  // has plan's meaning. Decision: with a plan file it is refused like --target, since the
+  // saved plan carries its own force-secrets globs.
+  if (planfile !== undefined && flags.forceSecrets !== undefined) {
+    throw new UsageError(
+      "--force-secrets cannot be combined with a plan file: the plan file has its own (plan --force-secrets --out FILE)",
+    );
+  }
   if (planfile !== undefined && options.targets.length > 0) {
     // Decision: a saved plan carries its own --target globs; others would make it stale.
     throw new UsageError("--target cannot be combined with a plan file: the plan file has its own");
@@ -186,7 +201,7 @@ export const applyCommand = async (
     try {
       ({ plan, live } = await runPlan(api.readOnly(), desired, {
         ...(targets.length > 0 ? { targets } : {}),
-        forceSecrets: saved?.force_secrets ?? [],
+        forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
         skipSecrets: false,
       }));
     } finally {
