@@ -7,7 +7,7 @@
  * local stand-in for the GitHub REST API, twice, to show the second run updates in place.
  */
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -44,6 +44,12 @@ const waybillLines = (doc: Json): string[] =>
     .flatMap((s) => s.split("\n"))
     .map((l) => l.trim())
     .filter((l) => l.startsWith("waybill "));
+
+/** Every file under a folder, as paths relative to the repository root. */
+const listFiles = async (dir: string): Promise<string[]> =>
+  (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(REPO_ROOT.length + 1));
 
 const load = async (name: string) => {
   const text = await readFile(join(CI, name), "utf8");
@@ -156,6 +162,60 @@ describe("CI recipes", () => {
     expect(lines).toContain("waybill apply -c infra/waybill/ waybill.plan.json");
     expect(lines.some((l) => l.includes("--skip-secrets"))).toBe(true);
     expect(text).toContain('--marker "<!-- waybill-plan -->"');
+  });
+
+  it("every recipe installs Waybill pinned by version and sha256, never by a registry name", async () => {
+    for (const name of RECIPES) {
+      const { doc, text } = await load(name);
+      const script = scripts(doc).join("\n");
+      // GitHub: a step of each job; the service: the shared `install-waybill` command.
+      const install = script.includes("sha256sum --check")
+        ? script
+        : scripts({ jobs: { install: obj(doc.commands)["install-waybill"] } }).join("\n");
+      expect(install, name).toMatch(
+        /curl -fsSL -o \S+ "\$\{WAYBILL_RELEASE_URL\}\/v\$\{WAYBILL_VERSION\}\/waybill\.mjs"/,
+      );
+      expect(install, name).toContain('echo "${WAYBILL_SHA256}  ');
+      expect(install, name).toContain("| sha256sum --check --strict");
+      expect(text, name).toMatch(/WAYBILL_VERSION: "\d+\.\d+\.\d+"/);
+    }
+  });
+
+  it("applies are serialised per org: a concurrency group named after the org, never cancelled", async () => {
+    const gh = (await load("github-actions/waybill-apply.yml")).doc;
+    expect(obj(gh.concurrency)).toEqual({
+      group: "waybill-apply-org-gh-acme",
+      "cancel-in-progress": false,
+    });
+    const service = (await load("service/.service/config.yml")).doc;
+    expect(obj(obj(service.jobs).apply)["serial-group"]).toBe("waybill-apply/gh-acme");
+  });
+
+  it("no README, doc, recipe or Action installs a bare package name the project does not own", async () => {
+    const files = [
+      "README.md",
+      "action.yml",
+      ...(await listFiles(join(REPO_ROOT, "docs"))),
+      ...(await listFiles(join(REPO_ROOT, "examples"))),
+    ];
+    // `npm install [-g] waybill`, `npm i waybill@1`, `npx waybill@…`, `npx -y waybill`,
+    // `yarn/pnpm add waybill`: a registry name. `./waybill-1.0.0.tgz` and `npx waybill`
+    // (this checkout's bin) are not.
+    const bare =
+      /\b(?:npm\s+(?:install|i|add)|yarn\s+(?:global\s+)?add|pnpm\s+add)\b[^\n]*?[ \t]["']?waybill(?:@[^\s"']*)?["']?(?=\s|$)|\bnpx\s+(?:-y\s+|--yes\s+)?waybill@/m;
+    const checked: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(REPO_ROOT, file), "utf8").catch(() => undefined);
+      if (text === undefined) continue;
+      checked.push(file);
+      expect(bare.exec(text)?.[0], file).toBeUndefined();
+    }
+    expect(checked).toContain("README.md");
+    expect(checked).toContain("examples/ci/github-actions/waybill-plan.yml");
+    // The pattern does catch what the recipes used to say.
+    expect(bare.test('run: npm install --global "waybill@${WAYBILL_VERSION}"')).toBe(true);
+    expect(bare.test("npx -y waybill@0.1.0 plan")).toBe(true);
+    expect(bare.test("npm install --global ./waybill-0.1.0.tgz")).toBe(false);
   });
 
   it("the comment script posts once, then updates the same comment in place", async () => {
