@@ -36,35 +36,46 @@ describe("waybill completion", () => {
     const tmp = await makeTempDir("waybill-completion-");
     try {
       const file = await tmp.write("waybill.bash", await script("bash"));
-      const complete = (...words: string[]): string[] => {
-        const quoted = words.map((w) => `'${w}'`).join(" ");
-        const r = spawnSync(
-          "bash",
-          [
-            "-c",
-            `source '${file}'; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _waybill; printf '%s\\n' "\${COMPREPLY[@]}"`,
-          ],
-          { encoding: "utf8" },
-        );
+      // One bash for every case (a bash start costs seconds on a loaded machine): each
+      // case prints its words, then a separator line.
+      const cases: string[][] = [];
+      const complete = (...words: string[]): number => cases.push(words) - 1;
+      const results = (): string[][] => {
+        const body = cases
+          .map((words) => {
+            const quoted = words.map((w) => `'${w}'`).join(" ");
+            return `COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _waybill; printf '%s\\n' "\${COMPREPLY[@]}"; echo '--'`;
+          })
+          .join("\n");
+        const r = spawnSync("bash", ["-c", `source '${file}'\n${body}`], { encoding: "utf8" });
         expect(r.stderr).toBe("");
-        return r.stdout.split("\n").filter((l) => l !== "");
+        return r.stdout
+          .split("--\n")
+          .slice(0, cases.length)
+          .map((chunk) => chunk.split("\n").filter((l) => l !== ""));
       };
       const { commands } = registered();
-      expect(complete("waybill", "")).toEqual(
-        expect.arrayContaining([...commands, "--version", "--help"]),
-      );
-      expect(complete("waybill", "s")).toEqual(["show"]);
-      expect(complete("waybill", "plan", "--f")).toEqual(["--format", "--force-secrets"]);
-      expect(complete("waybill", "plan", "--format", "")).toEqual(["text", "json", "markdown"]);
-      expect(complete("waybill", "validate", "--format", "g")).toEqual(["github"]);
-      expect(complete("waybill", "completion", "")).toEqual(["bash", "zsh", "fish"]);
-      expect(complete("waybill", "show", "--format", "m")).toEqual(["markdown"]);
+      const all = complete("waybill", "");
+      const show = complete("waybill", "s");
+      const planF = complete("waybill", "plan", "--f");
+      const planFormat = complete("waybill", "plan", "--format", "");
+      const validateG = complete("waybill", "validate", "--format", "g");
+      const shells = complete("waybill", "completion", "");
+      const showM = complete("waybill", "show", "--format", "m");
+      const path = complete("waybill", "plan", "-c", "");
+      const afterOption = complete("waybill", "apply", "--auto-approve", "--allow-m");
+      const got = results();
+      expect(got[all]).toEqual(expect.arrayContaining([...commands, "--version", "--help"]));
+      expect(got[show]).toEqual(["show"]);
+      expect(got[planF]).toEqual(["--format", "--force-secrets"]);
+      expect(got[planFormat]).toEqual(["text", "json", "markdown"]);
+      expect(got[validateG]).toEqual(["github"]);
+      expect(got[shells]).toEqual(["bash", "zsh", "fish"]);
+      expect(got[showM]).toEqual(["markdown"]);
       // A free value (a path): no words of ours, so bash falls back to file names.
-      expect(complete("waybill", "plan", "-c", "")).toEqual([]);
+      expect(got[path]).toEqual([]);
       // Options after the command are not mistaken for it.
-      expect(complete("waybill", "apply", "--auto-approve", "--allow-m")).toEqual([
-        "--allow-mass-delete",
-      ]);
+      expect(got[afterOption]).toEqual(["--allow-mass-delete"]);
     } finally {
       await tmp.remove();
     }

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the recipes' shell ${VARS} are matched literally
 /**
  * The CI recipes in examples/ci/ parse as YAML, have the shape their comments promise
  * (one PR comment updated in place, apply from the saved plan, nightly drift that fails),
