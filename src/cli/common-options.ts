@@ -16,6 +16,7 @@ import {
 import type { Api, RequestLogEntry } from "../api/types.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import { readRegularFile } from "../config/read-regular.js";
+import { shellVariableWarnings } from "../config/shell-vars.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { UsageError } from "../model/errors.js";
 import { createRedactor } from "../model/redactor.js";
@@ -300,7 +301,10 @@ export const loadDesired = async (
   resolveSecrets: boolean,
 ): Promise<DesiredConfig | undefined> => {
   const loaded = await loadConfig(options.configPath, { env: io.env, resolveSecrets });
-  if (loaded.ok) return loaded.config;
+  if (loaded.ok) {
+    for (const w of shellVariableWarnings(loaded.config)) io.stderr.write(`Warning: ${w}\n`);
+    return loaded.config;
+  }
   for (const d of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
   io.stderr.write(
     `Error: the config is invalid (${loaded.diagnostics.length} problem${loaded.diagnostics.length === 1 ? "" : "s"}); no API call was made\n`,

@@ -7,6 +7,7 @@ import {
   loadConfig,
   summarizeConfig,
 } from "../config/index.js";
+import { shellVariableWarnings } from "../config/shell-vars.js";
 import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -98,6 +99,7 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
         if (result.ok) io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
         else for (const d of result.diagnostics) io.stdout.write(`${githubAnnotation(d)}\n`);
       } else if (result.ok) {
+        for (const w of shellVariableWarnings(result.config)) io.stderr.write(`Warning: ${w}\n`);
         io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
       } else {
         for (const d of result.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);

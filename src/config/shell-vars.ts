@@ -1,0 +1,44 @@
+/**
+ * Issue 21: a value like `$NAME` or `${NAME}` (a shell habit) is stored as written, not read
+ * from the environment. Pure: the warnings for a loaded config, each with the item's place.
+ */
+import type { DesiredConfig } from "../model/desired.js";
+import { isSourceLocation, type SourceLocation } from "../model/errors.js";
+import { Secret } from "../model/secret.js";
+
+const SHELL_VAR = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$/;
+
+/** One warning per literal value that looks like a shell variable, with the fix. */
+export const shellVariableWarnings = (desired: DesiredConfig): string[] => {
+  const out: string[] = [];
+  const seen = new Set<object>();
+  const check = (text: string, at: SourceLocation | undefined): void => {
+    const m = SHELL_VAR.exec(text);
+    if (!m) return;
+    const name = m[1] ?? m[2] ?? "";
+    const where = at ? `${at.file}:${at.line}:${at.col}: ` : "";
+    out.push(
+      `${where}the value "${text}" is stored as written, not read from the environment; write \${env:${name}} to read it from there`,
+    );
+  };
+  const walk = (v: unknown, at: SourceLocation | undefined): void => {
+    if (typeof v === "string") return check(v, at);
+    // Only values written in the config: a value from ${env:}/${file:} is what it is.
+    if (v instanceof Secret) {
+      if (v.origin === "literal" && v.isResolved) check(v.reveal(), at);
+      return;
+    }
+    if (typeof v !== "object" || v === null || seen.has(v) || isSourceLocation(v)) return;
+    seen.add(v);
+    if (v instanceof Map || Array.isArray(v)) {
+      for (const child of v.values()) walk(child, at);
+      return;
+    }
+    const own = (v as { source?: unknown }).source;
+    const here = isSourceLocation(own) ? own : at;
+    for (const [k, child] of Object.entries(v))
+      if (k !== "source" && k !== "files") walk(child, here);
+  };
+  walk(desired, undefined);
+  return out;
+};
