@@ -22,7 +22,10 @@ export const shellVariableWarnings = (desired: DesiredConfig): string[] => {
     );
   };
   const walk = (v: unknown, at: SourceLocation | undefined): void => {
-    if (typeof v === "string") return check(v, at);
+    if (typeof v === "string") {
+      check(v, at);
+      return;
+    }
     // Only values written in the config: a value from ${env:}/${file:} is what it is.
     if (v instanceof Secret) {
       if (v.origin === "literal" && v.isResolved) check(v.reveal(), at);
