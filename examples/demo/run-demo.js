@@ -29,6 +29,7 @@ const demoSecrets = {
   DEMO_NPM_TOKEN: "demo-npm-token-0002",
   DEMO_SLACK_SIGNING_SECRET: "demo-slack-signing-0003",
   DEMO_DEPLOY_KEY: "demo-deploy-key-0004",
+  DEMO_RELEASE_HOOK_SECRET: "demo-release-hook-0005",
 };
 
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);

@@ -100,6 +100,11 @@ const secret = (ctx: Ctx, path: DocPath): Secret => {
   return isSecret(v) ? v : new Secret(v, "literal");
 };
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in lower case; anything else (a slug, `all-members`) as it is. */
+export const lowerUuid = (v: string): string => (UUID_RE.test(v) ? v.toLowerCase() : v);
+
 const vcs = (r: RawVcsRepo): VcsRepo => ({
   provider: text(r.provider),
   repo_id: text(r.repo_id),
@@ -128,7 +133,10 @@ const buildContext = (ctx: Ctx, name: string, raw: RawContext): DesiredContext =
             ? ["expression", r.expression]
             : ["group", r.group ?? ""]
       ) as [RestrictionType, string];
-      const v = text(value);
+      // Ids are UUIDs (spec: api-v3.md Envelopes rule 1), which the service writes in lower
+      // case; an id written in upper case is the same id, so it is lowered here, once, and
+      // every comparison after (restriction keys, duplicates, pins) meets one spelling.
+      const v = type === "expression" ? text(value) : lowerUuid(text(value));
       declare(ctx, addr.contextRestriction(name, type, v), path, "value");
       if (type === "project") return { type, project: v, source };
       if (type === "expression") return { type, expression: v, source };
@@ -138,7 +146,7 @@ const buildContext = (ctx: Ctx, name: string, raw: RawContext): DesiredContext =
   return {
     name,
     source: at(ctx, base),
-    ...(raw.id !== undefined && { id: raw.id }),
+    ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
     ...(raw.env !== undefined && { env: envMap(ctx, raw.env, [...base, "env"]) }),
     ...(restrictions !== undefined && { restrictions }),
   };
@@ -147,7 +155,7 @@ const buildContext = (ctx: Ctx, name: string, raw: RawContext): DesiredContext =
 const buildWebhook = (ctx: Ctx, base: DocPath, name: string, raw: RawWebhook): DesiredWebhook => ({
   name,
   source: at(ctx, base),
-  ...(raw.id !== undefined && { id: raw.id }),
+  ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
   url: resolved(ctx, [...base, "url"]),
   events: raw.events as WebhookEvent[],
   ...(raw.scope !== undefined && { scope: raw.scope }),
@@ -164,7 +172,7 @@ const buildTrigger = (ctx: Ctx, base: DocPath, key: string, raw: RawTrigger): De
   return {
     key,
     source: at(ctx, base),
-    ...(raw.id !== undefined && { id: raw.id }),
+    ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
     ...(raw.is_disabled !== undefined && { is_disabled: raw.is_disabled }),
     ...(raw.config !== undefined && {
       config: raw.config.ref === undefined ? {} : { ref: text(raw.config.ref) },
@@ -224,7 +232,7 @@ const buildPipeline = (
   return {
     name,
     source: at(ctx, base),
-    ...(raw.id !== undefined && { id: raw.id }),
+    ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
     ...(raw.description !== undefined && { description: text(raw.description) }),
     config: {
       type: c.type,

@@ -22,6 +22,9 @@ const canonicalJson = (v: unknown): string =>
       : x,
   );
 
+/** `${env:NAME}`, spelled so that no string literal looks like a template slip. */
+const ENV_REF_EXAMPLE = ["$", "{env:NAME}"].join("");
+
 const entries = (v: unknown): [string, unknown][] => Object.entries(asObj(v) ?? {});
 
 export const checkRules = (
@@ -65,6 +68,18 @@ export const checkRules = (
     for (const [pname, pipeline] of entries(p?.pipelines)) {
       const pbase = [...base, "pipelines", pname];
       const config = asObj(asObj(pipeline)?.config);
+      // spec: api-v3.md Pipelines: POST /pipelines takes `checkout { vcs {provider, repo_id,
+      // repo_full_name} }` with no `?`: the service refuses a create without it (400).
+      // Decision: a vcs pipeline without `checkout` checks out its config repo (config.vcs,
+      // src/apply/body.ts); any other pipeline has no repo to default to, so it must say.
+      if (config?.type === "hosted" && asObj(pipeline)?.checkout === undefined) {
+        report(
+          pbase,
+          "key",
+          "checkout_required",
+          "a pipeline needs checkout.vcs (the repository its jobs check out): the service refuses to create a pipeline without it, and only a vcs pipeline has a repo (config.vcs) to default to; add checkout: { vcs: { provider, repo_id, repo_full_name } }",
+        );
+      }
       if (config) {
         // Decision: a source block that the chosen type ignores is a mistake, not a no-op.
         if (config.type === "vcs" && config.hosted !== undefined)
@@ -134,18 +149,22 @@ const checkTrigger = (
       `parameters are only allowed on schedule triggers (this one is type ${type}); remove them`,
     );
   }
-  // Issue 3: schedule and webhook triggers need config.ref and checkout.ref (they have no
-  // push to take a ref from).
-  if (type === "schedule" || type === "webhook") {
-    for (const side of ["config", "checkout"] as const) {
-      const holder = asObj(trigger[side]);
-      if (holder && typeof holder.ref === "string") continue;
-      if (trigger[side] !== undefined && !holder) continue; // wrong type, reported by the schema
+  // spec: api-v3.md Triggers: POST /triggers takes `config? {ref string?}, checkout? {ref
+  // string?}`: both refs are optional for every trigger type, so the config does not ask
+  // for them (a trigger without refs can be declared and exported as it lives).
+  //
+  // spec: api-v3.md Trigger: "The create response includes the webhook secret once." When
+  // a webhook trigger is created without `secret` the service makes one up and shows it
+  // only in that answer, which Waybill never prints or keeps (design.md §1 "Secrets"), so
+  // nobody could ever configure the sender. The config must therefore name the secret.
+  if (type === "webhook") {
+    const webhook = asObj(event?.webhook);
+    if (webhook?.secret === undefined && (event?.webhook === undefined || webhook)) {
       report(
-        holder ? [...base, side] : base,
+        webhook ? [...base, "event", "webhook"] : [...base, "event"],
         "key",
-        "ref_required",
-        `a ${type} trigger needs ${side}.ref (the branch or tag to ${side === "config" ? "read the config from" : "check out"}), e.g. ${side}: { ref: main }`,
+        "webhook_secret_required",
+        `a webhook trigger needs event.webhook.secret: without one the service generates a secret and returns it only once, in the create answer, which Waybill never shows, so the sender could never be configured; set it, e.g. webhook: { secret: ${ENV_REF_EXAMPLE} }`,
       );
     }
   }

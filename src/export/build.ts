@@ -35,7 +35,7 @@ export interface DocMap {
 /**
  * Something live that the config format cannot express: written as an `ignore` entry.
  * Decision: such an item (two live items with one key, a webhook scope other than
- * `project`, a schedule/webhook trigger without refs, vcs triggers of one repo that only
+ * `project`, vcs triggers of one repo that only
  * differ by id, ...) is not guessed at: its address goes under `ignore`, with the reason as
  * a comment and a warning on stderr, so plan neither deletes it nor reports it, and a human
  * decides (pin one with `id:`, or fix it in the service).
@@ -295,6 +295,9 @@ const pipelineDoc = (p: LivePipeline): DocMap | { readonly skip: string } => {
     out.description = escapeText(p.description);
   out.config = config;
   if (hasVcs(p.checkout?.vcs)) out.checkout = { vcs: vcsDoc(p.checkout.vcs) };
+  // spec: api-v3.md Pipelines: POST /pipelines requires `checkout`; the config says so for a
+  // hosted pipeline (src/config/rules.ts), so one read without it cannot be written.
+  else if (c.type === "hosted") return { skip: "a hosted pipeline without checkout.vcs" };
   return out;
 };
 
@@ -319,7 +322,8 @@ const filterDoc = (
       return { skip: `filter preset ${JSON.stringify(f.preset)} is unknown to the config format` };
     out.preset = f.preset;
   }
-  if (f.rules !== undefined) {
+  // An empty rules list is the same as none (src/kinds/trigger.ts compares them equal).
+  if (f.rules !== undefined && f.rules.length > 0) {
     const rules: DocValue[] = [];
     for (const r of f.rules) {
       if (typeof r.rule !== "string" || r.rule === "") return { skip: "a filter rule is empty" };
@@ -355,10 +359,8 @@ const triggerDoc = (
   const e = t.event;
   const out: DocMap = {};
   if (t.is_disabled === true) out.is_disabled = true;
-  const needsRefs = e.type === "schedule" || e.type === "webhook";
-  // Issue 3: schedule and webhook triggers need config.ref and checkout.ref in a config.
-  if (needsRefs && (!t.config?.ref || !t.checkout?.ref))
-    return { skip: "config.ref or checkout.ref is missing, which the config format requires here" };
+  // spec: api-v3.md Triggers: config.ref and checkout.ref are optional (`config? {ref
+  // string?}`), so a trigger without them is written without them.
   if (typeof t.config?.ref === "string" && t.config.ref !== "")
     out.config = { ref: escapeText(t.config.ref) };
   if (typeof t.checkout?.ref === "string" && t.checkout.ref !== "")

@@ -50,7 +50,7 @@ export const createConfig = matchingConfig
           hook:
             event:
               type: webhook
-              webhook: { source: github }
+              webhook: { source: github, secret: "${envRef("NEW_SECRET")}" }
             config: { ref: main }
             checkout: { ref: main }
           weekly:
@@ -121,7 +121,7 @@ export const changeConfig = createConfig
     `          hook:
             event:
               type: webhook
-              webhook: { source: github }
+              webhook: { source: github, secret: "${envRef("NEW_SECRET")}" }
             config: { ref: main }
             checkout: { ref: main }
 `,

@@ -71,6 +71,7 @@ describe("npm run demo", () => {
       "demo-npm-token-0002",
       "demo-slack-signing-0003",
       "demo-deploy-key-0004",
+      "demo-release-hook-0005",
     ]);
   }, 40_000);
 });

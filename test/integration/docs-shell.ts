@@ -164,6 +164,7 @@ export const DEMO_SECRETS: Readonly<Record<string, string>> = {
   DEMO_NPM_TOKEN: "docs-npm-token-0002",
   DEMO_SLACK_SIGNING_SECRET: "docs-slack-signing-0003",
   DEMO_DEPLOY_KEY: "docs-deploy-key-0004",
+  DEMO_RELEASE_HOOK_SECRET: "docs-release-hook-0005",
 };
 
 /** The token examples/demo/seed.json accepts for writes. */

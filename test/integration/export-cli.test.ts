@@ -249,11 +249,14 @@ describe("waybill export", () => {
       'project["gh/odd/app"].webhook["dup"]',
       'project["gh/odd/app"].webhook["org-scope"]',
       'project["gh/odd/app"].pipeline["build"].trigger["vcs:odd/app"]',
-      'project["gh/odd/app"].pipeline["build"].trigger["no-refs"]',
     ]) {
       expect(r.stderr).toContain(`Warning: ${address} is not exported`);
       expect(r.stdout).toContain(`  - ${address}`);
     }
+    // spec: api-v3.md Triggers: `config? {ref string?}, checkout? {ref string?}`: a trigger
+    // without refs is exported like any other (it was left out before).
+    expect(r.stderr).not.toContain('trigger["no-refs"] is not exported');
+    expect(r.stdout).toContain("          no-refs:");
     // The synthetic OAuth pipeline is left out; the real one is exported.
     expect(r.stdout).toContain("      build:");
     const file = await tmp.write("odd.yaml", r.stdout);

@@ -292,6 +292,7 @@ describe("configDigest", () => {
       "    pipelines:",
       "      p:",
       "        config: { type: hosted, file_path: f.yml, hosted: { provider: service } }",
+      "        checkout: { vcs: { provider: github_app, repo_id: '1', repo_full_name: acme/api } }",
       "        triggers:",
       `          t: { event: ${event}, config: { ref: main }, checkout: { ref: main } }`,
     ].join("\n");
@@ -315,7 +316,7 @@ describe("configDigest", () => {
 
   it("changes with a trigger's webhook source (a field named like an item's location)", async () => {
     const hook = (source: string) =>
-      withTrigger(`{ type: webhook, webhook: { source: ${source} } }`);
+      withTrigger(`{ type: webhook, webhook: { source: ${source}, secret: "\${env:K}" } }`);
     const a = ok(
       await loadConfig(await write("h1.yaml", hook("release-bot")), { env: { K: "k" } }),
     );

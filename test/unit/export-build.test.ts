@@ -221,7 +221,18 @@ describe("buildExport", () => {
 
   it("keys vcs triggers by repo, named triggers by name; only non-defaults", () => {
     const triggers = at(project, "pipelines", "build", "triggers");
-    expect(keysOf(triggers)).toEqual(["nightly", "release", "vcs:acme/api", "vcs:acme/api (2)"]);
+    expect(keysOf(triggers)).toEqual([
+      "nightly",
+      "no-refs",
+      "release",
+      "vcs:acme/api",
+      "vcs:acme/api (2)",
+    ]);
+    // spec: api-v3.md Triggers: `config? {ref string?}, checkout? {ref string?}`: a trigger
+    // without refs is exported as it lives, without them.
+    expect(at(triggers, "no-refs")).toEqual({
+      event: { type: "webhook", webhook: { secret: envRef("TRIGGER_API_BUILD_NO_REFS_SECRET") } },
+    });
     expect(at(triggers, "vcs:acme/api")).toEqual({
       event: { type: "vcs", vcs, filter: { preset: "all-pushes" } },
     });
@@ -247,9 +258,8 @@ describe("buildExport", () => {
     expect(result.org.ignore.map((i) => i.glob)).toEqual(['context["twice"]']);
     expect(result.projects[0]?.ignore.map((i) => i.glob)).toEqual([
       'project["gh/acme/api"].webhook["org-wide"]',
-      'project["gh/acme/api"].pipeline["build"].trigger["no-refs"]',
     ]);
-    expect(result.warnings).toHaveLength(3);
+    expect(result.warnings).toHaveLength(2);
     expect(result.warnings[0]).toContain("c3, c4");
   });
 
@@ -258,6 +268,7 @@ describe("buildExport", () => {
       'CTX_DEPLOY_PROD_AWS_REGION context["deploy-prod"].env["AWS_REGION"]',
       'CTX_DEPLOY_PROD_DEPLOY_KEY context["deploy-prod"].env["DEPLOY_KEY"]',
       'PROJECT_API_NPM_TOKEN project["gh/acme/api"].env["NPM_TOKEN"]',
+      'TRIGGER_API_BUILD_NO_REFS_SECRET project["gh/acme/api"].pipeline["build"].trigger["no-refs"]',
       'TRIGGER_API_BUILD_RELEASE_SECRET project["gh/acme/api"].pipeline["build"].trigger["release"]',
       'WEBHOOK_API_SLACK_SIGNING_SECRET project["gh/acme/api"].webhook["slack"]',
     ]);
@@ -344,8 +355,8 @@ describe("rendered export", () => {
       const expr = ctx?.restrictions?.find((r) => r.type === "expression");
       expect(expr?.type === "expression" && expr.expression).toBe(EXPR);
       const build = org?.projects.get("gh/acme/api")?.pipelines?.get("build");
-      expect([...(build?.triggers?.keys() ?? [])]).toHaveLength(4);
-      expect(org?.ignore).toHaveLength(3);
+      expect([...(build?.triggers?.keys() ?? [])]).toHaveLength(5);
+      expect(org?.ignore).toHaveLength(2);
     }
   });
 });

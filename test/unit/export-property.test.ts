@@ -84,6 +84,8 @@ const snapshotArb: fc.Arbitrary<ExportSnapshot> = fc
               name: "build",
               description: t.description,
               config: { type: "hosted", file_path: t.filePath, hosted: { provider: "x" } },
+              // spec: api-v3.md Pipelines: the service requires checkout on create.
+              checkout: { vcs: { provider: "github_app", repo_id: "1", repo_full_name: "a/b" } },
               synthetic: false,
             },
           ],
