@@ -8,7 +8,7 @@ import type { Issue } from "./validate.js";
  *
  * Decision: `error.type` tokens (the spec shows none): `invalid_request`, `unknown_member`,
  * `invalid_json`, `missing_filter`, `invalid_filter`, `invalid_page_limit`, `invalid_cursor`,
- * `invalid_include`, `invalid_order_by`, `invalid_url`, `already_exists`, `limit_exceeded`,
+ * `invalid_include`, `invalid_order_by`, `invalid_url`, `already_exists`, `unknown_reference`, `limit_exceeded`,
  * `not_updatable`, `not_found`, `unauthorized`, `forbidden`, `rate_limited`, `internal`.
  */
 export class EmulatorHttpError extends WaybillError {
@@ -39,6 +39,19 @@ export const notFound = (what: string, id?: string): EmulatorHttpError =>
     "not_found",
     "Not found",
     id ? `${what} ${id} not found` : `${what} not found`,
+  );
+
+/**
+ * A create whose parent (`references.<what>.id`) does not exist or is not visible.
+ * spec: api-v3.md Contexts, Context restrictions, Pipelines, Triggers: those POST routes list
+ * 201 and 400 only, so an unknown parent named in the body is invalid input (Errors rule 2),
+ * not a 404 (the route itself exists). Decision: `error.type` is `unknown_reference`.
+ */
+export const unknownReference = (what: string, id: string): EmulatorHttpError =>
+  badRequest(
+    "unknown_reference",
+    `/data/references/${what}/id: ${what} ${id} does not exist or is not visible`,
+    `/data/references/${what}/id`,
   );
 
 /** A body issue as a 400: unknown members get their own type so clients can tell. */

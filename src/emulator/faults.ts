@@ -80,6 +80,7 @@ export const faultOptionsSchema: Schema = s.obj({
     },
     ["rate"],
   ),
+  refuse_existing_project_env_var: s.bool(),
 });
 
 /** Check fault options (admin API, --faults file); rates must sum to at most 1. */

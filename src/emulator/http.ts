@@ -4,6 +4,7 @@
  */
 import { badRequest, fromIssue } from "./errors.js";
 import { isUuid } from "./ids.js";
+import type { FaultOptions } from "./seed.js";
 import type { State } from "./store.js";
 import { check, isPlainObject, type Schema } from "./validate.js";
 
@@ -23,6 +24,8 @@ export interface Ctx {
   readonly nowIso: () => string;
   /** Per-server random secret that signs cursors, so clients cannot forge them. */
   readonly cursorSecret: string;
+  /** The faults in force (a route reads the switchable behaviours, e.g. env var refusal). */
+  readonly faults?: FaultOptions;
 }
 
 export interface Reply {

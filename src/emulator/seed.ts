@@ -63,7 +63,10 @@ export interface SeedProject {
   /** `gh/acme/api`, or `api` (then prefixed with the org slug). */
   readonly slug: string;
   readonly name?: string;
-  /** An OAuth project has a synthetic pipeline and trigger (spec: Pipelines, Triggers). */
+  /**
+   * The synthetic OAuth pipeline and trigger (spec: Pipelines, Triggers): every project has
+   * them unless this is `false`.
+   */
   readonly oauth?: boolean;
   /** Default true. */
   readonly is_followed?: boolean;
@@ -141,4 +144,11 @@ export interface FaultOptions {
   };
   /** Hostile 200 answers to GETs at a seeded rate (src/emulator/chaos.ts). */
   readonly chaos?: ChaosOptions;
+  /**
+   * A service that refuses `POST /projects/:id/environment-variables` for a name that exists
+   * (400 `already_exists`) instead of overwriting it. Off by default: the spec and the public
+   * docs describe that POST as setting the variable (an upsert); this is the hard case a
+   * test switches on.
+   */
+  readonly refuse_existing_project_env_var?: boolean;
 }

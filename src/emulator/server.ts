@@ -335,6 +335,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         body: parsed,
         nowIso: () => new Date(now()).toISOString(),
         cursorSecret,
+        faults: faults.options,
       };
       const reply: Reply = m.route.handler(ctx);
       return json(reply.status, reply.body);

@@ -567,7 +567,10 @@ const loadProject = (
     orgId: org.id,
     slug,
     name: sp.name ?? slug.split("/").pop() ?? slug,
-    oauth: sp.oauth === true,
+    // spec: api-v3.md Pipelines: GET /pipelines "includes the synthetic OAuth pipeline".
+    // Decision: every project has it unless its seed says `oauth: false`, so every test
+    // meets it as clients meet it on the service.
+    oauth: sp.oauth !== false,
     isFollowed: sp.is_followed !== false,
     ...(sp.last_active_at !== undefined ? { lastActiveAt: sp.last_active_at } : {}),
     repo: sp.repo ? { ...sp.repo } : defaultRepo(slug, id),

@@ -168,15 +168,27 @@ describe("project env vars", () => {
     expect((await t.get(`/api/v3/projects/${MISSING}/environment-variables`)).status).toBe(404);
   });
 
-  it("POST creates (201); POST on an existing name is 400 already_exists", async () => {
+  // spec: api-v3.md Projects: POST `{name, value}` → 201, 404: it sets the variable.
+  it("POST creates (201); POST on an existing name overwrites it (201), or 400 with the fault", async () => {
     const c = await t.post(path, { name: "NEW_VAR", value: "value-5678" });
     expect(c.status).toBe(201);
     expect(c.text).not.toContain("value-5678");
-    const again = await t.post(path, { name: "NEW_VAR", value: "other" });
-    expect(again.status).toBe(400);
-    expect(errorOf(again).type).toBe("already_exists");
-    const st = await t.state();
-    expect(st.orgs![0]!.projects![0]!.env).toMatchObject({ NEW_VAR: "value-5678" });
+    const again = await t.post(path, { name: "NEW_VAR", value: "other-value-9012" });
+    expect(again.status).toBe(201);
+    expect(one(again).attributes).toMatchObject({ name: "NEW_VAR", truncated_value: "9012" });
+    expect((await t.state()).orgs![0]!.projects![0]!.env).toMatchObject({
+      NEW_VAR: "other-value-9012",
+    });
+    expect(
+      (await t.admin("POST", "faults", { refuse_existing_project_env_var: true })).status,
+    ).toBe(200);
+    const refused = await t.post(path, { name: "NEW_VAR", value: "third-value-3456" });
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused).type).toBe("already_exists");
+    expect((await t.admin("POST", "faults", {})).status).toBe(200);
+    expect((await t.state()).orgs![0]!.projects![0]!.env).toMatchObject({
+      NEW_VAR: "other-value-9012",
+    });
   });
 
   it("empty value, bad name and unknown members are 400; unknown project 404", async () => {
@@ -260,11 +272,14 @@ describe("contexts", () => {
     expect(rs).toEqual([]);
   });
 
-  it("create: unknown org 404, duplicate name 400, rel/attributes accepted on the reference", async () => {
+  // spec: api-v3.md Contexts: POST lists 201, 400: an unknown org is invalid input.
+  it("create: unknown org 400, duplicate name 400, rel/attributes accepted on the reference", async () => {
     const body = (org: string, name: string) => ({
       data: { attributes: { name }, references: { org: { id: org, rel: "org" } } },
     });
-    expect((await t.post("/api/v3/contexts", body(MISSING, "x"))).status).toBe(404);
+    const unknown = await t.post("/api/v3/contexts", body(MISSING, "x"));
+    expect(unknown.status).toBe(400);
+    expect(errorOf(unknown).type).toBe("unknown_reference");
     const dup = await t.post("/api/v3/contexts", body(ORG, "deploy-prod"));
     expect(dup.status).toBe(400);
     expect(errorOf(dup).type).toBe("already_exists");
@@ -364,7 +379,8 @@ describe("context restrictions", () => {
     const bad = await create(CTX_LEGACY, "team", GROUP);
     expect(bad.status).toBe(400);
     expect(errorOf(bad).source?.pointer).toBe("/data/attributes/restriction_type");
-    expect((await create(MISSING, "expression", "true")).status).toBe(404);
+    // spec: Context restrictions: POST lists 201, 400: an unknown context is 400.
+    expect((await create(MISSING, "expression", "true")).status).toBe(400);
   });
 
   it("create: a duplicate, a foreign project or an unknown group is 400", async () => {
@@ -529,7 +545,10 @@ describe("pipelines and the synthetic OAuth pipeline", () => {
   it("list needs filter[project_id] (400); unknown project 404", async () => {
     expect((await t.get("/api/v3/pipelines")).status).toBe(400);
     expect((await t.get(`/api/v3/pipelines?filter[project_id]=${MISSING}`)).status).toBe(404);
-    expect(ids(list(await t.get(`/api/v3/pipelines?filter[project_id]=${P_API}`)))).toEqual([PIPE]);
+    // spec: Pipelines: the list "includes the synthetic OAuth pipeline" (every project has it).
+    const listed = list(await t.get(`/api/v3/pipelines?filter[project_id]=${P_API}`));
+    expect(listed.map((p) => p.attributes.name)).toEqual(["OAuth", "build"]);
+    expect(listed[1]!.id).toBe(PIPE);
   });
 
   it("the synthetic pipeline is listed, has a derived id (not the project id), carries no marker", async () => {
@@ -607,7 +626,8 @@ describe("pipelines and the synthetic OAuth pipeline", () => {
     const noProject = await t.post("/api/v3/pipelines", {
       data: { attributes, references: { project: { id: MISSING } } },
     });
-    expect(noProject.status).toBe(404);
+    // spec: Pipelines: POST lists 201, 400: an unknown project is 400.
+    expect(noProject.status).toBe(400);
   });
 
   it("update changes only name, description, config.file_path, config.file_type", async () => {
@@ -648,11 +668,10 @@ describe("triggers", () => {
       TR_SCHED,
       TR_HOOK,
     ]);
-    expect(ids(list(await t.get(`/api/v3/triggers?filter[project_id]=${P_API}`)))).toEqual([
-      TR_VCS,
-      TR_SCHED,
-      TR_HOOK,
-    ]);
+    // The synthetic OAuth trigger comes first (every project has it).
+    expect(ids(list(await t.get(`/api/v3/triggers?filter[project_id]=${P_API}`))).slice(1)).toEqual(
+      [TR_VCS, TR_SCHED, TR_HOOK],
+    );
     expect((await t.get(`/api/v3/triggers?filter[pipeline_id]=${MISSING}`)).status).toBe(404);
   });
 
@@ -725,11 +744,12 @@ describe("triggers", () => {
       (await create({ event: { type: "schedule", schedule: { cron_expression: "daily" } } }))
         .status,
     ).toBe(400);
-    expect((await create({ event: { type: "vcs", vcs: repo } }, MISSING)).status).toBe(404);
+    // spec: Triggers: POST lists 201, 400: an unknown (or the synthetic) pipeline is 400.
+    expect((await create({ event: { type: "vcs", vcs: repo } }, MISSING)).status).toBe(400);
     expect((await create({ event: { type: "vcs", vcs: repo }, color: "red" })).status).toBe(400);
     expect(
       (await create({ event: { type: "vcs", vcs: repo } }, await syntheticPipelineId())).status,
-    ).toBe(404);
+    ).toBe(400);
   });
 
   it("update: parameters replace wholesale, omitted keeps, {} clears", async () => {

@@ -25,7 +25,9 @@ describe("createState", () => {
     expect(a.projects[0]).toMatchObject({
       slug: "gh/acme/api",
       name: "api",
-      oauth: false,
+      // spec: api-v3.md Pipelines: the list "includes the synthetic OAuth pipeline": every
+      // project has it unless seeded `oauth: false`.
+      oauth: true,
       isFollowed: true,
     });
     expect(Object.values(a.orgs[0]!.settings).every((v) => v === false)).toBe(true);

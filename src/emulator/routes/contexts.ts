@@ -1,5 +1,5 @@
 /** Contexts. spec: api-v3.md "Contexts", "Context". */
-import { badRequest, notFound } from "../errors.js";
+import { badRequest, notFound, unknownReference } from "../errors.js";
 import {
   allowFilters,
   body,
@@ -13,7 +13,14 @@ import {
 } from "../http.js";
 import { paginate } from "../paging.js";
 import { contextCreateSchema } from "../schemas.js";
-import { type ContextRow, findContext, nextId, restrictionId, type State } from "../store.js";
+import {
+  type ContextRow,
+  findContext,
+  findOrg,
+  nextId,
+  restrictionId,
+  type State,
+} from "../store.js";
 import { orgOr404 } from "./orgs.js";
 import { embedRestriction } from "./restrictions.js";
 
@@ -75,7 +82,8 @@ export const contextRoutes: readonly Route[] = [
     pattern: "/api/v3/contexts",
     handler: (ctx) => {
       const { attributes, references } = enveloped(body(ctx, contextCreateSchema));
-      const org = orgOr404(ctx, references.org!.id);
+      const org = findOrg(ctx.state, references.org!.id);
+      if (!org) throw unknownReference("org", references.org!.id);
       const name = attributes.name as string;
       // Decision: context names are unique within an org (exact match); a second is 400.
       if (ctx.state.contexts.some((c) => c.orgId === org.id && c.name === name)) {

@@ -1,9 +1,9 @@
 /**
- * Pipelines (config sources). spec: api-v3.md "Pipelines", "Pipeline". A project seeded with
- * `oauth: true` has a synthetic pipeline: listed, resolved by id only with
+ * Pipelines (config sources). spec: api-v3.md "Pipelines", "Pipeline". Every project (unless
+ * seeded `oauth: false`) has a synthetic pipeline: listed, resolved by id only with
  * `filter[project_id]`, never updated or deleted.
  */
-import { badRequest, EmulatorHttpError, notFound } from "../errors.js";
+import { badRequest, EmulatorHttpError, notFound, unknownReference } from "../errors.js";
 import {
   allowFilters,
   body,
@@ -95,7 +95,8 @@ export const pipelineRoutes: readonly Route[] = [
     pattern: "/api/v3/pipelines",
     handler: (ctx) => {
       const { attributes: a, references } = enveloped(body(ctx, pipelineCreateSchema));
-      const p = projectOr404(ctx, references.project!.id);
+      const p = findProject(ctx.state, references.project!.id);
+      if (!p) throw unknownReference("project", references.project!.id);
       // Decision: pipeline names are not unique within a project (the spec says nothing), so
       // clients meet duplicate names as they would on the service.
       const config = structuredClone(a.config) as PipelineConfig;

@@ -1,5 +1,5 @@
 /** Context restrictions. spec: api-v3.md "Context restrictions", "Context restriction". */
-import { badRequest, notFound } from "../errors.js";
+import { badRequest, notFound, unknownReference } from "../errors.js";
 import {
   allowFilters,
   body,
@@ -130,7 +130,8 @@ export const restrictionRoutes: readonly Route[] = [
     pattern: "/api/v3/context-restrictions",
     handler: (ctx) => {
       const { attributes, references } = enveloped(body(ctx, restrictionCreateSchema));
-      const c = contextOr404(ctx, references.context!.id);
+      const c = findContext(ctx.state, references.context!.id);
+      if (!c) throw unknownReference("context", references.context!.id);
       const type = attributes.restriction_type as RestrictionType;
       const pattern = attributes.match_pattern as string;
       checkPattern(ctx.state, c, type, pattern);

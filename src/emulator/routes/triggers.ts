@@ -3,7 +3,7 @@
  * project is listed and resolved only with `filter[project_id]`, never changed. A webhook
  * trigger's secret is returned once, in the create response.
  */
-import { badRequest, notFound } from "../errors.js";
+import { badRequest, notFound, unknownReference } from "../errors.js";
 import {
   allowFilters,
   body,
@@ -113,10 +113,11 @@ export const triggerRoutes: readonly Route[] = [
     pattern: "/api/v3/triggers",
     handler: (ctx) => {
       const { attributes: a, references } = enveloped(body(ctx, triggerCreateSchema));
-      // Decision: an unknown pipeline is 404; so is the synthetic OAuth pipeline (it cannot
-      // take new triggers and is resolvable only with filter[project_id]).
+      // spec: Triggers: POST lists 201/400: an unknown pipeline is 400; so is the synthetic
+      // OAuth pipeline (it cannot take new triggers and is resolvable only with
+      // filter[project_id]).
       const pipeline: PipelineRow | undefined = findPipeline(ctx.state, references.pipeline!.id);
-      if (!pipeline) throw notFound("pipeline", references.pipeline!.id);
+      if (!pipeline) throw unknownReference("pipeline", references.pipeline!.id);
       const event = a.event as Record<string, unknown>;
       checkTriggerEvent(event, a.parameters, "/data/attributes");
       const id = nextId(ctx.state, "trigger");
@@ -201,8 +202,14 @@ export const triggerRoutes: readonly Route[] = [
         // Decision: a non-empty `secret` rotates the webhook secret (never returned).
         if (typeof secret === "string" && secret !== "") row.webhookSecret = secret;
       }
-      // Decision: `filter` is replaced wholesale (a preset and rules go together).
-      if (ev.filter !== undefined) row.event.filter = structuredClone(ev.filter);
+      // spec: Triggers update: `event? {webhook?, schedule?, filter?}`, each member optional,
+      // and the spec's update rule ("only present fields change", "omitted fields keep
+      // values"). The less forgiving reading, which a client must survive: nested objects
+      // merge key by key, so `filter: {preset}` keeps the live `rules`; only an explicit
+      // `rules` (an empty list to clear) replaces them.
+      if (ev.filter !== undefined) {
+        row.event.filter = { ...row.event.filter, ...structuredClone(ev.filter) };
+      }
       if (b.is_disabled !== undefined) row.is_disabled = b.is_disabled as boolean;
       if (b.config !== undefined) row.config = { ...row.config, ...(b.config as object) };
       if (b.checkout !== undefined) row.checkout = { ...row.checkout, ...(b.checkout as object) };
