@@ -20,8 +20,20 @@ const reads = (p, populated) => {
   const perContext = pages(p.contextEnv, DEFAULT_PAGE) + 1; // env-vars pages + restrictions
   // env vars (one page: the route has no paging), webhooks, pipelines, triggers.
   const perProject = 1 + pages(populated ? p.webhooks : 0, DEFAULT_PAGE) + 1 + 1;
+  // Issue 14: + 1 org settings read (is_context_group_restriction_required decides whether
+  // a new context may be planned without a group restriction), + 1 probe per project: every
+  // project lists the synthetic OAuth pipeline (spec: api-v3.md Pipelines), which looks like
+  // an undeclared pipeline to delete until GET /pipelines/{id} without filter[project_id]
+  // answers 404.
   return {
-    requests: 1 + projectPages + contextPages + contexts * perContext + p.projects * perProject,
+    requests:
+      1 +
+      1 +
+      projectPages +
+      contextPages +
+      contexts * perContext +
+      p.projects * perProject +
+      p.projects,
     projectPages,
     contextPages,
     perContext,
@@ -42,8 +54,9 @@ export const planBound = (p, probes) => {
     requests: r.requests + probes,
     depth,
     explain:
-      `1 org + ${r.projectPages} project pages (50) + ${r.contextPages} context pages (default 20)` +
+      `1 org + 1 org settings + ${r.projectPages} project pages (50) + ${r.contextPages} context pages (default 20)` +
       ` + ${p.contexts}×${r.perContext} context reads + ${p.projects}×${r.perProject} project reads` +
+      ` + ${p.projects} synthetic OAuth pipeline probes` +
       (probes > 0 ? ` + ${probes} pipeline probes` : "") +
       `; depth ${depth}`,
   };
@@ -63,7 +76,8 @@ export const applyBound = (p) => {
     requests: r.requests + creates,
     depth,
     explain:
-      `1 org + ${r.projectPages} project pages + 1 (empty) context page + ${p.projects}×4 project reads` +
+      `1 org + 1 org settings + ${r.projectPages} project pages + 1 (empty) context page + ${p.projects}×4 project reads` +
+      ` + ${p.projects} synthetic OAuth pipeline probes` +
       ` + ${creates} creates; depth ${depth}`,
   };
 };

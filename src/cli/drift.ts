@@ -92,7 +92,9 @@ export const withinTargets = (
 /** One line per drifted item, in words an auditor reads: what differs, not what to do. */
 const describeChange = (c: Plan["changes"][number]): string => {
   const fields = (c.fields ?? []).map((f) => f.path);
-  const which = fields.length > 0 ? `: ${fields.join(", ")}` : "";
+  const which =
+    (fields.length > 0 ? `: ${fields.join(", ")}` : "") +
+    (c.notes && c.notes.length > 0 ? ` (${c.notes.join("; ")})` : "");
   switch (c.action) {
     case "create":
       return `+ ${c.address}: in the config, missing on the service`;

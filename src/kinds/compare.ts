@@ -101,6 +101,7 @@ export interface ComparisonAcc {
   readonly replace_reasons: string[];
   readonly unverified: string[];
   readonly skipped: string[];
+  readonly notes: string[];
 }
 
 export const newComparison = (): ComparisonAcc => ({
@@ -108,6 +109,7 @@ export const newComparison = (): ComparisonAcc => ({
   replace_reasons: [],
   unverified: [],
   skipped: [],
+  notes: [],
 });
 
 /** Add plain field changes; each one that forces replacement adds its reason. */

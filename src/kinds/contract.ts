@@ -36,11 +36,11 @@ export interface ApiCall {
   readonly body_fields: readonly string[];
   readonly sensitive_fields: readonly string[];
   /**
-   * `always`, or `if_exists_refused`: only when the previous call was refused because the
-   * item already exists (400/409) — the project env var "POST; else DELETE then POST" rule
-   * (design.md §1 "Plans").
+   * `always`: every call of a change is sent, in order. (Plans of older versions held
+   * `if_exists_refused` calls for project env vars; that flow is gone, see
+   * src/kinds/project-env-var.ts.)
    */
-  readonly when: "always" | "if_exists_refused";
+  readonly when: "always";
   /** Why the call is there, in words, when the route alone does not say. */
   readonly note?: string;
 }
@@ -65,6 +65,11 @@ export interface Comparison {
   readonly unverified: readonly string[];
   /** Secret fields not compared because the value was not resolved (`--skip-secrets`). */
   readonly skipped: readonly string[];
+  /**
+   * What the plan must say about the live item besides its fields (e.g. the service itself
+   * disabled a webhook, and when): added to the change's reason and `notes`.
+   */
+  readonly notes?: readonly string[];
 }
 
 /** How the org's human references resolve to ids (from the live state). */

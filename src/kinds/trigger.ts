@@ -64,7 +64,7 @@ const desiredView = (d: DesiredTrigger): JsonObject => {
   if (d.event.type === "schedule" || d.event.schedule !== undefined) {
     event.schedule = { name: d.key, ...d.event.schedule };
   }
-  event.filter = d.event.filter;
+  event.filter = exactFilter(d.event.filter);
   return toJsonObject({
     is_disabled: d.is_disabled ?? false,
     config: d.config,
@@ -73,6 +73,28 @@ const desiredView = (d: DesiredTrigger): JsonObject => {
     parameters: d.parameters,
   });
 };
+
+/**
+ * A filter as the update must send it to leave exactly this filter behind.
+ * spec: api-v3.md Triggers: `POST /triggers/:id/update` takes `event? {..., filter?}` and,
+ * as every update route of the spec ("only present fields change"), changes only what it is
+ * sent: a service that merges nested objects keeps live `rules` the body leaves out. So a
+ * declared filter always carries its `rules`, an empty list when the YAML has none, and the
+ * live filter reads the same way (no `rules` is `[]`), so the two compare equal.
+ */
+const exactFilter = (
+  filter: { readonly preset?: string; readonly rules?: readonly unknown[] } | undefined,
+): Record<string, unknown> | undefined =>
+  filter === undefined ? undefined : { ...filter, rules: filter.rules ?? [] };
+
+/**
+ * Parameters of a schedule trigger as compared. spec: api-v3.md Triggers: `parameters`
+ * "replaces wholesale (omitted keeps, empty object clears)". A YAML without `parameters`
+ * leaves the live ones alone (compareFields skips an absent desired field); `parameters: {}`
+ * clears them, and a schedule trigger with none reads as `{}` so the next plan is empty.
+ */
+const liveParameters = (l: LiveTrigger): unknown =>
+  l.event.type === "schedule" ? (l.parameters ?? {}) : l.parameters;
 
 const liveView = (l: LiveTrigger): JsonObject => {
   // The webhook secret is only in the create response; never carry it into a plan.
@@ -84,8 +106,8 @@ const liveView = (l: LiveTrigger): JsonObject => {
     is_disabled: l.is_disabled,
     config: l.config,
     checkout: l.checkout,
-    event: { ...l.event, webhook },
-    parameters: l.parameters,
+    event: { ...l.event, webhook, filter: exactFilter(l.event.filter) },
+    parameters: liveParameters(l),
   });
 };
 
@@ -111,12 +133,26 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
   liveId: (l) => l.id,
   pinnedId: (d) => d.id,
   tiebreak: (d, l) =>
-    d.event.type === "vcs" && deepEqual(toJson(d.event.filter), toJson(l.event.filter)),
+    d.event.type === "vcs" &&
+    deepEqual(toJson(exactFilter(d.event.filter)), toJson(exactFilter(l.event.filter))),
   desiredView: (d) => desiredView(d),
   liveView: (l) => liveView(l),
   compare: (d, l, env) => {
     const acc = newComparison();
-    addFields(acc, compareFields(desiredView(d), liveView(l), RULES));
+    const fields = compareFields(desiredView(d), liveView(l), RULES);
+    // A preset cannot be taken away by an update: the update merges `filter` and there is
+    // no value that means "no preset" (spec: Triggers update lists `preset?` only). So a
+    // YAML filter without the live trigger's preset replaces the trigger.
+    const presetGone =
+      d.event.filter !== undefined &&
+      d.event.filter.preset === undefined &&
+      typeof l.event.filter?.preset === "string";
+    addFields(
+      acc,
+      fields.map((f) =>
+        presetGone && f.path === "event.filter" ? { ...f, forces_replacement: true } : f,
+      ),
+    );
     // Decision: a webhook trigger whose YAML sets no secret leaves the service's generated
     // one alone (not a removal): the secret is not managed.
     if (d.event.webhook?.secret !== undefined) {

@@ -55,6 +55,12 @@ const plainView = (d: DesiredWebhook): JsonObject => ({
   is_enabled: d.is_enabled ?? true,
 });
 
+/** When the service itself disabled the webhook, if it did and it is still disabled. */
+export const autoDisabled = (l: LiveWebhook): string | undefined =>
+  !l.is_enabled && typeof l.auto_disabled_at === "string" && l.auto_disabled_at !== ""
+    ? l.auto_disabled_at
+    : undefined;
+
 export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook> = {
   type: "webhook",
   parent: "project",
@@ -121,6 +127,15 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook> = {
       env.forceSecrets,
     );
     addSecret(acc, "signing_secret", outcome, l.has_signing_secret, SIGNING_SECRET_REMOVAL);
+    // spec: api-v3.md Events: "`auto_disabled_at` records when the service itself disabled a
+    // webhook". Re-enabling such a webhook is never silent: the plan (and drift) says who
+    // disabled it and when, so the failing receiver is looked at.
+    const auto = autoDisabled(l);
+    if (auto !== undefined && (d.is_enabled ?? true)) {
+      acc.notes.push(
+        `the service disabled this webhook itself at ${auto} (auto_disabled_at); the config re-enables it`,
+      );
+    }
     return acc;
   },
   unresolvedSecrets: (d) => {

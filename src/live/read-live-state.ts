@@ -116,7 +116,9 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
     }
     return {
       slug,
-      settings: decls.some((o) => o.settings !== undefined),
+      // Also read with contexts: the org setting is_context_group_restriction_required
+      // decides whether a new context may be planned without a group restriction (src/plan).
+      settings: decls.some((o) => o.settings !== undefined || o.contexts !== undefined),
       contexts: decls.some((o) => o.contexts !== undefined),
       contextsByName,
       contextsById,

@@ -26,6 +26,7 @@ import type { LiveOrg, LiveProject, LiveState, LiveTrigger } from "../model/live
 import { consistentLists } from "./paged-list.js";
 import { toLiveTrigger } from "./read-live-state.js";
 import { makeIgnoreMatcher, restrictionKeyValue } from "./resolve.js";
+import { probeSynthetic } from "./synthetic.js";
 
 export interface UnmanagedItem {
   readonly address: string;
@@ -170,9 +171,24 @@ const projectItems = async (
   ]);
   for (const name of env) emit(addr.projectEnvVar(slug, name), "project_env_var", !p.env);
   for (const name of webhooks) emit(addr.webhook(slug, name), "webhook", !p.webhooks);
+  // The synthetic OAuth pipeline and its trigger (spec: api-v3.md Pipelines, Triggers) are
+  // listed but can never be managed (design.md §1 "Identity"): they are left out. A read
+  // plan marked them already; listed here, each is told apart by its probe (src/live/synthetic.ts).
+  const synthetic = new Set(
+    p.pipelines
+      ? p.pipelines.filter((x) => x.synthetic).map((x) => x.id)
+      : (
+          await Promise.all(
+            pipelines.map(async (x) => ((await probeSynthetic(api, x.id)) ? [x.id] : [])),
+          )
+        ).flat(),
+  );
   const pipelineName = new Map(pipelines.map((x) => [x.id, x.name]));
-  for (const x of pipelines) emit(addr.pipeline(slug, x.name), "pipeline", !p.pipelines);
+  for (const x of pipelines) {
+    if (!synthetic.has(x.id)) emit(addr.pipeline(slug, x.name), "pipeline", !p.pipelines);
+  }
   for (const t of triggers) {
+    if (t.synthetic || synthetic.has(t.pipeline_id)) continue;
     const pipeline = pipelineName.get(t.pipeline_id) ?? t.pipeline_id;
     // A trigger is unmanaged when its pipeline is, or when its declared pipeline leaves
     // `triggers` out; a trigger of an undeclared pipeline in a managed collection goes with

@@ -19,6 +19,7 @@ import {
 } from "../model/address.js";
 import {
   type DesiredConfig,
+  type DesiredContext,
   type DesiredOrg,
   type DesiredPipeline,
   type DesiredProject,
@@ -248,6 +249,10 @@ const diffCollection = <D, L>(
     }
     const cmp: Comparison = kind.compare(d, l, env);
     const id = kind.liveId(l);
+    const notes = cmp.notes ?? [];
+    const noted = notes.length > 0 ? { notes } : {};
+    const withNotes = (reason: string): string =>
+      notes.length > 0 ? `${reason}; ${notes.join("; ")}` : reason;
     const params = { ...base(address, key).params, ...(id === undefined ? {} : { id }) };
     const reasons = [...cmp.replace_reasons];
     if (spec.forcedReplace !== undefined) reasons.unshift(spec.forcedReplace);
@@ -269,12 +274,13 @@ const diffCollection = <D, L>(
         ...base(address, key),
         params,
         action: "replace",
-        reason: reasons.join("; "),
+        reason: withNotes(reasons.join("; ")),
         before: maskLike(kind.liveView(l), kind.desiredView(d, env)),
         after: kind.desiredView(d, env),
         fields: cmp.fields,
         calls,
         replace_order: order,
+        ...noted,
         ...(id === undefined ? {} : { id }),
         ...(unresolved.length > 0 ? { unresolved_secrets: unresolved } : {}),
       });
@@ -286,11 +292,14 @@ const diffCollection = <D, L>(
         ...base(address, key),
         params,
         action: "update",
-        reason: `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,
+        reason: withNotes(
+          `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,
+        ),
         before: maskLike(kind.liveView(l), kind.desiredView(d, env)),
         after: kind.desiredView(d, env),
         fields: cmp.fields,
         calls: kind.updateCalls(cmp.fields),
+        ...noted,
         ...(id === undefined ? {} : { id }),
       });
       matched.push({ desired: d, live: l, address, action: "update" });
@@ -387,6 +396,9 @@ const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
   return [...bySlug.values()];
 };
 
+const hasGroupRestriction = (c: DesiredContext): boolean =>
+  (c.restrictions ?? []).some((r) => r.type === "group");
+
 const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
   if (org.contexts === undefined) return;
   const res = diffCollection(ctx, {
@@ -407,9 +419,24 @@ const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
     },
     holds: (l) => (l.env?.length ?? 0) + (l.restrictions?.length ?? 0),
   });
+  // spec: api-v3.md Org settings: `is_context_group_restriction_required`. With it on, a
+  // context needs a group restriction to be usable; the value declared in this config wins
+  // over the live one (it is applied in the same run).
+  const groupRequired =
+    org.settings?.is_context_group_restriction_required ??
+    live.settings?.is_context_group_restriction_required ??
+    false;
   for (const m of res.matched) {
     const name = m.desired.name;
     const pending = m.action === "create" ? m.address : undefined;
+    if (groupRequired && m.action === "create" && !hasGroupRestriction(m.desired)) {
+      // Decision: refuse the plan (exit 1) rather than create a context nobody can use: the
+      // restriction the service adds on create (all-members) is removed when the config
+      // manages restrictions, and a config that leaves them out should say so on purpose.
+      throw new PlanError(
+        `${m.address}: the org setting is_context_group_restriction_required is true, so a new context needs a group restriction to be usable; add one to its restrictions (e.g. - group: all-members, or a group id)`,
+      );
+    }
     const contextId: ParamValue = m.live ? m.live.id : { pending: m.address };
     const params = { org_id: live.id, context_id: contextId };
     diffCollection(ctx, {

@@ -44,6 +44,8 @@ interface ChangeBase {
    * still planned, but the plan cannot be saved or applied.
    */
   readonly unresolved_secrets?: readonly string[];
+  /** What the plan says about the live item besides its fields (src/kinds/contract.ts). */
+  readonly notes?: readonly string[];
 }
 
 export interface CreateChange extends ChangeBase {

@@ -72,13 +72,20 @@ describe("request counts on a generated org (small preset)", () => {
     const { plan } = await runPlan(connect().readOnly(), desired, {});
     expect(plan.changes).toEqual([]);
     const log = await emulator.requests();
-    // 1 org + 1 project page + 1 context page + 10×2 context reads + 20×4 project reads.
-    expect(planBound(gen.preset, 0).requests).toBe(103);
-    expect(log).toHaveLength(103);
-    expect(log.every((r) => r.method === "GET" && r.status === 200)).toBe(true);
+    // 1 org + 1 org settings + 1 project page + 1 context page + 10×2 context reads + 20×4
+    // project reads + 20 probes of the synthetic OAuth pipeline every project lists.
+    expect(planBound(gen.preset, 0).requests).toBe(124);
+    expect(log).toHaveLength(124);
+    expect(log.every((r) => r.method === "GET")).toBe(true);
     const keys = log.map(requestKey);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(log.filter((r) => PER_ITEM_READ.test(r.path))).toEqual([]);
+    // The only per-item reads: one synthetic probe per project (spec: api-v3.md Pipelines).
+    const perItem = log.filter((r) => PER_ITEM_READ.test(r.path));
+    expect(perItem).toHaveLength(20);
+    expect(perItem.every((r) => r.path.startsWith("/api/v3/pipelines/") && r.status === 404)).toBe(
+      true,
+    );
+    expect(log.filter((r) => r.status !== 404).every((r) => r.status === 200)).toBe(true);
     // 20 declared projects: one org listing at the documented maximum, not 20 slug look-ups.
     const projectReads = log.filter((r) => r.path === "/api/v3/projects");
     expect(projectReads).toHaveLength(1);
@@ -95,7 +102,8 @@ describe("request counts on a generated org (small preset)", () => {
     expect(gen.touchedPipelines).toBe(4);
     expect(log).toHaveLength(planBound(gen.preset, gen.touchedPipelines).requests);
     const probes = log.filter((r) => new RegExp(`^/api/v3/pipelines/${UUID}$`).test(r.path));
-    expect(probes).toHaveLength(4);
+    // 4 touched pipelines + every project's synthetic OAuth pipeline.
+    expect(probes).toHaveLength(24);
     expect(probes.every((r) => r.query["filter[project_id]"] === undefined)).toBe(true);
     const keys = log.map(requestKey);
     expect(new Set(keys).size).toBe(keys.length);
@@ -108,9 +116,9 @@ describe("request counts on a generated org (small preset)", () => {
     const result = await runApply(api, plan, desired, { parallelism: 10 });
     expect(result.outcomes.every((o) => o.status === "done")).toBe(true);
     const log = await emulator.requests();
-    // 83 reads (every collection empty) + 20×12 + 10×14 creates.
-    expect(applyBound(gen.preset).requests).toBe(463);
-    expect(log).toHaveLength(463);
+    // 104 reads (every collection empty, 20 synthetic probes) + 20×12 + 10×14 creates.
+    expect(applyBound(gen.preset).requests).toBe(484);
+    expect(log).toHaveLength(484);
     expect(log.filter((r) => r.method === "POST")).toHaveLength(380);
     expect(log.filter((r) => r.method === "DELETE")).toEqual([]);
 

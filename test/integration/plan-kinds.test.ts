@@ -113,15 +113,16 @@ describe("plan against a seeded emulator", () => {
     expect(p.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0 });
     // Same last four characters: left alone, counted as unverified.
     expect(p.unverified_secrets).toBeGreaterThanOrEqual(7);
-    // gh/acme/web declares `pipelines: {}`: its synthetic OAuth pipeline would be a delete
-    // until the probe (GET /pipelines/{id} without filter[project_id]) answered 404.
+    // gh/acme/api and gh/acme/web manage their pipelines: each project's synthetic OAuth
+    // pipeline (every project has one, spec: Pipelines) would be a delete until the probe
+    // (GET /pipelines/{id} without filter[project_id]) answered 404.
     const log = await emulator.requests();
     const probes = log.filter(
       (r) =>
         /^\/api\/v3\/pipelines\/[^/]+$/.test(r.path) && r.query["filter[project_id]"] === undefined,
     );
-    expect(probes).toHaveLength(1);
-    expect(probes[0]?.status).toBe(404);
+    expect(probes).toHaveLength(2);
+    expect(probes.every((q) => q.status === 404)).toBe(true);
     const webPipelines = log.filter(
       (r) => r.path === "/api/v3/pipelines" && r.query["filter[project_id]"] === WEB_ID,
     );

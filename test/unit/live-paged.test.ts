@@ -193,6 +193,8 @@ describe("readLiveState overlaps a listing's pages with the reads of their items
         order.push("contexts page 2 answered");
         return { data: [ctx(2)], page: { next: null } };
       }
+      // Declared contexts: the org settings are read (is_context_group_restriction_required).
+      if (path.endsWith("/settings")) return { data: { attributes: {} } };
       if (path.endsWith("/env-vars")) {
         order.push(`env ${path}`);
         openGate();
@@ -215,6 +217,8 @@ describe("readLiveState overlaps a listing's pages with the reads of their items
         const n = Number((q["page[cursor]"] as string | undefined) ?? "0");
         return { data: [ctx], page: { next: n < 2 ? String(n + 1) : null } };
       }
+      // Declared contexts: the org settings are read (is_context_group_restriction_required).
+      if (path.endsWith("/settings")) return { data: { attributes: {} } };
       if (path.endsWith("/env-vars")) {
         envReads++;
         return [];

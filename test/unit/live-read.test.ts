@@ -118,6 +118,8 @@ describe("readLiveState", () => {
       ],
       "v3:/projects?filter[slug]=gh/acme/api": [{ id: API, attributes: { slug: "gh/acme/api" } }],
       [`v3:/projects/${OTHER}`]: { data: { id: OTHER, attributes: { slug: "gh/acme/other" } } },
+      // Declared contexts: the org settings are read for is_context_group_restriction_required.
+      [`v3:/orgs/${ORG}/settings`]: { data: { attributes: {} } },
     });
     const live = await readLiveState(
       api,

@@ -23,7 +23,14 @@ const fakeApi = (collections: Record<string, unknown[]>) => {
     return found as V3Resource<A>[];
   };
   const api: ReadOnlyApi = {
-    get: () => Promise.reject(new Error("unexpected get")),
+    // The synthetic probe (src/live/synthetic.ts): GET /pipelines/{id} without
+    // filter[project_id] is 404 for the synthetic OAuth pipeline ("syn"), 200 otherwise.
+    get: async <T>(_gen: string, path: string): Promise<T> => {
+      calls.push(path);
+      if (path === "/pipelines/syn") throw Object.assign(new Error("404"), { status: 404 });
+      if (path.startsWith("/pipelines/")) return { data: {} } as T;
+      throw new Error(`unexpected get ${path}`);
+    },
     listV3: list,
     listV2: () => Promise.reject(new Error("unexpected listV2")),
   };
@@ -47,9 +54,18 @@ describe("listUnmanaged", () => {
       ],
       [`/projects/${API}/environment-variables`]: [{ attributes: { name: "FOO" } }],
       [`/pipelines?filter[project_id]=${API}`]: [
+        { id: "syn", attributes: { name: "OAuth", config: { type: "vcs", file_path: "x" } } },
         { id: "p1", attributes: { name: "build", config: { type: "vcs", file_path: "x" } } },
       ],
       [`/triggers?filter[project_id]=${API}`]: [
+        {
+          id: "t0",
+          attributes: {
+            is_disabled: false,
+            event: { type: "vcs", vcs: { repo_full_name: "a/b" } },
+          },
+          references: { pipeline: { id: "syn" } },
+        },
         {
           id: "t1",
           attributes: {
@@ -124,7 +140,10 @@ describe("listUnmanaged", () => {
         },
       ]),
     );
+    // The synthetic OAuth pipeline and its trigger can never be managed: not listed
+    // (spec: api-v3.md Pipelines: the list "includes the synthetic OAuth pipeline").
     expect(items).toHaveLength(6);
+    expect(items.some((i) => i.address.includes("OAuth") || i.address.includes("a/b"))).toBe(false);
     // The managed webhooks collection was not read again.
     expect(calls.some((c) => c.startsWith("/webhooks"))).toBe(false);
   });
