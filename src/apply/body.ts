@@ -156,11 +156,6 @@ export const buildBody = (
       const vcs = getPath(after, "config.vcs");
       if (vcs !== undefined) value = { vcs };
     }
-    // spec: Triggers: `parameters` "empty object clears". Decision: a config that drops the
-    // parameters of a scheduled trigger clears them (the update sends `{}`).
-    if (value === undefined && change.resource_type === "trigger" && field === "parameters") {
-      if (call.body === "flat") value = {};
-    }
     if (value === undefined) continue;
     setPath(attributes, field, clone(value));
   }

@@ -157,13 +157,36 @@ const isRefused = (err: unknown): boolean =>
   err instanceof ApiError && (err.status === 400 || err.status === 409);
 
 /**
+ * The service refused a POST because the name exists. spec: api-v3.md Errors rule 1: branch
+ * on the status, and on `error.type` to tell causes within one status; never on any 400
+ * (a 400 may as well refuse the value). Decision: the spec shows no type values, so the
+ * token is `already_exists` (what our emulator answers), and a 409 says it by its status.
+ */
+export const isExistsRefusal = (err: unknown): boolean =>
+  err instanceof ApiError &&
+  (err.status === 409 || (err.status === 400 && err.type === "already_exists"));
+
+/**
+ * A project env var POST the service refused because the name exists. Nothing was deleted:
+ * the live variable keeps its value. Waybill never deletes a secret before its replacement
+ * is known to be accepted (issue 14), and on such a service that cannot be known, so the
+ * operation fails and says so.
+ */
+export class EnvVarRefusedError extends WaybillError {
+  readonly code = "env_var_refused";
+}
+
+/**
  * A POST that creates an item (not idempotent, spec: api-v3.md Limits). A context env var
- * `set` is an idempotent upsert (spec: "always 200 ... whether or not it existed").
+ * `set` is an idempotent upsert (spec: "always 200 ... whether or not it existed"), and so
+ * is a project env var POST (spec: Projects, 201/404 only: it sets the named variable), so
+ * re-sending either after an uncertain answer cannot duplicate anything.
  */
 const createsItem = (change: Change, call: ApiCall): boolean =>
   call.method === "POST" &&
+  call.phase === "create" &&
   change.resource_type !== "context_env_var" &&
-  (call.phase === "create" || change.resource_type === "project_env_var");
+  change.resource_type !== "project_env_var";
 
 const idOf = (body: unknown): string | undefined => {
   if (body === null || typeof body !== "object") return undefined;
@@ -201,17 +224,32 @@ const send = async (
       ? api.put(call.api, path, body, query)
       : api.post(call.api, path, body, query);
 
+  const relist = RELISTERS[change.resource_type];
   if (!createsItem(change, call)) {
+    let uncertainBefore = false;
     for (let attempt = 1; ; attempt++) {
       try {
         return { id: idOf(await post()), adopted: false };
       } catch (err) {
+        if (change.resource_type === "project_env_var" && isExistsRefusal(err)) {
+          // An earlier attempt of ours may have stored the value before its answer was
+          // lost: a variable whose last four are ours is taken as that one (adopted).
+          const want = lastFourOf(desired);
+          if (uncertainBefore && relist && want !== undefined) {
+            const found = await relist({ api, change, params, desired });
+            if (found.found && found.lastFour === want) return { adopted: true };
+          }
+          throw new EnvVarRefusedError(
+            `${change.address}: ${(err as ApiError).message}. The service refused to overwrite the variable because the name exists; nothing was deleted, so it keeps its live value. Waybill never deletes a secret before its replacement is accepted: set the new value in the service, or delete the variable and re-run apply`,
+            { cause: err },
+          );
+        }
         if (!(isUncertain(err) || isThrottled(err)) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+        if (isUncertain(err)) uncertainBefore = true;
       }
     }
   }
 
-  const relist = RELISTERS[change.resource_type];
   const adoptable = async (): Promise<CallResult | undefined> => {
     if (!relist) return undefined;
     const found = await relist({
@@ -222,21 +260,6 @@ const send = async (
       ...(deps.deleting ? { deleting: deps.deleting } : {}),
     });
     if (!found.found) return undefined;
-    const want = lastFourOf(desired);
-    // The first POST of a project env var update finds the old variable, whose last four
-    // may match ours (--force-secrets): it cannot tell whether our value was stored, so
-    // it always goes the "DELETE then POST" way.
-    const oldOneListed = call.phase === "update" && call.when === "always";
-    if (
-      oldOneListed ||
-      (found.lastFour !== undefined && want !== undefined && found.lastFour !== want)
-    ) {
-      // Decision: a re-listed project env var whose last four differ from ours was not set
-      // by our POST (or holds an older value): it is deleted and the POST sent again, the
-      // same "DELETE then POST" rule as an update (design.md §1 "Plans").
-      await api.delete(call.api, `${path}/${encodeURIComponent(String(change.after?.name))}`);
-      return undefined;
-    }
     return found.id === undefined ? { adopted: true } : { id: found.id, adopted: true };
   };
 
@@ -325,23 +348,15 @@ export const executeOperation = async (
   const desired = deps.desired.get(change.org, change.address);
   const calls = change.calls.filter((c) => c.phase === phase);
   const notes: string[] = [];
-  let refused = false;
   let id: string | undefined;
   let adopted = false;
   let gone = false;
-  for (const [i, call] of calls.entries()) {
-    if (call.when === "if_exists_refused" && !refused) continue;
-    const next = calls[i + 1];
+  for (const call of calls) {
     try {
       const r = await send(deps, change, call, params, desired);
       if (r.id !== undefined && call.method === "POST" && phase === "create") id = r.id;
       if (r.adopted) adopted = true;
     } catch (err) {
-      if (call.when === "always" && isRefused(err) && next?.when === "if_exists_refused") {
-        refused = true;
-        notes.push("the service refused the POST because the name exists: deleted and re-created");
-        continue;
-      }
       // src/kinds/contract.ts: a 404 on DELETE means the item is gone. Decision: such an
       // operation is done ("already gone"), not failed: what the plan wanted is true.
       if (call.method === "DELETE" && err instanceof ApiError && err.status === 404) {

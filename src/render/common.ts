@@ -67,7 +67,7 @@ const collectLeaves = (
   }
 };
 
-/** One call as a line: `POST /webhooks/{id}/update (name, url)`, with its condition. */
+/** One call as a line: `POST /webhooks/{id}/update (name, url)`. */
 export const formatCall = (c: ApiCall): string => {
   const query =
     c.query === undefined
@@ -77,6 +77,5 @@ export const formatCall = (c: ApiCall): string => {
           .join("&")}`;
   const api = c.api === "v3" ? "" : ` [${c.api}]`;
   const fields = c.body_fields.length > 0 ? ` (${c.body_fields.join(", ")})` : "";
-  const when = c.when === "if_exists_refused" ? "if refused because it exists: " : "";
-  return `${when}${c.method} ${c.route}${query}${api}${fields}`;
+  return `${c.method} ${c.route}${query}${api}${fields}`;
 };

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { expectNoSecrets, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, changeConfig, changeEnv, createConfig, duplicates } from "./apply-fixture.js";
-import { ALL_SECRETS, baseSeed, DESIRED_SECRETS } from "./plan-fixture.js";
+import { ALL_SECRETS, API_ID, baseSeed, DESIRED_SECRETS } from "./plan-fixture.js";
 
 describe("waybill apply: failures", () => {
   const suite = useEmulatorSuite(baseSeed, {
@@ -102,7 +102,10 @@ describe("waybill apply: failures", () => {
     expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
   });
 
-  it("an env var update whose POST answered 500 is deleted and re-created, not adopted", async () => {
+  // spec: api-v3.md Projects: `POST /projects/:id/environment-variables` answers 201/404: it
+  // sets the named variable, so after a 500 the same POST is sent again; the live variable
+  // is never deleted (issue 14: never delete before the new value is known accepted).
+  it("an env var update whose POST answered 500 is sent again, never deleted", async () => {
     expect((await run(["apply", "-c", suite.files.createPath, "--auto-approve"])).code).toBe(0);
     const changePath = await suite.tmp.write("change.yaml", changeConfig);
     await script([
@@ -119,10 +122,15 @@ describe("waybill apply: failures", () => {
       (p) => p.slug === "gh/acme/api",
     );
     expect(api?.env?.NPM_TOKEN).toBe(DESIRED_SECRETS.NPM_TOKEN);
-    const deletes = (await suite.emulator.requests()).filter(
+    const log = await suite.emulator.requests();
+    const deletes = log.filter(
       (q) => q.method === "DELETE" && q.path.endsWith("/environment-variables/NPM_TOKEN"),
     );
-    expect(deletes).toHaveLength(1);
+    expect(deletes).toHaveLength(0);
+    const posts = log.filter(
+      (q) => q.method === "POST" && q.path.endsWith(`/projects/${API_ID}/environment-variables`),
+    );
+    expect(posts.map((q) => q.status)).toEqual([500, 201]);
   });
 
   it("never prints a secret the service echoes back in an error", async () => {

@@ -64,12 +64,12 @@ describe("project env var", () => {
     ]);
   });
 
-  it("an update says: POST; if refused because it exists, DELETE then POST", () => {
+  // spec: api-v3.md Projects: POST `{name, value}` → 201, 404: it sets the variable, so an
+  // update is that one POST; the variable is never deleted to change it (issue 14).
+  it("an update is one POST that overwrites the value: no DELETE in the plan", () => {
     const c = plan({ K: "new-9999" }, { K: "old-1234" }).changes[0];
     expect(c?.calls.map((x) => `${x.when} ${x.method} ${x.route}`)).toEqual([
       "always POST /projects/{project_id}/environment-variables",
-      "if_exists_refused DELETE /projects/{project_id}/environment-variables/{name}",
-      "if_exists_refused POST /projects/{project_id}/environment-variables",
     ]);
     expect(c?.params.name).toBe("K");
   });

@@ -40,7 +40,7 @@ describe("renderText", () => {
   it("says what a context delete destroys, and lists the calls", () => {
     expect(text).toContain("destroys 2 secrets");
     expect(text).toContain(
-      "# call: if refused because it exists: DELETE /projects/{project_id}/environment-variables/{name}",
+      "# call: POST /projects/{project_id}/environment-variables (name, value)",
     );
   });
 
