@@ -282,9 +282,8 @@ const send = async (
       if (err instanceof TimeoutError) await (deps.sleep ?? defaultSleep)(TIMEOUT_SETTLE_MS);
       const got = await adoptable();
       if (got) return got;
-      // A project env var is keyed by its name, which the service keeps unique (a second
-      // POST is refused, design.md §1 "Plans"): sending it again cannot duplicate it.
-      if (how === "in_flight" && change.resource_type !== "project_env_var") {
+      // (A project env var never gets here: its POST sets the variable, see createsItem.)
+      if (how === "in_flight") {
         throw new OutcomeUnknownError(
           `${err instanceof Error ? err.message : String(err)}; outcome unknown: a re-list did not find the item, but the request may still land, so it is not sent again; the next run adopts it`,
           { cause: err },
