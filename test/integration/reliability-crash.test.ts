@@ -149,7 +149,8 @@ const config = (v: 1 | 2): string => {
     } else {
       l.push("          rep-trig:", "            event:", "              type: webhook");
       l.push(
-        "              webhook: { source: ext }",
+        // A webhook trigger must name its secret (issue 14: a generated one is shown once).
+        "              webhook: { source: ext, secret: trigger-secret-value-xxxx }",
         "            config: { ref: main }",
         "            checkout: { ref: main }",
       );
