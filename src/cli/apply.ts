@@ -24,6 +24,7 @@ import {
   type SavedPlan,
 } from "../apply/saved-plan.js";
 import { runPlan } from "../live/plan-run.js";
+import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { GuardError, UsageError } from "../model/errors.js";
 import type { Plan } from "../plan/types.js";
@@ -44,6 +45,7 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, withNewlines, writeChunks } from "./io.js";
+import { lockOrgs, parseDuration, releaseAll, thisRun } from "./lock-options.js";
 import { forceSecretsGlobs } from "./plan.js";
 import { VERSION } from "./version.js";
 
@@ -52,41 +54,64 @@ interface ApplyFlags extends CommonOptionFlags {
   readonly allowMassDelete?: boolean;
   /** `--force-secrets` alone is true; with a value it is a glob (as plan's). */
   readonly forceSecrets?: string | boolean;
+  /** `--no-lock` sets it false. */
+  readonly lock: boolean;
+  readonly lockTimeout: string;
 }
 
 const EXAMPLES = `
 Examples:
-  # In CI after merge: plan and apply without a prompt
-  $ SERVICE_TOKEN=... waybill apply -c infra/waybill.yaml --auto-approve
+  # In CI after merge: plan and apply without a prompt, waiting up to 10 minutes when
+  # another run holds the org's lock (two merges close together)
+  $ SERVICE_TOKEN=... waybill apply -c infra/waybill.yaml --auto-approve --lock-timeout 10m
 
   # Apply exactly the plan that was reviewed (exit 3 if the service or config moved since)
   $ waybill plan -c infra/waybill.yaml --out plan.json
   $ waybill apply -c infra/waybill.yaml plan.json
 
+Apply holds a lock on each org while it plans and applies (a context named
+waybill-lock--<run>--…, never planned, exported or deleted by a config), so two applies
+never write at once. A run killed with SIGKILL leaves it until it lapses (2 minutes), or
+until \`waybill force-unlock RUN_ID --org SLUG\`.
+
 Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summary lists
 done, failed and skipped; a re-run converges unless the service refused a request with a
 4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale, 4 blocked by a
-safety guard (mass delete: use --allow-mass-delete), 130 interrupted (Ctrl-C: running calls
-finish, nothing new starts).
+safety guard (mass delete: use --allow-mass-delete), 5 another run holds the org's lock
+(nothing was changed), 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (both:
+running calls finish, nothing new starts, the summary is printed, the lock is released).
 `;
+
+export type StopSignal = "SIGINT" | "SIGTERM";
 
 /** The process-level hooks apply needs, injectable so tests can drive them in-process. */
 export interface ApplySignals {
-  /** Call `onInterrupt` on SIGINT; returns a function that removes the handler. */
-  readonly onSigint: (onInterrupt: () => void) => () => void;
-  /** Leave at once (a second Ctrl-C). */
+  /**
+   * Call `onStop` on SIGINT and on SIGTERM (what CI systems send on cancel); returns a
+   * function that removes the handlers.
+   */
+  readonly onStop: (onStop: (signal: StopSignal) => void) => () => void;
+  /** Leave at once (a second signal). */
   readonly exitNow: (code: number) => void;
 }
 
 const processSignals: ApplySignals = {
-  onSigint: (handler) => {
-    process.on("SIGINT", handler);
+  onStop: (handler) => {
+    const onSigint = (): void => handler("SIGINT");
+    const onSigterm = (): void => handler("SIGTERM");
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigterm);
     return () => {
-      process.off("SIGINT", handler);
+      process.off("SIGINT", onSigint);
+      process.off("SIGTERM", onSigterm);
     };
   },
   exitNow: (code) => process.exit(code),
 };
+
+/** The exit code of a run stopped by a signal: 128 + the signal's number, as shells report. */
+const exitCodeForSignal = (signal: StopSignal): number =>
+  signal === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
 
 export const registerApply: RegisterCommand = (program, io, setExit) => {
   const command = program
@@ -104,6 +129,15 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
     .option(
       "--force-secrets [glob]",
       "re-set secrets whose last four characters match (all, or those whose address matches GLOB); as plan's",
+    )
+    .option(
+      "--lock-timeout <duration>",
+      "how long to wait for another run's lock on an org (e.g. 30s, 10m; 0: fail at once)",
+      "0s",
+    )
+    .option(
+      "--no-lock",
+      "do not take the org lock (only when nothing else can apply to these orgs meanwhile)",
     )
     .addHelpText("after", EXAMPLES)
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
@@ -128,7 +162,7 @@ const connectForApply = (
     scrub: secretScrubber(collectSecretValues(desired), token),
   });
 
-const ask = (io: CliIO, question: string): Promise<string> =>
+const ask = (io: CliIO, question: string, signal: AbortSignal): Promise<string> =>
   new Promise((resolve) => {
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
     io.stderr.write(question);
@@ -139,8 +173,12 @@ const ask = (io: CliIO, question: string): Promise<string> =>
       resolve(line.trim());
     });
     rl.once("close", () => {
+      signal.removeEventListener("abort", onAbort);
       if (!answered) resolve("");
     });
+    // Ctrl-C or SIGTERM at the prompt: no answer (the caller then reports the stop).
+    const onAbort = (): void => rl.close();
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 
 /** Contexts created by this plan whose auto-added all-members restriction will be removed. */
@@ -191,117 +229,184 @@ export const applyCommand = async (
     planfile === undefined ? undefined : await readSavedPlan(planfile);
   const desired = await loadDesired(options, io, true);
   if (!desired) return EXIT.error;
+  const waitMs = parseDuration(flags.lockTimeout, "--lock-timeout");
   const { baseUrl, token } = await resolveConnection(flags, io);
   const api = connectForApply(baseUrl, token, options, io, desired);
-  try {
-    const progress = progressReporter(io, "Reading live state");
-    let plan: Plan;
-    let live: Awaited<ReturnType<typeof runPlan>>["live"];
-    const targets = saved ? (saved.plan.targets ?? []) : options.targets;
-    try {
-      ({ plan, live } = await runPlan(api.readOnly(), desired, {
-        ...(targets.length > 0 ? { targets } : {}),
-        forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
-        skipSecrets: false,
-      }));
-    } finally {
-      progress.finish();
-    }
-    if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
-      throw new UsageError("the plan was made without some secret values, so it cannot be applied");
-    }
-    if (saved) {
-      // Decision: a plan saved by another Waybill version is still applied when its
-      // changes are the same (the re-plan is what runs), with a warning.
-      if (saved.waybill_version !== VERSION) {
-        io.stderr.write(
-          `Warning: the plan was saved by Waybill ${saved.waybill_version}; this is ${VERSION}\n`,
-        );
-      }
-      checkTarget(saved, baseUrl, plan);
-      checkStale(saved, plan, liveFingerprints(live));
-    }
-    // Decision: with --format json stdout holds only the result document (plan summary
-    // included), so a machine can parse it; the plan text is for people.
-    if (options.format === "text") {
-      await writeChunks(io.stdout, withNewlines(renderTextLines(plan, { color: options.color })));
-    }
-    if (plan.changes.length === 0) {
-      if (options.format === "json") {
-        io.stdout.write(
-          renderResultJson(
-            { outcomes: [], done: 0, failed: 0, skipped: 0, interrupted: false },
-            plan,
-          ),
-        );
-      }
-      return EXIT.ok;
-    }
-    if (plan.guards.mass_delete_exceeded && !flags.allowMassDelete) {
-      const over = plan.guards.mass_delete
-        .filter((g) => g.exceeds)
-        .map((g) => `${g.collection} (${g.delete_count} of ${g.live_count})`);
-      throw new GuardError(
-        `the plan deletes more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
-      );
-    }
-    const index = indexDesired(desired);
-    for (const note of defaultRestrictionNotes(plan, index)) io.stderr.write(`${note}\n`);
-    if (saved === undefined && !flags.autoApprove) {
-      const answer = await ask(
-        io,
-        "\nDo you want to perform these actions? Only 'yes' will be accepted: ",
-      );
-      // Decision: anything but `yes` cancels with exit 1 (nothing was applied).
-      if (answer !== "yes") {
-        io.stderr.write("Apply cancelled: nothing was changed.\n");
-        return EXIT.error;
-      }
-    }
-    const controller = new AbortController();
-    // Every call in flight listens on this one signal: up to --parallelism of them, more than
-    // Node's default of 10 listeners (which would print MaxListenersExceededWarning).
-    setMaxListeners(0, controller.signal);
-    const removeSigint = signals.onSigint(() => {
-      if (controller.signal.aborted) {
-        // Decision: a second Ctrl-C leaves at once, as Terraform does; the calls in flight
-        // may or may not have happened, and a re-plan shows what is left.
-        io.stderr.write(
-          "\nSecond interrupt: exiting now; calls in flight may or may not have been made. Run `waybill plan` to see what is left.\n",
-        );
-        signals.exitNow(EXIT.interrupted);
-        return;
-      }
+  const controller = new AbortController();
+  // Every call in flight listens on this one signal: up to --parallelism of them, more than
+  // Node's default of 10 listeners (which would print MaxListenersExceededWarning).
+  setMaxListeners(0, controller.signal);
+  // Issue 15: SIGTERM is handled like Ctrl-C, from before the lock is taken until it is
+  // released, so a cancelled CI job drains, summarises and releases the lock.
+  let stoppedBy: StopSignal | undefined;
+  const removeSignals = signals.onStop((signal) => {
+    if (controller.signal.aborted) {
+      // Decision: a second signal leaves at once, as Terraform does; the calls in flight
+      // may or may not have been made, and a re-plan shows what is left. The lock lapses.
       io.stderr.write(
-        "\nInterrupted: starting nothing new; waiting for running calls to finish…\n",
+        "\nSecond interrupt: exiting now; calls in flight may or may not have been made. Run `waybill plan` to see what is left.\n",
       );
-      controller.abort();
-    });
-    const tty = io.stderr.isTTY === true;
-    let finished = 0;
-    const onEvent = (e: ApplyEvent): void => {
-      if (e.type !== "finished") return;
-      finished += 1;
-      if (tty) io.stderr.write(`\rApplying ${finished}/${e.total}…`);
-      else if (e.outcome.status !== "skipped") io.stderr.write(`${progressNotice(e.outcome)}\n`);
-    };
-    let result: Awaited<ReturnType<typeof runApply>>;
-    try {
-      result = await runApply(api, plan, desired, {
-        parallelism: options.parallelism,
-        signal: controller.signal,
-        onEvent,
-      });
-    } finally {
-      removeSigint();
-      if (tty) io.stderr.write("\n");
+      signals.exitNow(exitCodeForSignal(stoppedBy ?? signal));
+      return;
     }
-    if (options.format === "json") io.stdout.write(renderResultJson(result, plan));
-    else await writeChunks(io.stdout, withNewlines(renderResultLines(result)));
-    const status = applyStatus(result);
-    if (status === "interrupted") return EXIT.interrupted;
-    return status === "applied" ? EXIT.ok : EXIT.error;
+    stoppedBy = signal;
+    io.stderr.write(
+      `\n${signal === "SIGTERM" ? "Terminated (SIGTERM)" : "Interrupted"}: starting nothing new; waiting for running calls to finish…\n`,
+    );
+    controller.abort();
+  });
+  let locks: HeldLock[] = [];
+  try {
+    if (flags.lock) {
+      try {
+        locks = await lockOrgs(
+          api,
+          desired.orgs.map((o) => o.slug),
+          io,
+          { waitMs, signal: controller.signal, holder: thisRun(io) },
+        );
+      } catch (err) {
+        if (stoppedBy !== undefined && controller.signal.aborted) {
+          io.stderr.write("Stopped while waiting for the lock: nothing was changed.\n");
+          return exitCodeForSignal(stoppedBy);
+        }
+        throw err;
+      }
+      // A lock whose renewal failed for too long may lapse: stop starting work, as on Ctrl-C.
+      for (const lock of locks) {
+        lock.lost.addEventListener(
+          "abort",
+          () => {
+            if (controller.signal.aborted) return;
+            const reason: unknown = lock.lost.reason;
+            io.stderr.write(
+              `\nError: ${reason instanceof Error ? reason.message : String(reason)}; starting nothing new…\n`,
+            );
+            controller.abort();
+          },
+          { once: true },
+        );
+      }
+    }
+    return await planAndApply(flags, io, options, desired, saved, api, baseUrl, {
+      signal: controller.signal,
+      stoppedBy: () => stoppedBy,
+      lockLost: () => locks.some((l) => l.lost.aborted),
+    });
   } finally {
+    await releaseAll(locks, io);
+    removeSignals();
     await api.close();
   }
+};
+
+interface RunControl {
+  readonly signal: AbortSignal;
+  readonly stoppedBy: () => StopSignal | undefined;
+  readonly lockLost: () => boolean;
+}
+
+const planAndApply = async (
+  flags: ApplyFlags,
+  io: CliIO,
+  options: CommonOptions,
+  desired: DesiredConfig,
+  saved: SavedPlan | undefined,
+  api: Api,
+  baseUrl: string,
+  control: RunControl,
+): Promise<number> => {
+  const progress = progressReporter(io, "Reading live state");
+  let plan: Plan;
+  let live: Awaited<ReturnType<typeof runPlan>>["live"];
+  const targets = saved ? (saved.plan.targets ?? []) : options.targets;
+  try {
+    ({ plan, live } = await runPlan(api.readOnly(), desired, {
+      ...(targets.length > 0 ? { targets } : {}),
+      forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
+      skipSecrets: false,
+    }));
+  } finally {
+    progress.finish();
+  }
+  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
+    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
+  }
+  if (saved) {
+    // Decision: a plan saved by another Waybill version is still applied when its
+    // changes are the same (the re-plan is what runs), with a warning.
+    if (saved.waybill_version !== VERSION) {
+      io.stderr.write(
+        `Warning: the plan was saved by Waybill ${saved.waybill_version}; this is ${VERSION}\n`,
+      );
+    }
+    checkTarget(saved, baseUrl, plan);
+    checkStale(saved, plan, liveFingerprints(live));
+  }
+  // Decision: with --format json stdout holds only the result document (plan summary
+  // included), so a machine can parse it; the plan text is for people.
+  if (options.format === "text") {
+    await writeChunks(io.stdout, withNewlines(renderTextLines(plan, { color: options.color })));
+  }
+  if (plan.changes.length === 0) {
+    if (options.format === "json") {
+      io.stdout.write(
+        renderResultJson(
+          { outcomes: [], done: 0, failed: 0, skipped: 0, interrupted: false },
+          plan,
+        ),
+      );
+    }
+    return EXIT.ok;
+  }
+  if (plan.guards.mass_delete_exceeded && !flags.allowMassDelete) {
+    const over = plan.guards.mass_delete
+      .filter((g) => g.exceeds)
+      .map((g) => `${g.collection} (${g.delete_count} of ${g.live_count})`);
+    throw new GuardError(
+      `the plan deletes more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
+    );
+  }
+  const index = indexDesired(desired);
+  for (const note of defaultRestrictionNotes(plan, index)) io.stderr.write(`${note}\n`);
+  if (saved === undefined && !flags.autoApprove && !control.signal.aborted) {
+    const answer = await ask(
+      io,
+      "\nDo you want to perform these actions? Only 'yes' will be accepted: ",
+      control.signal,
+    );
+    // Decision: anything but `yes` cancels with exit 1 (nothing was applied). Stopped by a
+    // signal at the prompt, the run goes on below: nothing starts, and it exits 130 / 143.
+    if (answer !== "yes" && !control.signal.aborted) {
+      io.stderr.write("Apply cancelled: nothing was changed.\n");
+      return EXIT.error;
+    }
+  }
+  const tty = io.stderr.isTTY === true;
+  let finished = 0;
+  const onEvent = (e: ApplyEvent): void => {
+    if (e.type !== "finished") return;
+    finished += 1;
+    if (tty) io.stderr.write(`\rApplying ${finished}/${e.total}…`);
+    else if (e.outcome.status !== "skipped") io.stderr.write(`${progressNotice(e.outcome)}\n`);
+  };
+  let result: Awaited<ReturnType<typeof runApply>>;
+  try {
+    // Stopped while planning or asking: runApply starts nothing and reports every
+    // operation as skipped, so the summary still says what was left.
+    result = await runApply(api, plan, desired, {
+      parallelism: options.parallelism,
+      signal: control.signal,
+      onEvent,
+    });
+  } finally {
+    if (tty) io.stderr.write("\n");
+  }
+  if (options.format === "json") io.stdout.write(renderResultJson(result, plan));
+  else await writeChunks(io.stdout, withNewlines(renderResultLines(result)));
+  const status = applyStatus(result);
+  if (control.lockLost()) return EXIT.error;
+  const stoppedBy = control.stoppedBy();
+  if (status === "interrupted") return stoppedBy ? exitCodeForSignal(stoppedBy) : EXIT.interrupted;
+  return status === "applied" ? EXIT.ok : EXIT.error;
 };

@@ -4,6 +4,7 @@ import { registerCompletion } from "./completion.js";
 import { registerDrift } from "./drift.js";
 import { registerEmulator } from "./emulator.js";
 import { registerExport } from "./export.js";
+import { registerForceUnlock } from "./force-unlock.js";
 import type { CliIO } from "./io.js";
 import { registerPlan } from "./plan.js";
 import { registerShow } from "./show.js";
@@ -23,6 +24,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerApply,
   registerDrift,
   registerExport,
+  registerForceUnlock,
   registerEmulator,
   registerShow,
   registerCompletion,

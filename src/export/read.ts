@@ -25,6 +25,7 @@ import { consistentLists } from "../live/paged-list.js";
 import { toLiveTrigger } from "../live/read-live-state.js";
 import { isNotVisible, restrictionKeyValue } from "../live/resolve.js";
 import { probeSynthetic } from "../live/synthetic.js";
+import { isLockContextName } from "../lock/claim.js";
 import type { LivePipeline } from "../model/live.js";
 import { ExportError } from "./errors.js";
 import type { ExportSnapshot, SnapshotContext, SnapshotProject } from "./snapshot.js";
@@ -90,7 +91,12 @@ export const readExportSnapshot = async (
 
   const chosen = chooseProjects(orgSlug, selection, projectIdBySlug);
   const [contexts, projects] = await Promise.all([
-    Promise.all(listedContexts.map((c) => readContext(api, c, orgId, projectIdBySlug))),
+    // Issue 15: the org lock's claims are contexts, never part of the org's configuration.
+    Promise.all(
+      listedContexts
+        .filter((c) => !isLockContextName(c.attributes.name))
+        .map((c) => readContext(api, c, orgId, projectIdBySlug)),
+    ),
     Promise.all(chosen.map(([slug, id]) => readProject(api, slug, id))),
   ]);
   return { org: { id: orgId, slug: orgSlug }, settings, contexts, projects };

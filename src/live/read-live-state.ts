@@ -31,6 +31,7 @@ import {
   type V3Resource,
   type WebhookAttributes,
 } from "../api/wire.js";
+import { isLockContextName } from "../lock/claim.js";
 import { addr } from "../model/address.js";
 import type {
   DesiredConfig,
@@ -176,9 +177,10 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
   });
   // Restriction keys need the referenced slugs' ids, not the projects' own reads.
   const contextsP = needs.contexts
-    ? Promise.all([readContexts(api, orgId, needs), projectIdsP]).then(([raw, ids]) =>
-        resolveRestrictionKeys(api, orgId, raw, ids),
-      )
+    ? Promise.all([readContexts(api, orgId, needs), projectIdsP]).then(async ([raw, ids]) => ({
+        contexts: await resolveRestrictionKeys(api, orgId, raw.contexts, ids),
+        lockNames: raw.lockNames,
+      }))
     : Promise.resolve(undefined);
   const projectsP = Promise.all(
     [...needs.projects.entries()].map(
@@ -192,7 +194,7 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
     ),
   );
 
-  const [settings, projectIds, contexts, projects] = await Promise.all([
+  const [settings, projectIds, contextRead, projects] = await Promise.all([
     settingsP,
     projectIdsP,
     contextsP,
@@ -204,7 +206,9 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
     id: orgId,
     slug: needs.slug,
     ...(settings !== undefined ? { settings } : {}),
-    ...(contexts !== undefined ? { contexts } : {}),
+    ...(contextRead !== undefined
+      ? { contexts: contextRead.contexts, lockNames: contextRead.lockNames }
+      : {}),
     projects: new Map(projects),
     projectIds,
   };
@@ -460,7 +464,7 @@ const readContexts = async (
   api: ReadOnlyApi,
   orgId: string,
   needs: OrgNeeds,
-): Promise<RawContext[]> => {
+): Promise<{ contexts: RawContext[]; lockNames: string[] }> => {
   // spec: api-v3.md Contexts: filter[org_id] required; filter[name] is a substring search,
   // so exact names are matched here, on the full list (design.md §1 "Identity"). Each
   // context's reads start as soon as its page arrives (issue 8).
@@ -479,12 +483,18 @@ const readContexts = async (
     }
     return read;
   };
+  // Issue 15: the org lock's claims (src/lock/claim.ts) are contexts too, but never the
+  // config's: not read, not planned, never deleted by an authoritative `contexts:`.
+  const ours = (c: V3Resource<ContextAttributes>): boolean => !isLockContextName(c.attributes.name);
   const listed = await api.listV3<ContextAttributes>(
     "/contexts",
     { "filter[org_id]": orgId },
-    { onPage: (items) => items.forEach(start) },
+    { onPage: (items) => items.filter(ours).forEach(start) },
   );
-  return Promise.all(listed.map(start));
+  return {
+    contexts: await Promise.all(listed.filter(ours).map(start)),
+    lockNames: listed.filter((c) => !ours(c)).map((c) => c.attributes.name),
+  };
 };
 
 const readContext = async (

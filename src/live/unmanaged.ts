@@ -20,6 +20,7 @@ import type {
   TriggerAttributes,
   WebhookAttributes,
 } from "../api/wire.js";
+import { isLockContextName } from "../lock/claim.js";
 import { addr, type ResourceType, type RestrictionType } from "../model/address.js";
 import type { DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { LiveOrg, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
@@ -88,7 +89,10 @@ const contextItems = async (
 ): Promise<void> => {
   if (org.contexts === undefined) {
     const listed = await api.listV3<ContextAttributes>("/contexts", { "filter[org_id]": org.id });
-    for (const c of listed) emit(addr.context(c.attributes.name), "context", true);
+    // Issue 15: the org lock's claims are Waybill's own, never "unmanaged".
+    for (const c of listed)
+      if (!isLockContextName(c.attributes.name))
+        emit(addr.context(c.attributes.name), "context", true);
     return;
   }
   const declared = new Map(decls.flatMap((d) => [...(d.contexts ?? new Map()).entries()]));

@@ -34,6 +34,12 @@ export interface LiveOrg {
   readonly settings?: OrgSettingsAttributes;
   /** Every context of the org (when `contexts` is declared), or those declared by name. */
   readonly contexts?: readonly LiveContext[];
+  /**
+   * Issue 15: the names of the contexts that are org lock claims (src/lock/claim.ts), met
+   * in the contexts listing; left out of `contexts` (never planned), kept so that plan can
+   * say an apply holds the lock.
+   */
+  readonly lockNames?: readonly string[];
   /** Keyed by the project slug as declared in the config. */
   readonly projects: ReadonlyMap<string, LiveProject | NotVisible>;
   /**

@@ -1,11 +1,14 @@
 /**
- * Recovery (issue 5 "Done when"): an apply killed with SIGKILL midway, then re-run,
- * converges with no duplicates; SIGINT finishes running calls, prints the summary and
- * exits 130. (Faults: apply-faults.test.ts.)
+ * Recovery (issue 5 "Done when", issue 15): an apply killed with SIGKILL while creates are
+ * in flight leaves its org lock; a re-run at once is refused (exit 5, zero duplicates),
+ * and after `force-unlock` a re-run converges with no duplicates. SIGINT and SIGTERM finish
+ * running calls, print the summary, release the lock and exit 130 / 143.
+ * (Faults: apply-faults.test.ts.)
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { beforeEach, describe, expect, it } from "vitest";
+import { claimName } from "../../src/lock/claim.js";
 import { CLI_BIN, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, createConfig, duplicates } from "./apply-fixture.js";
@@ -89,7 +92,12 @@ describe("waybill apply: recovery", () => {
   const createdLines = (stderr: string): number =>
     (stderr.match(/: (created|adopted) in /g) ?? []).length;
 
-  it("an apply killed with SIGKILL midway, then re-run, converges with no duplicate", async () => {
+  const lockNames = async (): Promise<string[]> =>
+    ((await suite.emulator.state()).orgs?.[0]?.contexts ?? [])
+      .map((c) => c.name)
+      .filter((n) => n.startsWith("waybill-lock--"));
+
+  it("an apply killed with SIGKILL while creates are in flight: a re-run at once is refused, then converges after force-unlock, with no duplicate", async () => {
     // Slow every request a little so the kill lands in the middle of the creates.
     await suite.emulator.setFaults({ latency_ms: 40 });
     const p = startApply(
@@ -99,13 +107,25 @@ describe("waybill apply: recovery", () => {
     await p.waitFor((s) => createdLines(s) >= 3);
     p.child.kill("SIGKILL");
     await p.exit;
+    // At once, creates of the killed run possibly still in flight: the lock it left stops
+    // the re-run before any write.
+    const atOnce = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
+    expect(atOnce.code, atOnce.stderr).toBe(5);
+    expect(atOnce.stderr).toMatch(
+      /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12}/,
+    );
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
     await suite.emulator.setFaults({});
     const before = await run(
       ["plan", "-c", suite.files.createPath, "--detailed-exitcode"],
       applyEnv,
     );
     expect(before.code, "the kill should leave work undone").toBe(2);
+    expect(before.stderr).toMatch(/Note: an apply holds the lock of org gh\/acme/);
 
+    const unlock = await run(["force-unlock", "--all", "-c", suite.files.createPath], applyEnv);
+    expect(unlock.code, unlock.stderr).toBe(0);
+    expect(unlock.stdout).toMatch(/org gh\/acme: removed the lock of run [0-9a-f]{12}/);
     const again = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
     expect(again.code, again.stderr + again.stdout).toBe(0);
     const after = await run(
@@ -114,6 +134,7 @@ describe("waybill apply: recovery", () => {
     );
     expect(after.code).toBe(0);
     expect(duplicates(await suite.emulator.state())).toEqual([]);
+    expect(await lockNames()).toEqual([]);
   }, 60_000);
 
   it("SIGINT: starts nothing new, lets running calls finish, prints the summary, exits 130", async () => {
@@ -131,6 +152,7 @@ describe("waybill apply: recovery", () => {
     expect(stderr).toMatch(/Interrupted/);
     expect(stdout).toMatch(/Apply interrupted: \d+ done, 0 failed, \d+ skipped/);
     expect(stdout).toMatch(/: interrupted/);
+    expect(await lockNames(), "the lock is released").toEqual([]);
 
     const again = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
     expect(again.code, again.stderr).toBe(0);
@@ -138,5 +160,72 @@ describe("waybill apply: recovery", () => {
       (await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"], applyEnv)).code,
     ).toBe(0);
     expect(duplicates(await suite.emulator.state())).toEqual([]);
+  }, 60_000);
+
+  it("SIGTERM (a cancelled CI job): like SIGINT, drains, prints the summary, releases the lock, exits 143", async () => {
+    await suite.emulator.setFaults({ latency_ms: 40 });
+    const p = startApply(
+      ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "2"],
+      applyEnv,
+    );
+    await p.waitFor((s) => createdLines(s) >= 2);
+    p.child.kill("SIGTERM");
+    const code = await p.exit;
+    await suite.emulator.setFaults({});
+    const { stdout, stderr } = p.output();
+    expect(code, stderr).toBe(143);
+    expect(stderr).toMatch(
+      /Terminated \(SIGTERM\): starting nothing new; waiting for running calls to finish/,
+    );
+    expect(stdout).toMatch(/Apply interrupted: \d+ done, 0 failed, \d+ skipped/);
+    expect(await lockNames(), "the lock is released").toEqual([]);
+    // Drained: every create that was started finished, so the re-run adopts nothing.
+    const again = await run(["apply", "-c", suite.files.createPath, "--auto-approve"], applyEnv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/adopted/);
+    expect(
+      (await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"], applyEnv)).code,
+    ).toBe(0);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
+  }, 60_000);
+
+  it("SIGTERM while waiting for another run's lock: stops at once, changes nothing, exits 143", async () => {
+    // Another run holds the lock for the next hour.
+    const held = claimName({
+      run: "3f2a9c1e5d2b",
+      takenAt: Date.now(),
+      expiresAt: Date.now() + 3_600_000,
+      pid: 1,
+      host: "elsewhere",
+      who: "user:ada",
+    });
+    const seed = baseSeed();
+    await suite.emulator.reset({
+      ...seed,
+      orgs: (seed.orgs ?? []).map((o) => ({
+        ...o,
+        contexts: [...(o.contexts ?? []), { name: held }],
+      })),
+    });
+    await suite.emulator.clearRequests();
+    const waiting = startApply(
+      ["apply", "-c", suite.files.createPath, "--auto-approve", "--lock-timeout", "5m"],
+      applyEnv,
+    );
+    // It has looked at the lock twice (settled: held) and is waiting.
+    for (let i = 0; i < 400; i++) {
+      const looks = (await suite.emulator.requests()).filter(
+        (r) => r.path === "/api/v3/contexts" && r.query["filter[name]"] === "waybill-lock--",
+      );
+      if (looks.length >= 2) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    waiting.child.kill("SIGTERM");
+    expect(await waiting.exit, waiting.output().stderr).toBe(143);
+    expect(waiting.output().stderr).toContain(
+      "Stopped while waiting for the lock: nothing was changed.",
+    );
+    expect((await suite.emulator.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    expect(await lockNames()).toEqual([held]);
   }, 60_000);
 });

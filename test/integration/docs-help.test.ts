@@ -26,7 +26,7 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   // The demo config differs from the seed, so there are changes.
   "SERVICE_TOKEN=... waybill plan -c infra/waybill.yaml --detailed-exitcode": [2],
   "waybill plan --target 'project[\"gh/acme/api\"]*' --format markdown --skip-secrets": [0],
-  "SERVICE_TOKEN=... waybill apply -c infra/waybill.yaml --auto-approve": [0],
+  "SERVICE_TOKEN=... waybill apply -c infra/waybill.yaml --auto-approve --lock-timeout 10m": [0],
   "waybill plan -c infra/waybill.yaml --out plan.json\nwaybill apply -c infra/waybill.yaml plan.json":
     [0, 0],
   "SERVICE_TOKEN=... waybill drift -c infra/": [2],
@@ -42,6 +42,8 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   "waybill completion zsh > _waybill": [0],
   "waybill version": [0],
   "waybill version --format json": [0],
+  "waybill force-unlock --org gh/acme": [0],
+  "waybill force-unlock --all -c infra/waybill.yaml": [0],
   // `waybill --help`
   "waybill validate -c infra/waybill.yaml\nwaybill plan -c infra/waybill.yaml --detailed-exitcode":
     [0, 2],
@@ -107,6 +109,7 @@ describe("--help examples", async () => {
       "apply",
       "drift",
       "export",
+      "force-unlock",
       "emulator",
       "show",
       "completion",

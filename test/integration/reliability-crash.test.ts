@@ -299,7 +299,10 @@ describe("apply killed with SIGKILL at random moments, then re-run", () => {
     new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        [CLI_BIN, "apply", "-c", v2Path, "--auto-approve", "--allow-mass-delete"],
+        // --no-lock: a killed run's org lock would refuse the re-run at once (exit 5; that,
+        // and force-unlock, are tested in apply-recovery.test.ts); this test is about what
+        // a re-run does with what the killed one left, and counts every context create.
+        [CLI_BIN, "apply", "-c", v2Path, "--auto-approve", "--allow-mass-delete", "--no-lock"],
         {
           cwd: REPO_ROOT,
           env: {
@@ -387,7 +390,14 @@ describe("apply killed with SIGKILL at random moments, then re-run", () => {
           if (duplicates(state).length > 0) stats.sameKeyAfterKill += 1;
         }
         // The org is not stuck: one run finishes the job (exit 0), then nothing is left.
-        const last = await run(["apply", "-c", v2Path, "--auto-approve", "--allow-mass-delete"]);
+        const last = await run([
+          "apply",
+          "-c",
+          v2Path,
+          "--auto-approve",
+          "--allow-mass-delete",
+          "--no-lock",
+        ]);
         stats.rerunApplies += 1;
         const label = `trial ${trial} (seed ${SEED})`;
         expect(last.code, `${label}: ${last.stdout.slice(-3000)}${last.stderr.slice(-1000)}`).toBe(
