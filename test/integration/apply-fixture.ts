@@ -205,3 +205,22 @@ export const duplicates = (s: Seed): string[] => {
   }
   return out;
 };
+
+/**
+ * The writes of a run apart from its org lock's (issue 15: apply takes the lock, a context
+ * it creates and deletes, before it reads). Tests that use this also check the contexts
+ * themselves, so a real context write cannot hide here.
+ */
+export const configWrites = <Q extends { readonly method: string; readonly path: string }>(
+  log: readonly Q[],
+): Q[] =>
+  log.filter(
+    (q) =>
+      q.method !== "GET" &&
+      !(q.method === "POST" && q.path === "/api/v3/contexts") &&
+      !(q.method === "DELETE" && /^\/api\/v3\/contexts\/[^/]+$/.test(q.path)),
+  );
+
+/** The org's context names, sorted. */
+export const contextNames = (s: Seed): string[] =>
+  (s.orgs?.[0]?.contexts ?? []).map((c) => c.name).sort();

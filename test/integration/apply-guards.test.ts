@@ -12,7 +12,7 @@ import type { Seed } from "../../src/emulator/seed.js";
 import { runPlan } from "../../src/live/plan-run.js";
 import { expectNoSecrets, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { applyEnv, createConfig } from "./apply-fixture.js";
+import { applyEnv, configWrites, contextNames, createConfig } from "./apply-fixture.js";
 import {
   ALL_SECRETS,
   baseSeed,
@@ -73,10 +73,12 @@ describe("waybill apply: approval, guards, saved plans", () => {
   it("blocks a mass delete with exit 4 and no write, unless --allow-mass-delete", async () => {
     await suite.emulator.reset(crowdedSeed());
     await suite.emulator.clearRequests();
+    const contextsBefore = contextNames(await suite.emulator.state());
     const r = await run(["apply", "-c", suite.files.matchingPath, "--auto-approve"], matchingEnv);
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/--allow-mass-delete/);
-    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect(configWrites(await suite.emulator.requests())).toEqual([]);
+    expect(contextNames(await suite.emulator.state())).toEqual(contextsBefore);
 
     const ok = await run(
       ["apply", "-c", suite.files.matchingPath, "--auto-approve", "--allow-mass-delete"],
@@ -113,19 +115,23 @@ describe("waybill apply: approval, guards, saved plans", () => {
     });
     expect(edit.status).toBe(200);
     await suite.emulator.clearRequests();
+    const contextsBefore = contextNames(await suite.emulator.state());
     const r = await run(["apply", "-c", suite.files.createPath, file]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('project["gh/acme/api"].webhook["slack"]');
     expect(r.stderr).toMatch(/stale/);
-    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect(configWrites(await suite.emulator.requests())).toEqual([]);
+    expect(contextNames(await suite.emulator.state())).toEqual(contextsBefore);
   });
 
   it("refuses a saved plan made for another service", async () => {
     const file = suite.tmp.path("plan-other.json");
     await savePlan(suite.files.createPath, file, "https://other.example.com");
+    const contextsBefore = contextNames(await suite.emulator.state());
     const r = await run(["apply", "-c", suite.files.createPath, file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("https://other.example.com");
-    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect(configWrites(await suite.emulator.requests())).toEqual([]);
+    expect(contextNames(await suite.emulator.state())).toEqual(contextsBefore);
   });
 });

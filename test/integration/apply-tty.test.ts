@@ -6,7 +6,7 @@ import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { applyEnv, createConfig } from "./apply-fixture.js";
+import { applyEnv, configWrites, contextNames, createConfig } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
 
 const sink = (tty: boolean) => {
@@ -50,12 +50,15 @@ describe("waybill apply on a terminal", () => {
   };
 
   it("asks for yes; any other answer changes nothing", async () => {
+    const contextsBefore = contextNames(await suite.emulator.state());
     const r = await runTty("no");
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('webhook["deploys"]');
     expect(r.stderr).toMatch(/Only 'yes' will be accepted/);
     expect(r.stderr).toMatch(/nothing was changed/);
-    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    // The org lock's own context (taken before the plan) is the only write, and it is gone.
+    expect(configWrites(await suite.emulator.requests())).toEqual([]);
+    expect(contextNames(await suite.emulator.state())).toEqual(contextsBefore);
   });
 
   it("applies on yes, with one rewritten progress line", async () => {
