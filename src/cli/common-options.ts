@@ -86,16 +86,9 @@ const collect = (value: string, previous: readonly string[] | undefined): string
  * Add the common options to a command. `formats` lists the `--format` values the command
  * accepts (export writes YAML and takes none).
  */
-export const addCommonOptions = (
-  command: Command,
-  options: { readonly formats?: readonly OutputFormat[] } = {},
-): Command => {
+/** `--base-url` and `--token-file`: how a command reaches the service. */
+export const addConnectionOptions = (command: Command): Command =>
   command
-    .option(
-      "-c, --config <path>",
-      "config file, or a folder whose *.yaml/*.yml files are merged",
-      DEFAULT_CONFIG_PATH,
-    )
     .option(
       "--base-url <url>",
       "service root, e.g. https://service.example.com (default: env SERVICE_BASE_URL); http:// only for loopback",
@@ -104,6 +97,18 @@ export const addCommonOptions = (
       "--token-file <path>",
       "read the API token from this file (default: env SERVICE_TOKEN); there is no --token flag because argv is visible to other users",
     );
+
+export const addCommonOptions = (
+  command: Command,
+  options: { readonly formats?: readonly OutputFormat[] } = {},
+): Command => {
+  addConnectionOptions(
+    command.option(
+      "-c, --config <path>",
+      "config file, or a folder whose *.yaml/*.yml files are merged",
+      DEFAULT_CONFIG_PATH,
+    ),
+  );
   if (options.formats && options.formats.length > 0) {
     command.addOption(
       new Option("--format <format>", "output format on stdout")

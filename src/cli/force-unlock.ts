@@ -8,6 +8,7 @@ import { forceUnlock, listClaims } from "../lock/org-lock.js";
 import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
 import {
+  addConnectionOptions,
   type CommonOptionFlags,
   type CommonOptions,
   connect,
@@ -48,7 +49,7 @@ Exit codes: 0 done (or nothing held), 1 error, or RUN_ID holds no lock on these 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export const registerForceUnlock: RegisterCommand = (program, io, setExit) => {
-  program
+  const command = program
     .command("force-unlock")
     .argument("[run_id]", "the run whose lock to break (shown by apply and by this command)")
     .description("Show the org locks that apply holds, or break one left by a run that was killed.")
@@ -58,15 +59,8 @@ export const registerForceUnlock: RegisterCommand = (program, io, setExit) => {
       "-c, --config <path>",
       "config file or folder, whose orgs are used when --org is not given",
       DEFAULT_CONFIG_PATH,
-    )
-    .option(
-      "--base-url <url>",
-      "service root, e.g. https://service.example.com (default: env SERVICE_BASE_URL); http:// only for loopback",
-    )
-    .option(
-      "--token-file <path>",
-      "read the API token from this file (default: env SERVICE_TOKEN); there is no --token flag because argv is visible to other users",
-    )
+    );
+  addConnectionOptions(command)
     .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
     .addHelpText("after", EXAMPLES)
     .action(async (runId: string | undefined, flags: ForceUnlockFlags) => {
