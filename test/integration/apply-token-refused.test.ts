@@ -39,9 +39,19 @@ describe("apply with a token the service refuses", () => {
     await tmp?.remove();
   });
 
+  // --no-lock: this is about the plan's own writes meeting a refusal; with the org lock
+  // (issue 15) a read-only token is refused at the lock's first write, before the plan.
   const apply = (token: string, parallelism: number) =>
     runInProcess(
-      ["apply", "-c", configPath, "--auto-approve", "--parallelism", String(parallelism)],
+      [
+        "apply",
+        "-c",
+        configPath,
+        "--auto-approve",
+        "--parallelism",
+        String(parallelism),
+        "--no-lock",
+      ],
       { SERVICE_BASE_URL: emulator.url, SERVICE_TOKEN: token },
     );
 
