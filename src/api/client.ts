@@ -18,7 +18,6 @@ import {
 import { type CachedResponse, createEtagCache } from "./etag-cache.js";
 import { startExchange } from "./exchange.js";
 import { headerValue, type RawHeaders, readDeprecation, readRateLimit } from "./headers.js";
-import { createPacer } from "./pacer.js";
 import {
   MAX_PAGES,
   newItems,
@@ -34,6 +33,7 @@ import {
   type Method,
   type RetryDecision,
 } from "./retry-policy.js";
+import { createRouteScheduler } from "./route-scheduler.js";
 import type {
   Api,
   ApiGeneration,
@@ -399,7 +399,7 @@ const serialiseBody = (body: unknown): string =>
 
 /**
  * Create the API client (issue 2 §2). One undici Agent (keep-alive) per client, one ETag
- * cache, one pacer (shared 429 pause and rate-limit spacing), one concurrency limit; nothing
+ * cache, one route scheduler (a budget per route), one concurrency limit; nothing
  * is shared between clients. `close()` ends the Agent.
  */
 export const createApiClient = (options: ApiClientOptions): ApiClient => {
@@ -416,11 +416,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   const decoder = new TextDecoder();
   const limit = pLimit(o.maxConcurrentRequests);
   const cache = createEtagCache();
-  const pacer = createPacer({
-    clock,
-    lowWatermark: o.maxConcurrentRequests,
-    maxPauseMs: o.maxRetryAfterMs,
-  });
+  const scheduler = createRouteScheduler({ clock, maxPauseMs: o.maxRetryAfterMs });
   const warnedRoutes = new Set<string>();
   let closing: Promise<void> | undefined;
 
@@ -447,8 +443,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     sent: { readonly status: number; readonly headers: RawHeaders; readonly body: string },
     method: Method,
     fullPath: string,
+    route: string,
   ): { readonly value: unknown } | undefined => {
-    pacer.observe(readRateLimit(sent.headers));
+    scheduler.observe(route, readRateLimit(sent.headers));
     if (sent.status !== 200 || method !== "GET") return undefined;
     const etag = headerValue(sent.headers, "etag");
     if (etag === undefined) return undefined;
@@ -579,8 +576,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   /**
    * Send with retries (issue 2 §2; spec: api-v3.md Limits, Idempotency). What to do after
    * each attempt is decided by `decideRetry` (src/api/retry-policy.ts); this loop only
-   * waits, sends and builds the typed error. A 429 pauses the whole client through the
-   * pacer.
+   * waits, sends and builds the typed error. A 429 holds its route only.
    */
   const execute = async (call: Call): Promise<Success> => {
     const fullPath = apiPath(call.api, call.path, call.query);
@@ -603,18 +599,24 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     // (a 5xx, a timeout, a dropped connection): see the DELETE 404 rule of the policy.
     let uncertain = false;
     let attempt = 1;
+    // The route's budget is kept apart from every other route's (src/api/route-scheduler.ts).
+    const route = `${call.method} ${routeTemplate(`${API_ROOT[call.api]}${call.path}`)}`;
     for (;;) {
-      if (!(await waitOrAbort(pacer.waitTurn(call.signal)))) throw aborted();
+      if (!(await waitOrAbort(scheduler.waitTurn(route, call.api === "v2", call.signal)))) {
+        throw aborted();
+      }
       let cached: CachedResponse | undefined;
       let started = clock.now();
       const step = await limit(() => {
-        // A pause may have begun while this request queued for a slot: go back and wait.
-        if (pacer.isPaused()) return Promise.resolve(undefined);
+        // The send time is decided here, at the send: a 429 or a budget spent while this
+        // request queued for a slot sends it back to wait.
+        if (!scheduler.tryTake(route, call.api === "v2")) return Promise.resolve(undefined);
         // Read the cache at send time: a request queued behind an identical one then
         // revalidates the answer that one just stored.
         cached = call.method === "GET" ? cache.get(fullPath) : undefined;
         started = clock.now();
         return sendOnce(call, fullPath, payload, cached?.etag).then((sent) => {
+          if (sent.kind !== "response") scheduler.finished(route);
           if (sent.kind === "aborted") return { sent, decision: undefined };
           const decision =
             sent.kind === "response" && sent.status === 304 && call.method === "GET"
@@ -638,10 +640,11 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           // p-limit starts the next queued send as soon as this function settles, so a
           // pause set any later would let that send through into the limit (or the 429).
           if (decision !== undefined && "throttleMs" in decision && decision.throttleMs) {
-            pacer.pauseFor(decision.throttleMs);
+            scheduler.throttle(route, decision.throttleMs);
           }
           if (sent.kind !== "response") return { sent, decision };
-          const parsed = steer(sent, call.method, fullPath);
+          const parsed = steer(sent, call.method, fullPath, route);
+          scheduler.finished(route);
           return { sent: parsed === undefined ? sent : { ...sent, parsed }, decision };
         });
       });

@@ -95,6 +95,8 @@ export interface RateLimitState {
   readonly limit?: number;
   /** The policy's name in the structured form. */
   readonly policy?: string;
+  /** The policy's window (`w`), when `RateLimit-Policy` names one. */
+  readonly windowSeconds?: number;
 }
 
 /** A `RateLimit-Policy` entry: `q` requests per `w` seconds. */
@@ -171,9 +173,12 @@ export const readRateLimit = (headers: RawHeaders): RateLimitState | undefined =
     const policy =
       policies.find((p) => p.name !== undefined && p.name === state.policy) ??
       (policies.length === 1 ? policies[0] : undefined);
-    return state.limit === undefined && policy !== undefined
-      ? { ...state, limit: policy.quota }
-      : state;
+    if (policy === undefined) return state;
+    return {
+      ...state,
+      limit: state.limit ?? policy.quota,
+      ...(policy.windowSeconds !== undefined ? { windowSeconds: policy.windowSeconds } : {}),
+    };
   }
   const remaining = numberOrUndefined(headerValue(headers, "ratelimit-remaining"));
   if (remaining === undefined) return undefined;

@@ -182,7 +182,9 @@ describe("API client retries and rate limits (against the emulator)", () => {
     expect(h.log.map((e) => e.status)).toEqual(["error", "error"]);
   });
 
-  it("slows down before the limit: waits for the reset when RateLimit says none remain", async () => {
+  it("with none remaining, waits for one request's worth of budget, not for the whole reset", async () => {
+    // Issue 22: `t` is when the budget is FULL again (a token bucket), not a window reset;
+    // the policy's q per w seconds gives the refill rate.
     h = await startHarness();
     await h.script([
       {
@@ -199,13 +201,28 @@ describe("API client retries and rate limits (against the emulator)", () => {
         headers: { ratelimit: "limit=100, remaining=0, reset=3" },
         json: { data: { id: ORG_ID, attributes: { slug: "gh/acme" } } },
       },
+      {
+        method: "GET",
+        path: orgPath,
+        status: 200,
+        headers: { ratelimit: '"x";r=0;t=5' },
+        json: { data: { id: ORG_ID, attributes: { slug: "gh/acme" } } },
+      },
     ]);
     await h.client.get("v3", `/orgs/${ORG_ID}`);
     expect(h.clock.waits).toEqual([]);
+    // 100 per 60 s: one request's worth comes back after 600 ms.
     await h.client.get("v3", `/orgs/${ORG_ID}`);
-    expect(h.clock.waits).toEqual([7000]);
+    expect(h.clock.waits).toEqual([600]);
+    // No window: 100 back within 3 s is 30 ms per request.
     await h.client.get("v3", `/orgs/${ORG_ID}`);
-    expect(h.clock.waits).toEqual([7000, 3000]);
+    expect(h.clock.waits).toEqual([600, 30]);
+    // Neither quota nor window: only then is `t` the time the budget comes back.
+    await h.client.get("v3", `/orgs/${ORG_ID}`);
+    expect(h.clock.waits).toEqual([600, 30, 5000]);
+    // Other routes were never held.
+    await h.client.get("v3", `/orgs/${ORG_ID}/settings`);
+    expect(h.clock.waits).toEqual([600, 30, 5000]);
     expect((await h.requests()).every((r) => r.status !== 429)).toBe(true);
   });
 

@@ -88,7 +88,7 @@ describe("RateLimit", () => {
         ratelimit: '"b";r=7;t=30',
         "ratelimit-policy": '"a";q=10;w=1, "b";q=1000;w=3600',
       }),
-    ).toEqual({ remaining: 7, resetSeconds: 30, policy: "b", limit: 1000 });
+    ).toEqual({ remaining: 7, resetSeconds: 30, policy: "b", limit: 1000, windowSeconds: 3600 });
   });
 
   it("falls back to the separate RateLimit-Remaining / -Reset headers", () => {

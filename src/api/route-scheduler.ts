@@ -1,0 +1,197 @@
+import { raceAbort } from "./clock.js";
+import type { RateLimitState } from "./headers.js";
+import type { Clock } from "./types.js";
+
+/**
+ * When a request may be sent, per route (issue 22 item 4; spec: api-v3.md Limits: "rate
+ * limits: per route ... on 429 wait Retry-After seconds then back off exponentially; headers
+ * RateLimit-Policy and RateLimit report the policy and current state"). One scheduler per
+ * client, never shared between clients (conventions.md: no module-level rate limiter).
+ *
+ * - Each route (`GET /api/v3/contexts/{id}/env-vars`) keeps its own budget: a 429 or an
+ *   empty `RateLimit` slows that route only; other routes keep full speed.
+ * - The send time is decided when the request is about to be sent, from the budget at that
+ *   moment: nothing is reserved in advance, so a request that is aborted, or a budget the
+ *   service reports as larger, never leaves a slot unused.
+ * - The budget is a token bucket estimated from the headers (see `observe`), refilled
+ *   continuously; a route with no headers is unlimited until a 429 says otherwise.
+ * - V2's documented budget (api-v2-v1.md Limits: 5,000 requests per hour per token) is
+ *   counted over a sliding hour for every V2 request; past it, V2 requests wait (pace)
+ *   instead of failing.
+ */
+export interface RouteScheduler {
+  /** Resolve when `route` has budget for one request (nothing is taken or reserved). */
+  waitTurn(route: string, v2: boolean, signal?: AbortSignal): Promise<void>;
+  /**
+   * At the moment of sending (inside the concurrency slot, synchronously): take one
+   * request's budget and count it in flight, or say no (go back to `waitTurn`).
+   */
+  tryTake(route: string, v2: boolean): boolean;
+  /** A request of `route` got its answer (or failed): it is no longer in flight. */
+  finished(route: string): void;
+  /** Hold `route` for `ms` from now (a 429); never shortens a hold. */
+  throttle(route: string, ms: number): void;
+  /** Adjust `route`'s budget to a response's rate-limit state. */
+  observe(route: string, state: RateLimitState | undefined): void;
+  /** V2 requests counted in the last hour (for the plan's budget note and tests). */
+  v2InLastHour(): number;
+}
+
+export interface RouteSchedulerOptions {
+  readonly clock: Clock;
+  /** The longest a `RateLimit` reset may hold a route (a longer one is cut to this). */
+  readonly maxPauseMs: number;
+  /** api-v2-v1.md Limits: 5,000 per hour per token. */
+  readonly v2PerHour?: number;
+}
+
+interface RouteState {
+  /** Estimated requests left; undefined while the service has said nothing. */
+  tokens: number | undefined;
+  /** When `tokens` was last brought up to date. */
+  at: number;
+  /** Refill per ms, when known. */
+  ratePerMs: number | undefined;
+  capacity: number | undefined;
+  /** With no refill rate known: when the service said the budget comes back. */
+  resetAt: number;
+  pausedUntil: number;
+  pause: { readonly until: number; readonly done: Promise<void> } | undefined;
+  inFlight: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+export const createRouteScheduler = (options: RouteSchedulerOptions): RouteScheduler => {
+  const { clock } = options;
+  const routes = new Map<string, RouteState>();
+  const v2Limit = options.v2PerHour ?? 5_000;
+  // Send times of V2 requests in the last hour, oldest first.
+  const v2Sent: number[] = [];
+
+  const stateOf = (route: string): RouteState => {
+    let st = routes.get(route);
+    if (st === undefined) {
+      st = {
+        tokens: undefined,
+        at: clock.now(),
+        ratePerMs: undefined,
+        capacity: undefined,
+        resetAt: 0,
+        pausedUntil: 0,
+        pause: undefined,
+        inFlight: 0,
+      };
+      routes.set(route, st);
+    }
+    return st;
+  };
+
+  const refill = (st: RouteState, now: number): void => {
+    if (st.tokens !== undefined && st.ratePerMs !== undefined && now > st.at) {
+      const full = st.capacity ?? Number.POSITIVE_INFINITY;
+      st.tokens = Math.min(full, st.tokens + (now - st.at) * st.ratePerMs);
+    } else if (st.tokens !== undefined && st.ratePerMs === undefined && now >= st.resetAt) {
+      // Only a reset time is known (no quota, no window): the budget is back at the reset.
+      st.tokens = undefined;
+    }
+    st.at = now;
+  };
+
+  /** The shared wait for a route's current hold; created once per hold deadline. */
+  const currentPause = (st: RouteState): Promise<void> => {
+    if (st.pause === undefined || st.pause.until !== st.pausedUntil) {
+      const until = st.pausedUntil;
+      st.pause = { until, done: clock.sleep(Math.max(0, until - clock.now())) };
+    }
+    return st.pause.done;
+  };
+
+  const v2Full = (now: number): boolean => {
+    while (v2Sent.length > 0 && (v2Sent[0] as number) <= now - HOUR_MS) v2Sent.shift();
+    return v2Sent.length >= v2Limit;
+  };
+
+  return {
+    async waitTurn(route, v2, signal) {
+      const st = stateOf(route);
+      for (;;) {
+        const now = clock.now();
+        if (st.pausedUntil > now) {
+          await raceAbort(currentPause(st), signal);
+          // A fake clock may resolve the sleep without moving time up to `until`.
+          if (clock.now() < st.pausedUntil && st.pause?.until === st.pausedUntil) {
+            st.pausedUntil = 0;
+          }
+          continue;
+        }
+        if (v2 && v2Full(now)) {
+          // Decision: past the hourly budget the run paces (waits for the oldest request of
+          // the hour to leave the window) rather than failing (issue 22).
+          await clock.sleep((v2Sent[0] as number) + HOUR_MS - now, signal);
+          continue;
+        }
+        refill(st, now);
+        if (st.tokens === undefined || st.tokens >= 1) return;
+        const waitMs =
+          st.ratePerMs !== undefined && st.ratePerMs > 0
+            ? Math.ceil((1 - st.tokens) / st.ratePerMs)
+            : Math.max(1, st.resetAt - now);
+        await clock.sleep(Math.min(waitMs, options.maxPauseMs), signal);
+        // A fake clock may not move time: the wait is over all the same.
+        if (clock.now() === now) st.tokens = Math.max(st.tokens ?? 0, 1);
+      }
+    },
+    tryTake(route, v2) {
+      const st = stateOf(route);
+      const now = clock.now();
+      if (st.pausedUntil > now || (v2 && v2Full(now))) return false;
+      refill(st, now);
+      if (st.tokens !== undefined && st.tokens < 1) return false;
+      if (st.tokens !== undefined) st.tokens -= 1;
+      if (v2) v2Sent.push(now);
+      st.inFlight += 1;
+      return true;
+    },
+    finished(route) {
+      const st = routes.get(route);
+      if (st !== undefined && st.inFlight > 0) st.inFlight -= 1;
+    },
+    throttle(route, ms) {
+      const st = stateOf(route);
+      const until = clock.now() + Math.max(0, ms);
+      if (until > st.pausedUntil) st.pausedUntil = until;
+      // The service said the route is empty: nothing left until the hold is over.
+      if (st.tokens !== undefined) st.tokens = Math.min(st.tokens, 0);
+    },
+    observe(route, state) {
+      if (state === undefined) return;
+      const st = stateOf(route);
+      const now = clock.now();
+      const q = state.limit;
+      const t = state.resetSeconds;
+      // Decision (the draft leaves the algorithm open): with a policy `q` per `w` seconds
+      // the budget refills at q/w; with a quota and `t` but no window, `t` is read as the
+      // time until the budget is full again (a token bucket), so it refills at (q - r)/t.
+      // Only with neither is `t` a window reset: nothing until then once `r` is 0. So the
+      // `RateLimit` reset is a window reset only when nothing else is known.
+      if (q !== undefined && state.windowSeconds !== undefined && state.windowSeconds > 0) {
+        st.ratePerMs = q / (state.windowSeconds * 1000);
+      } else if (q !== undefined && t !== undefined && t > 0 && q > state.remaining) {
+        st.ratePerMs = (q - state.remaining) / (t * 1000);
+      } else if (q === undefined) {
+        st.ratePerMs = undefined;
+      }
+      st.capacity = q;
+      // Requests of this route still in flight (other than the one answered) may not have
+      // been counted in `remaining` yet: count them as spent (conservative).
+      st.tokens = state.remaining - Math.max(0, st.inFlight - 1);
+      st.at = now;
+      st.resetAt = t !== undefined ? now + Math.min(t * 1000, options.maxPauseMs) : now;
+    },
+    v2InLastHour() {
+      const now = clock.now();
+      return v2Sent.filter((at) => at > now - HOUR_MS).length;
+    },
+  };
+};
