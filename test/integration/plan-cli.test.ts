@@ -47,6 +47,31 @@ describe("waybill plan", () => {
     expect((await run(["plan", "-c", suite.files.changed])).code).toBe(0);
   });
 
+  // Issue 21: the synthetic OAuth pipeline's would-be delete was never probed when --target
+  // left it out, so it was counted among the "other changes left for a later apply".
+  it("--target counts only the changes a plan without --target has", async () => {
+    const all = JSON.parse(
+      (await run(["plan", "-c", suite.files.changed, "--format", "json"])).stdout,
+    );
+    const r = await run([
+      "plan",
+      "-c",
+      suite.files.changed,
+      "--format",
+      "json",
+      "--target",
+      'project["gh/acme/api"].webhook["slack"]',
+    ]);
+    expect(r.code).toBe(0);
+    const targeted = JSON.parse(r.stdout);
+    expect(targeted.changes.length).toBe(1);
+    const left = all.changes.length - targeted.changes.length;
+    expect(left).toBeGreaterThan(0);
+    expect(targeted.warnings).toContain(
+      `the plan is limited by --target: ${left} other change(s) are left for a later apply`,
+    );
+  });
+
   it("prints the plan on stdout and progress on stderr", async () => {
     const r = await run(["plan", "-c", suite.files.changed, "--format", "json"]);
     expect(r.code).toBe(0);
