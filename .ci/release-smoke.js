@@ -26,6 +26,7 @@ const secrets = {
   DEMO_NPM_TOKEN: "ci-npm-token-0002",
   DEMO_SLACK_SIGNING_SECRET: "ci-slack-signing-0003",
   DEMO_DEPLOY_KEY: "ci-deploy-key-0004",
+  DEMO_RELEASE_HOOK_SECRET: "ci-release-hook-0005",
 };
 // Only PATH: no NODE_PATH and nothing else that could find this checkout's node_modules.
 const baseEnv = { PATH: process.env.PATH ?? "", NO_COLOR: "1" };
