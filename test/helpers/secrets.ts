@@ -26,14 +26,59 @@ export interface SecretRegistry {
   expectErrorClean(err: unknown): void;
 }
 
+/**
+ * The characters of `value`'s base64 encoding that depend on `value` alone, when it starts
+ * at byte offset `k` (0, 1, 2) of a longer encoded text: an echoed request body encoded as
+ * a whole puts the secret at any alignment.
+ */
+const base64Cores = (value: string): string[] => {
+  const bytes = Buffer.from(value, "utf8");
+  const out: string[] = [];
+  for (const k of [0, 1, 2]) {
+    const b64 = Buffer.concat([Buffer.alloc(k), bytes]).toString("base64");
+    const core = b64.slice(Math.ceil((4 * k) / 3), Math.floor((8 * (k + bytes.length)) / 6));
+    if (core.length >= MIN_SECRET_LENGTH)
+      out.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return out;
+};
+
+/** How many leading characters of a secret count as a leak (issue 21: 14 of a value appeared). */
+export const LEAKED_PREFIX_LENGTH = 14;
+
+/**
+ * Issue 21: every form a secret can take in text, written here independently of
+ * src/model/redactor.ts so a shared misreading cannot pass both: raw, JSON-escaped (once
+ * and twice), URL-encoded, base64 at each alignment (standard and URL alphabets), and its
+ * first LEAKED_PREFIX_LENGTH characters. The prefix form is left out for a value whose
+ * prefix is a URL's scheme and host (`https://hooks.…`): such a prefix is also the prefix of
+ * non-secret URLs the plan shows, so it cannot tell a leak from an ordinary line.
+ */
+export const leakForms = (secret: string): { readonly form: string; readonly text: string }[] => {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms = [
+    { form: "raw", text: secret },
+    { form: "JSON-escaped", text: json },
+    { form: "JSON-escaped twice", text: JSON.stringify(json).slice(1, -1) },
+    { form: "URL-encoded", text: encodeURIComponent(secret) },
+    ...base64Cores(secret).map((text) => ({ form: "base64", text })),
+  ];
+  const prefix = secret.slice(0, LEAKED_PREFIX_LENGTH);
+  if (secret.length > LEAKED_PREFIX_LENGTH && !prefix.includes("://"))
+    forms.push({ form: `first ${LEAKED_PREFIX_LENGTH} characters`, text: prefix });
+  return forms.filter((f, i) => forms.findIndex((g) => g.text === f.text) === i);
+};
+
 /** Where a secret occurs in a text, or undefined; the message never holds the secret itself. */
 export const findLeak = (
   outputs: Readonly<Record<string, string>>,
   secrets: readonly string[],
 ): string | undefined => {
+  const encoded = secrets.map((s) => (s.length > 0 ? leakForms(s) : []));
   for (const [name, text] of Object.entries(outputs)) {
-    for (const [i, secret] of secrets.entries()) {
-      if (secret.length > 0 && text.includes(secret)) return `secret #${i + 1} appears in ${name}`;
+    for (const [i, forms] of encoded.entries()) {
+      for (const f of forms)
+        if (text.includes(f.text)) return `secret #${i + 1} appears in ${name} (${f.form})`;
     }
   }
   return undefined;
