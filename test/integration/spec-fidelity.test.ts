@@ -7,6 +7,9 @@ import type { Seed } from "../../src/emulator/seed.js";
 import { expectNoSecrets } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";
+// Apply takes the org lock (issue 15), a context it creates and deletes: these tests count
+// the config's own writes.
+import { configWrites, contextNames } from "./apply-fixture.js";
 
 const ORG_ID = "0a000000-0000-4000-8000-000000000001";
 const API_ID = "0a000000-0000-4000-8000-0000000000a1";
@@ -257,7 +260,7 @@ ${checkout}`,
     await suite.emulator.clearRequests();
     const a = await run(["apply", "-c", c, "--auto-approve"]);
     expect(a.code, a.stderr + a.stdout).toBe(0);
-    const writes = (await suite.emulator.requests()).filter((q) => q.method !== "GET");
+    const writes = configWrites(await suite.emulator.requests());
     expect(writes.map((q) => `${q.method} ${q.status}`)).toEqual(["POST 201"]);
     expect(project(await suite.emulator.state(), "api")?.env?.NPM_TOKEN).toBe(NEW_NPM);
   });
@@ -271,7 +274,7 @@ ${checkout}`,
       expect(a.stderr + a.stdout).toContain("nothing was deleted");
       expect(a.stderr + a.stdout).toContain("already_exists");
       const log = await suite.emulator.requests();
-      expect(log.filter((q) => q.method === "DELETE")).toEqual([]);
+      expect(configWrites(log).filter((q) => q.method === "DELETE")).toEqual([]);
       expect(project(await suite.emulator.state(), "api")?.env?.NPM_TOKEN).toBe(OLD_NPM);
     } finally {
       await suite.emulator.setFaults({});
@@ -290,7 +293,9 @@ ${checkout}`,
     const c = await write("env.yaml", `projects:${apiProject({ env: envRef("NEW_NPM") })}`);
     const a = await run(["apply", "-c", c, "--auto-approve"]);
     expect(a.code).toBe(1);
-    expect((await suite.emulator.requests()).filter((q) => q.method === "DELETE")).toEqual([]);
+    expect(
+      configWrites(await suite.emulator.requests()).filter((q) => q.method === "DELETE"),
+    ).toEqual([]);
     expect(project(await suite.emulator.state(), "api")?.env?.NPM_TOKEN).toBe(OLD_NPM);
   });
 
@@ -460,7 +465,8 @@ ${checkout}`,
       expect(r.stderr).toContain("is_context_group_restriction_required");
       expect(r.stderr).toContain('context["fresh"]');
     }
-    expect((await suite.emulator.requests()).filter((q) => q.method !== "GET")).toEqual([]);
+    expect(configWrites(await suite.emulator.requests())).toEqual([]);
+    expect(contextNames(await suite.emulator.state())).not.toContain("fresh");
     const good = await ctx("group: all-members");
     const a = await run(["apply", "-c", good, "--auto-approve"]);
     expect(a.code, a.stderr + a.stdout).toBe(0);
