@@ -7,7 +7,6 @@
  * drift or a plan of another config gets its own comment; the job's exit code follows
  * waybill's; outside a pull request no GitHub call is made.
  */
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { startEmulator } from "../../src/emulator/index.js";
 import { CLI_BIN, expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import { runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
 const SCRIPT = join(REPO_ROOT, "action", "waybill-action.mjs");
@@ -137,27 +137,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_ARGS: "",
       ...inputs,
     };
-    const { code, stdout, stderr } = await new Promise<{
-      code: number | null;
-      stdout: string;
-      stderr: string;
-    }>((resolve, reject) => {
-      const child = spawn(process.execPath, [SCRIPT], {
-        cwd: tmp.dir,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (b: Buffer) => {
-        out += b.toString("utf8");
-      });
-      child.stderr.on("data", (b: Buffer) => {
-        err += b.toString("utf8");
-      });
-      child.on("error", reject);
-      child.on("close", (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await runNode([SCRIPT], { cwd: tmp.dir, env });
     const outputs = Object.fromEntries(
       (await readFile(outputFile, "utf8"))
         .split("\n")

@@ -2,38 +2,21 @@
  * `npm run demo` (issue 9): the demo script runs on the built CLI (npm test builds dist/
  * first), shows every step with a heading, and exits 0 well within 30 seconds.
  */
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";
+import { runNode } from "../helpers/run-node.js";
 
-const runDemo = (): Promise<{ code: number | null; out: string; err: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "examples", "demo", "run-demo.js")], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (b: Buffer) => {
-      out += b.toString("utf8");
-    });
-    child.stderr.on("data", (b: Buffer) => {
-      err += b.toString("utf8");
-    });
-    // The demo's budget is 30 s; a hang fails the test instead of the whole run.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
+// The demo's budget is 30 s; a hang fails the test instead of the whole run.
+const runDemo = async (): Promise<{ code: number | null; out: string; err: string }> => {
+  const r = await runNode([join(REPO_ROOT, "examples", "demo", "run-demo.js")], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
+    timeoutMs: 30_000,
   });
+  return { code: r.code, out: r.stdout, err: r.stderr };
+};
 
 describe("npm run demo", () => {
   it("runs validate, plan, apply, plan again, a direct change and drift, and exits 0", async () => {

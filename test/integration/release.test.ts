@@ -5,7 +5,6 @@
  * the schema inlined in the bundle), and a plan against the emulator over loopback (undici).
  * .ci/run also installs the npm tarball into a fresh prefix and runs it (.ci/release-smoke.js).
  */
-import { spawn } from "node:child_process";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,30 +13,18 @@ import { bundle } from "../../scripts/release.js";
 import { VERSION } from "../../src/cli/version.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import { type NodeRun, runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
 const run = (
   cwd: string,
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-  new Promise((resolve, reject) => {
-    // Only PATH and what is given: no NODE_PATH, nothing that could find a node_modules.
-    const child = spawn(process.execPath, ["waybill.mjs", ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b: Buffer) => {
-      stdout += b.toString("utf8");
-    });
-    child.stderr.on("data", (b: Buffer) => {
-      stderr += b.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+): Promise<NodeRun> =>
+  // Only PATH and what is given: no NODE_PATH, nothing that could find a node_modules.
+  runNode(["waybill.mjs", ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
   });
 
 describe("waybill.mjs, the single-file release", () => {
