@@ -121,7 +121,7 @@ describe("the org lock (issue 15)", () => {
     for (const r of both.filter((x) => x.code !== 0)) {
       expect(r.code).toBe(5);
       expect(r.stderr).toMatch(
-        /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12} \(pid \d+ on .+\), taken .+, expires .+\. Nothing was changed\..*waybill force-unlock [0-9a-f]{12} --org gh\/acme/,
+        /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12} \(pid \d+ on .+\), taken .+, expires .+\. Nothing was changed(?: \(waited \d+ s\))?\..*waybill force-unlock [0-9a-f]{12} --org gh\/acme/,
       );
     }
     await emulator.setFaults({});
