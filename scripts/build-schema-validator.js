@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Precompile schemas/waybill.schema.json into src/config/schema-validator.generated.ts with
+ * Precompile schemas/waybill.schema.json into src/generated/schema-validator.ts with
  * ajv's standalone code (https://ajv.js.org/standalone.html), so `waybill` neither loads the
  * ajv compiler nor compiles the schema at start-up (issue 8: ~100 ms of every command).
  *
@@ -21,9 +21,7 @@ import { fileURLToPath } from "node:url";
 const require = createRequire(import.meta.url);
 
 const SCHEMA = fileURLToPath(new URL("../schemas/waybill.schema.json", import.meta.url));
-const OUTPUT = fileURLToPath(
-  new URL("../src/config/schema-validator.generated.ts", import.meta.url),
-);
+const OUTPUT = fileURLToPath(new URL("../src/generated/schema-validator.ts", import.meta.url));
 const REGENERATE = "node scripts/build-schema-validator.js";
 
 /** Line endings are normalised so a CRLF checkout hashes like the committed file. */
@@ -85,7 +83,7 @@ if (mode === "--check") {
   }
   if (current !== schemaHash(schemaText)) {
     process.stderr.write(
-      `src/config/schema-validator.generated.ts is stale: it was not generated from the current schemas/waybill.schema.json. Run \`${REGENERATE}\` and commit the result.\n`,
+      `src/generated/schema-validator.ts is stale: it was not generated from the current schemas/waybill.schema.json. Run \`${REGENERATE}\` and commit the result.\n`,
     );
     process.exit(1);
   }

@@ -3,14 +3,14 @@
  * located diagnostics that say how to fix the problem.
  *
  * The validator is ajv (2020-12) standalone code precompiled from the schema by
- * scripts/build-schema-validator.js into ./schema-validator.generated.ts: loading the ajv
+ * scripts/build-schema-validator.js into src/generated/schema-validator.ts: loading the ajv
  * compiler and compiling the schema cost every command ~100 ms before its first request
  * (issue 8). Only the type of ajv's errors is imported from ajv here.
  */
 import { readFileSync } from "node:fs";
 import type { ErrorObject } from "ajv";
+import { validate as generatedValidate } from "../generated/schema-validator.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
-import { validate as generatedValidate } from "./schema-validator.generated.js";
 import { closest } from "./suggest.js";
 import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
 

@@ -1,5 +1,5 @@
 /**
- * The precompiled schema validator (issue 8): src/config/schema-validator.generated.ts must be
+ * The precompiled schema validator (issue 8): src/generated/schema-validator.ts must be
  * generated from the current schemas/waybill.schema.json (nobody edits the schema and ships an
  * old validator), and must report exactly what ajv compiling the schema at run time reported
  * (the options schema-check.ts used before), since every diagnostic is built from those errors.
@@ -14,9 +14,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { readConfigSchema } from "../../src/config/schema-check.js";
-import { schemaSha256, validate } from "../../src/config/schema-validator.generated.js";
+import { schemaSha256, validate } from "../../src/generated/schema-validator.js";
 
-const GENERATED = "src/config/schema-validator.generated.ts";
+const GENERATED = "src/generated/schema-validator.ts";
 const SCRIPT = "scripts/build-schema-validator.js";
 const STALE = `${GENERATED} is stale; run \`node ${SCRIPT}\` and commit it`;
 
