@@ -1,13 +1,15 @@
 /**
  * The one generic executor (issue 5): runs one operation of the graph (a change's calls of
- * one phase) from the plan's call data. Kind-specific behaviour lives in data tables
- * (src/apply/relist.ts) and in the one reconcile step the data cannot express (the default
- * restriction the service adds to a new context).
+ * one phase) from the plan's call data. Kind-specific behaviour is the kind's data
+ * (src/kinds/contract.ts): `adopt` (re-list or re-send after an uncertain create, what a
+ * refusal means) and `afterCreate` (the default restriction the service adds to a new
+ * context).
  */
 import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import type { ContextRestrictionAttributes } from "../api/wire.js";
-import type { ApiCall } from "../kinds/contract.js";
+import type { AfterCreateStep, ApiCall } from "../kinds/contract.js";
+import { kindOf } from "../kinds/registry.js";
 import { WaybillError } from "../model/errors.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
@@ -20,7 +22,7 @@ import {
   resolveParams,
 } from "./body.js";
 import type { DesiredIndex, DesiredItem } from "./desired-index.js";
-import { RELISTERS } from "./relist.js";
+import { relistCreated, relistFind } from "./relist.js";
 
 /**
  * A create whose outcome is not known: it failed in a way that lets the service still
@@ -177,16 +179,15 @@ export class EnvVarRefusedError extends WaybillError {
 }
 
 /**
- * A POST that creates an item (not idempotent, spec: api-v3.md Limits). A context env var
- * `set` is an idempotent upsert (spec: "always 200 ... whether or not it existed"), and so
- * is a project env var POST (spec: Projects, 201/404 only: it sets the named variable), so
- * re-sending either after an uncertain answer cannot duplicate anything.
+ * A POST that creates an item (not idempotent, spec: api-v3.md Limits). A kind whose
+ * `adopt` is `resend` creates by an idempotent upsert (a context env var `set`: spec "always
+ * 200 ... whether or not it existed"; a project env var POST: spec Projects, 201/404 only,
+ * it sets the named variable), so re-sending after an uncertain answer duplicates nothing.
  */
 const createsItem = (change: Change, call: ApiCall): boolean =>
   call.method === "POST" &&
   call.phase === "create" &&
-  change.resource_type !== "context_env_var" &&
-  change.resource_type !== "project_env_var";
+  kindOf(change.resource_type).adopt.by === "relist";
 
 const idOf = (body: unknown): string | undefined => {
   if (body === null || typeof body !== "object") return undefined;
@@ -195,9 +196,6 @@ const idOf = (body: unknown): string | undefined => {
   const id = (data as { id?: unknown }).id;
   return typeof id === "string" ? id : undefined;
 };
-
-const lastFourOf = (desired: DesiredItem | undefined): string | undefined =>
-  desired?.type === "project_env_var" ? desired.item.value.lastFour() : undefined;
 
 interface CallResult {
   readonly id?: string;
@@ -224,23 +222,26 @@ const send = async (
       ? api.put(call.api, path, body, query)
       : api.post(call.api, path, body, query);
 
-  const relist = RELISTERS[change.resource_type];
+  const adopt = kindOf(change.resource_type).adopt;
   if (!createsItem(change, call)) {
     let uncertainBefore = false;
     for (let attempt = 1; ; attempt++) {
       try {
         return { id: idOf(await post()), adopted: false };
       } catch (err) {
-        if (change.resource_type === "project_env_var" && isExistsRefusal(err)) {
+        const exists = adopt.by === "resend" ? adopt.existsRefusal : undefined;
+        if (exists !== undefined && isExistsRefusal(err)) {
           // An earlier attempt of ours may have stored the value before its answer was
-          // lost: a variable whose last four are ours is taken as that one (adopted).
-          const want = lastFourOf(desired);
-          if (uncertainBefore && relist && want !== undefined) {
-            const found = await relist({ api, change, params, desired });
-            if (found.found && found.lastFour === want) return { adopted: true };
+          // lost: the live item the kind says holds our value is taken as that one.
+          if (uncertainBefore) {
+            const found = await relistFind(
+              { api, change, params, desired },
+              (kind, d, l) => kind.liveKey(l) === kind.desiredKey(d) && exists.sameValue(d, l),
+            );
+            if (found.found) return { adopted: true };
           }
           throw new EnvVarRefusedError(
-            `${change.address}: ${(err as ApiError).message}. The service refused to overwrite the variable because the name exists; nothing was deleted, so it keeps its live value. Waybill never deletes a secret before its replacement is accepted: set the new value in the service, or delete the variable and re-run apply`,
+            `${change.address}: ${(err as ApiError).message}. ${exists.message}`,
             { cause: err },
           );
         }
@@ -251,8 +252,7 @@ const send = async (
   }
 
   const adoptable = async (): Promise<CallResult | undefined> => {
-    if (!relist) return undefined;
-    const found = await relist({
+    const found = await relistCreated({
       api,
       change,
       params,
@@ -271,7 +271,7 @@ const send = async (
       last = err;
       // Decision: a restriction the context already has (400, e.g. the default group
       // restriction of a new context that the config also declares) is adopted.
-      if (change.resource_type === "context_restriction" && isRefused(err)) {
+      if (adopt.by === "relist" && adopt.adoptOnRefusal === true && isRefused(err)) {
         const got = await adoptable();
         if (got) return got;
         throw err;
@@ -295,46 +295,43 @@ const send = async (
 };
 
 /**
- * Creating a context makes the service add a group restriction for every org member
- * (match_pattern = the org id). When the config manages the context's restrictions and
- * does not list `group: all-members`, that restriction is deleted in the same apply so the
- * next plan is empty (design.md §1 "Apply"). Returns a note when one was removed.
+ * Run a kind's after-create step (src/kinds/contract.ts AfterCreateStep), as promised
+ * before the apply. `remove_default_restriction`: creating a context makes the service add
+ * a group restriction for every org member (match_pattern = the org id); the config
+ * manages the context's restrictions without it, so it is deleted in the same apply and
+ * the next plan is empty (design.md §1 "Apply"). Returns the notes of what was done.
  */
-// Decision: only when the config manages the context's `restrictions`; a context whose
-// restrictions are unmanaged keeps what the service added (the next plan does not look).
-const reconcileNewContext = async (
+const runAfterCreate = async (
   deps: ExecutorDeps,
-  change: Change,
-  contextId: string,
-  params: ResolvedParams,
+  step: AfterCreateStep,
+  createdId: string,
+  orgId: string,
 ): Promise<string[]> => {
-  const desired = deps.desired.get(change.org, change.address);
-  if (desired?.type !== "context" || desired.item.restrictions === undefined) return [];
-  const orgId = params.org_id;
-  if (orgId === undefined) return [];
-  const declared = desired.item.restrictions.some(
-    (r) => r.type === "group" && (r.group === "all-members" || r.group === orgId),
-  );
-  if (declared) return [];
-  const items = await deps.api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
-    "filter[context_id]": contextId,
-  });
-  const notes: string[] = [];
-  for (const r of items) {
-    if (r.attributes.restriction_type !== "group" || r.attributes.match_pattern !== orgId) continue;
-    if (r.id === undefined) continue;
-    try {
-      await deps.api.delete("v3", `/context-restrictions/${encodeURIComponent(r.id)}`, {
-        "filter[context_id]": contextId,
+  switch (step.step) {
+    case "remove_default_restriction": {
+      const items = await deps.api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
+        "filter[context_id]": createdId,
       });
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      const notes: string[] = [];
+      for (const r of items) {
+        if (r.attributes.restriction_type !== "group" || r.attributes.match_pattern !== orgId) {
+          continue;
+        }
+        if (r.id === undefined) continue;
+        try {
+          await deps.api.delete("v3", `/context-restrictions/${encodeURIComponent(r.id)}`, {
+            "filter[context_id]": createdId,
+          });
+        } catch (err) {
+          if (!(err instanceof ApiError && err.status === 404)) throw err;
+        }
+        notes.push(
+          "removed the all-members restriction the service adds to a new context (the config does not list it)",
+        );
+      }
+      return notes;
     }
-    notes.push(
-      "removed the all-members restriction the service adds to a new context (the config does not list it)",
-    );
   }
-  return notes;
 };
 
 /** Run the calls of one phase of one change. Throws the first failure. */
@@ -367,16 +364,18 @@ export const executeOperation = async (
   }
   if (phase === "create") {
     if (id !== undefined) deps.ids.set(change.org, change.address, id);
-    else if (
-      change.resource_type !== "context_env_var" &&
-      change.resource_type !== "project_env_var"
-    ) {
+    else if (kindOf(change.resource_type).adopt.by === "relist") {
       if (calls.some((c) => c.body === "envelope")) {
         throw new ApplyBuildError(`${change.address}: the create answered without an id`);
       }
     }
-    if (change.resource_type === "context" && id !== undefined) {
-      for (const n of await reconcileNewContext(deps, change, id, params)) notes.push(n);
+    const orgId = params.org_id;
+    const step =
+      id !== undefined && orgId !== undefined && desired?.type === change.resource_type
+        ? kindOf(change.resource_type).afterCreate?.(desired.item, orgId)
+        : undefined;
+    if (step !== undefined && id !== undefined && orgId !== undefined) {
+      for (const n of await runAfterCreate(deps, step, id, orgId)) notes.push(n);
     }
     return { verb: adopted ? "adopted" : "created", ...(id ? { id } : {}), notes };
   }

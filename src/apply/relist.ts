@@ -1,30 +1,20 @@
 /**
  * How to find an item again after an uncertain create (design.md §1 "Apply": "A create that
  * timed out or got a 5xx is never blindly re-sent: Waybill re-lists and adopts the item if
- * it exists"). One entry per resource type that is created with a POST: which collection
- * of the parent to list, and which listed item is the one this change created (by the
- * kind's identity key). The data of the plan's calls does not say this, so it is a table.
+ * it exists"). Driven by the kind (src/kinds/contract.ts): its `list` reads the parent's
+ * items again, its `adopt.matches` says which one this change created.
  */
 import type { Api } from "../api/types.js";
-import type {
-  ContextAttributes,
-  ContextRestrictionAttributes,
-  PipelineAttributes,
-  ProjectEnvVarAttributes,
-  TriggerAttributes,
-  WebhookAttributes,
-} from "../api/wire.js";
-import { triggerKind } from "../kinds/trigger.js";
-import { toLiveTrigger } from "../live/read-live-state.js";
-import type { ResourceType } from "../model/address.js";
+import type { ListScope, ResourceKind } from "../kinds/contract.js";
+import { kindOf } from "../kinds/registry.js";
 import type { Change } from "../plan/types.js";
 import type { ResolvedParams } from "./body.js";
 import type { DesiredItem } from "./desired-index.js";
 
-/** What a re-list found: the item (with its id when the kind has one), or nothing. */
+/** What a re-list found: the item (its id when the kind has one), or nothing. */
 export type Found =
   | { readonly found: false }
-  | { readonly found: true; readonly id?: string; readonly lastFour?: string };
+  | { readonly found: true; readonly id?: string; readonly live: unknown };
 
 export interface RelistInput {
   readonly api: Api;
@@ -39,15 +29,13 @@ export interface RelistInput {
   readonly deleting?: ReadonlySet<string>;
 }
 
-type Relister = (input: RelistInput) => Promise<Found>;
-
-const need = (params: ResolvedParams, name: string): string => {
-  const v = params[name];
-  if (v === undefined) throw new Error(`re-list needs the param ${name}`);
-  return v;
-};
-
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+/** The listing scope of a change: its resolved params carry the parent's ids. */
+const scopeOf = (params: ResolvedParams): ListScope => ({
+  ...(params.org_id === undefined ? {} : { org_id: params.org_id }),
+  ...(params.project_id === undefined ? {} : { project_id: params.project_id }),
+  ...(params.context_id === undefined ? {} : { context_id: params.context_id }),
+  ...(params.pipeline_id === undefined ? {} : { pipeline_id: params.pipeline_id }),
+});
 
 /**
  * On a replace the old item (params.id) may still exist with the same key
@@ -58,86 +46,28 @@ const notOld = (change: Change, id: string | undefined, deleting?: ReadonlySet<s
   (change.action !== "replace" || id !== change.params.id) &&
   (id === undefined || deleting?.has(id) !== true);
 
-const hit = (id: string | undefined): Found =>
-  id === undefined ? { found: true } : { found: true, id };
-
-export const RELISTERS: Partial<Record<ResourceType, Relister>> = {
-  // spec: Contexts: filter[name] is a substring search, so the match is exact here.
-  context: async ({ api, change, params, signal, deleting }) => {
-    const name = str(change.after?.name);
-    const items = await api.listV3<ContextAttributes>(
-      "/contexts",
-      { "filter[org_id]": need(params, "org_id"), ...(name ? { "filter[name]": name } : {}) },
-      signal ? { signal } : {},
-    );
-    const m = items.find((i) => i.attributes.name === name && notOld(change, i.id, deleting));
-    return m ? hit(m.id) : { found: false };
-  },
-  context_restriction: async ({ api, change, params, signal }) => {
-    const items = await api.listV3<ContextRestrictionAttributes>(
-      "/context-restrictions",
-      { "filter[context_id]": need(params, "context_id") },
-      signal ? { signal } : {},
-    );
-    const m = items.find(
-      (i) =>
-        i.attributes.restriction_type === change.after?.restriction_type &&
-        i.attributes.match_pattern === change.after?.match_pattern,
-    );
-    return m ? hit(m.id) : { found: false };
-  },
-  webhook: async ({ api, change, params, signal, deleting }) => {
-    const items = await api.listV3<WebhookAttributes>(
-      "/webhooks",
-      { "filter[project_id]": need(params, "project_id") },
-      signal ? { signal } : {},
-    );
-    const m = items.find(
-      (i) => i.attributes.name === change.after?.name && notOld(change, i.id, deleting),
-    );
-    return m ? hit(m.id) : { found: false };
-  },
-  pipeline: async ({ api, change, params, signal, deleting }) => {
-    const items = await api.listV3<PipelineAttributes>(
-      "/pipelines",
-      { "filter[project_id]": need(params, "project_id") },
-      signal ? { signal } : {},
-    );
-    const m = items.find(
-      (i) => i.attributes.name === change.after?.name && notOld(change, i.id, deleting),
-    );
-    return m ? hit(m.id) : { found: false };
-  },
-  trigger: async ({ api, change, params, desired, signal, deleting }) => {
-    if (desired?.type !== "trigger") return { found: false };
-    const items = await api.listV3<TriggerAttributes>(
-      "/triggers",
-      { "filter[pipeline_id]": need(params, "pipeline_id") },
-      signal ? { signal } : {},
-    );
-    const want = triggerKind.desiredKey(desired.item);
-    // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
-    // its filter too; schedule and webhook triggers are their name.
-    const m = items
-      .filter((i) => i.id !== undefined && notOld(change, i.id, deleting))
-      .map((i) => toLiveTrigger(i))
-      .find(
-        (l) =>
-          triggerKind.liveKey(l) === want &&
-          (desired.item.event.type !== "vcs" || triggerKind.tiebreak?.(desired.item, l) !== false),
-      );
-    return m ? hit(m.id) : { found: false };
-  },
-  project_env_var: async ({ api, change, params, signal }) => {
-    const items = await api.listV3<ProjectEnvVarAttributes>(
-      `/projects/${encodeURIComponent(need(params, "project_id"))}/environment-variables`,
-      {},
-      signal ? { signal } : {},
-    );
-    const m = items.find((i) => i.attributes.name === change.after?.name);
-    if (!m) return { found: false };
-    return m.attributes.truncated_value === undefined
-      ? { found: true }
-      : { found: true, lastFour: m.attributes.truncated_value };
-  },
+/**
+ * List the change's parent again and find the live item `pick` chooses among those that
+ * are not the old half of a replace nor about to be deleted.
+ */
+export const relistFind = async (
+  input: RelistInput,
+  pick: (kind: ResourceKind<unknown, unknown>, desired: unknown, l: unknown) => boolean,
+): Promise<Found> => {
+  const { api, change, params, desired, signal, deleting } = input;
+  if (desired === undefined || desired.type !== change.resource_type) return { found: false };
+  const kind = kindOf(change.resource_type);
+  const items = await kind.list(api, scopeOf(params), signal ? { signal } : {});
+  const m = items.find(
+    (l) => notOld(change, kind.liveId(l), deleting) && pick(kind, desired.item, l),
+  );
+  if (m === undefined) return { found: false };
+  const id = kind.liveId(m);
+  return id === undefined ? { found: true, live: m } : { found: true, id, live: m };
 };
+
+/** Re-list after an uncertain create: the item the kind's `adopt.matches` names, if any. */
+export const relistCreated = (input: RelistInput): Promise<Found> =>
+  relistFind(input, (kind, d, l) =>
+    kind.adopt.by === "relist" ? kind.adopt.matches(d, input.change.after ?? {}, l) : false,
+  );

@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { configDigest } from "../config/digest.js";
 import { readRegularFile } from "../config/read-regular.js";
+import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { StalePlanError, UsageError } from "../model/errors.js";
@@ -55,29 +56,18 @@ const hash = (v: unknown): string =>
     .slice(0, 32);
 
 /**
- * A fingerprint per live item read: `<org>|<kind>:<id or name>` → hash of its attributes
- * without secret parts (env var `truncated_value` included: it is part of a secret).
+ * A fingerprint per live item read: `<org>|<kind's key>` → hash of what the kind
+ * fingerprints (no secret part; the env var `truncated_value` is left out: it is part of a
+ * secret). Every kind of the registry takes part (src/kinds/contract.ts `liveItems`), so a
+ * stale saved plan is noticed whatever kind changed.
  */
 export const liveFingerprints = (live: LiveState): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const org of live.orgs) {
-    const o = org.slug;
-    if (org.settings) out[`${o}|org_settings`] = hash(org.settings);
-    for (const c of org.contexts ?? []) {
-      out[`${o}|context:${c.id}`] = hash({ name: c.name });
-      for (const e of c.env ?? [])
-        out[`${o}|context:${c.id}|env:${e.name}`] = hash({ name: e.name });
-      for (const r of c.restrictions ?? [])
-        out[`${o}|context:${c.id}|restriction:${r.id}`] = hash(r);
-    }
-    for (const [slug, p] of org.projects) {
-      if (p.status !== "found") continue;
-      const base = `${o}|project:${slug}`;
-      if (p.settings) out[`${base}|settings`] = hash(p.settings);
-      for (const e of p.env ?? []) out[`${base}|env:${e.name}`] = hash({ name: e.name });
-      for (const w of p.webhooks ?? []) out[`${base}|webhook:${w.id}`] = hash(w);
-      for (const pl of p.pipelines ?? []) out[`${base}|pipeline:${pl.id}`] = hash(pl);
-      for (const t of p.triggers ?? []) out[`${base}|trigger:${t.id}`] = hash(t);
+    for (const kind of ALL_KINDS) {
+      for (const { key, item } of kind.liveItems(org)) {
+        out[`${org.slug}|${key}`] = hash(kind.fingerprint(item));
+      }
     }
   }
   return out;

@@ -23,6 +23,7 @@ import {
   readSavedPlan,
   type SavedPlan,
 } from "../apply/saved-plan.js";
+import { kindOf } from "../kinds/registry.js";
 import { runPlan } from "../live/plan-run.js";
 import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
@@ -181,22 +182,21 @@ const ask = (io: CliIO, question: string, signal: AbortSignal): Promise<string> 
     signal.addEventListener("abort", onAbort, { once: true });
   });
 
-/** Contexts created by this plan whose auto-added all-members restriction will be removed. */
-const defaultRestrictionNotes = (plan: Plan, io: ReturnType<typeof indexDesired>): string[] =>
-  plan.changes
-    .filter((c) => c.resource_type === "context" && c.action === "create")
-    .filter((c) => {
-      const d = io.get(c.org, c.address);
-      return (
-        d?.type === "context" &&
-        d.item.restrictions !== undefined &&
-        !d.item.restrictions.some((r) => r.type === "group" && r.group === "all-members")
-      );
-    })
-    .map(
-      (c) =>
-        `Note: the service gives a new context a restriction for all org members; ${c.address} declares its restrictions without it, so apply removes it right after creating the context.`,
-    );
+/**
+ * What apply will do right after the creates of this plan besides their calls: each
+ * kind's after-create step (src/kinds/contract.ts), the same one the executor runs, so the
+ * promise and the deed cannot differ (the default restriction of a new context whose org is
+ * named by id in the config, for one).
+ */
+const afterCreateNotes = (plan: Plan, io: ReturnType<typeof indexDesired>): string[] =>
+  plan.changes.flatMap((c) => {
+    if (c.action !== "create") return [];
+    const d = io.get(c.org, c.address);
+    const orgId = plan.orgs.find((o) => o.slug === c.org)?.id;
+    if (d === undefined || d.type !== c.resource_type || orgId === undefined) return [];
+    const step = kindOf(c.resource_type).afterCreate?.(d.item, orgId);
+    return step === undefined ? [] : [`Note: ${c.address}: ${step.note}.`];
+  });
 
 export const applyCommand = async (
   planfile: string | undefined,
@@ -368,7 +368,7 @@ const planAndApply = async (
     );
   }
   const index = indexDesired(desired);
-  for (const note of defaultRestrictionNotes(plan, index)) io.stderr.write(`${note}\n`);
+  for (const note of afterCreateNotes(plan, index)) io.stderr.write(`${note}\n`);
   if (saved === undefined && !flags.autoApprove && !control.signal.aborted) {
     const answer = await ask(
       io,

@@ -19,13 +19,15 @@ import type {
   V3Resource,
   WebhookAttributes,
 } from "../api/wire.js";
+import { restrictionKeyValue } from "../kinds/context-restriction.js";
+import { toLiveTrigger } from "../kinds/trigger.js";
 import type { LiveWebhook } from "../kinds/webhook.js";
-import { LiveReadError, OrgNotVisibleError } from "../live/errors.js";
+import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
-import { toLiveTrigger } from "../live/read-live-state.js";
-import { isNotVisible, restrictionKeyValue } from "../live/resolve.js";
+import { isNotVisible } from "../live/resolve.js";
 import { probeSynthetic } from "../live/synthetic.js";
 import { isLockContextName } from "../lock/claim.js";
+import { LiveReadError } from "../model/errors.js";
 import type { LivePipeline } from "../model/live.js";
 import { ExportError } from "./errors.js";
 import type { ExportSnapshot, SnapshotContext, SnapshotProject } from "./snapshot.js";
@@ -183,7 +185,7 @@ const readContext = async (
         r.attributes.restriction_type,
         r.attributes.match_pattern,
         orgId,
-        slugById,
+        (id) => slugById.get(id),
       ),
     })),
   };

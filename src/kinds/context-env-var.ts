@@ -5,11 +5,19 @@
  * call (an upsert). The value is always sensitive; only `truncated_value` (last four) is
  * ever returned, which is what the comparison uses (design.md §1 "Secrets").
  */
+import type { ContextEnvVarAttributes, V3Resource } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
 import { envVarKindBase } from "./env-var-common.js";
+import { pageOptions, scopeId } from "./listing.js";
+
+const toLiveEnvVar = (i: V3Resource<ContextEnvVarAttributes>): LiveEnvVar =>
+  i.attributes.truncated_value === undefined
+    ? { name: i.attributes.name }
+    : { name: i.attributes.name, truncated_value: i.attributes.truncated_value };
 
 const setCall = (phase: CallPhase): ApiCall =>
   call(phase, "POST", "/contexts/{context_id}/env-vars/set", {
@@ -31,4 +39,29 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
       query: { "filter[name]": "{name}" },
     }),
   ],
+  list: async (api, scope, options) =>
+    (
+      await api.listV3<ContextEnvVarAttributes>(
+        `/contexts/${scopeId(scope, "context_id")}/env-vars`,
+        {},
+        pageOptions(options, toLiveEnvVar),
+      )
+    ).map(toLiveEnvVar),
+  adopt: {
+    by: "resend",
+    why: "spec: api-v3.md Contexts: env-vars/set sets the variable by name, so sending it again is safe",
+  },
+  fingerprint: (l) => ({ name: l.name }),
+  desiredItems: function* (org) {
+    for (const c of org.contexts?.values() ?? []) {
+      for (const e of c.env?.values() ?? []) {
+        yield { address: addr.contextEnvVar(c.name, e.name), item: e };
+      }
+    }
+  },
+  liveItems: function* (org) {
+    for (const c of org.contexts ?? []) {
+      for (const e of c.env ?? []) yield { key: `context:${c.id}|env:${e.name}`, item: e };
+    }
+  },
 };

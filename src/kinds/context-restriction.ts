@@ -13,12 +13,53 @@
  * than either the old or the new config allows.
  */
 
-import { restrictionKey } from "../model/address.js";
+import type { ContextRestrictionAttributes, RestrictionTypeWire, V3Resource } from "../api/wire.js";
+import { addr, restrictionKey } from "../model/address.js";
 import type { DesiredRestriction } from "../model/desired.js";
 import type { LiveRestriction } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
-import type { KindRefs, ResourceKind } from "./contract.js";
+import type { KindRefs, ListScope, ResourceKind } from "./contract.js";
+import { pageOptions, requireId, scopeId } from "./listing.js";
+import { toJson } from "./values.js";
+
+/**
+ * The key a config would write for a live restriction (src/model/live.ts LiveRestriction):
+ * spec: api-v3.md "Context restriction": `match_pattern` is a project id, an expression, or a
+ * group id, and "a restriction for every member of the owning org is a group restriction
+ * whose match_pattern is the org id" (written `all-members` in a config).
+ */
+export const restrictionKeyValue = (
+  type: RestrictionTypeWire,
+  matchPattern: string,
+  orgId: string | undefined,
+  slugOf: (projectId: string) => string | undefined,
+): string => {
+  switch (type) {
+    case "project":
+      // Decision: a project id that cannot be resolved to a slug (deleted, or not visible to
+      // this token) stays the id, so the planner can still match a config that pins it.
+      return slugOf(matchPattern) ?? matchPattern;
+    case "group":
+      return matchPattern === orgId ? "all-members" : matchPattern;
+    case "expression":
+      return matchPattern;
+  }
+};
+
+const toLiveRestriction =
+  (scope: ListScope) =>
+  (r: V3Resource<ContextRestrictionAttributes>): LiveRestriction => ({
+    id: requireId(r, "context restriction"),
+    restriction_type: r.attributes.restriction_type,
+    match_pattern: r.attributes.match_pattern,
+    key_value: restrictionKeyValue(
+      r.attributes.restriction_type,
+      r.attributes.match_pattern,
+      scope.org_id,
+      scope.projectSlug ?? (() => undefined),
+    ),
+  });
 
 /** The value a config writes for a restriction: slug, expression, group id or `all-members`. */
 export const desiredRestrictionValue = (d: DesiredRestriction): string => {
@@ -91,4 +132,43 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       query: { "filter[context_id]": "{context_id}" },
     }),
   ],
+  // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
+  list: async (api, scope, options) => {
+    const toLive = toLiveRestriction(scope);
+    return (
+      await api.listV3<ContextRestrictionAttributes>(
+        "/context-restrictions",
+        { "filter[context_id]": scopeId(scope, "context_id") },
+        pageOptions(options, toLive),
+      )
+    ).map(toLive);
+  },
+  // The created restriction is the one with the planned type and match_pattern (the
+  // service's own words: a project id, the org id for all members).
+  adopt: {
+    by: "relist",
+    matches: (_d, after, l) =>
+      l.restriction_type === after.restriction_type && l.match_pattern === after.match_pattern,
+    // Decision: a restriction the context already has (400, e.g. the default group
+    // restriction of a new context that the config also declares) is adopted.
+    adoptOnRefusal: true,
+  },
+  fingerprint: (l) => toJson(l),
+  desiredItems: function* (org) {
+    for (const c of org.contexts?.values() ?? []) {
+      for (const r of c.restrictions ?? []) {
+        yield {
+          address: addr.contextRestriction(c.name, r.type, desiredRestrictionValue(r)),
+          item: r,
+        };
+      }
+    }
+  },
+  liveItems: function* (org) {
+    for (const c of org.contexts ?? []) {
+      for (const r of c.restrictions ?? []) {
+        yield { key: `context:${c.id}|restriction:${r.id}`, item: r };
+      }
+    }
+  },
 };

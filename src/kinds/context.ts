@@ -7,11 +7,32 @@
  * Decision: the plan shows one context delete with the number of secrets it destroys
  * (design.md §1 "Ownership"), not one delete per env var or restriction.
  */
-import type { DesiredContext } from "../model/desired.js";
+import type { ContextAttributes, V3Resource } from "../api/wire.js";
+import { addr } from "../model/address.js";
+import type { DesiredContext, DesiredRestriction } from "../model/desired.js";
 import type { LiveContext } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
-import type { ResourceKind } from "./contract.js";
+import type { AfterCreateStep, ResourceKind } from "./contract.js";
+import { pageOptions, requireId, scopeId } from "./listing.js";
+
+const toLiveContext = (c: V3Resource<ContextAttributes>): LiveContext => ({
+  id: requireId(c, "context"),
+  name: c.attributes.name,
+});
+
+/**
+ * Whether a context's declared restrictions keep the group restriction for all org members
+ * that the service adds to a new context: `group: all-members`, or the org's own id (the
+ * same restriction, spelled by its match_pattern; spec: api-v3.md Context restriction).
+ */
+export const keepsAllMembers = (restrictions: readonly DesiredRestriction[], orgId: string) =>
+  restrictions.some((r) => r.type === "group" && (r.group === "all-members" || r.group === orgId));
+
+const REMOVE_DEFAULT_RESTRICTION: AfterCreateStep = {
+  step: "remove_default_restriction",
+  note: "the service gives a new context a restriction for all org members; the config declares its restrictions without it, so apply removes it right after creating the context",
+};
 
 export const contextKind: ResourceKind<DesiredContext, LiveContext> = {
   type: "context",
@@ -39,4 +60,29 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext> = {
       note: "also deletes the context's env vars and restrictions",
     }),
   ],
+  // spec: api-v3.md Contexts: filter[org_id] is required; filter[name] is a substring search,
+  // so callers match exact names on the full list (design.md §1 "Identity"). The org lock's
+  // claims are contexts too (src/lock/claim.ts): callers leave them out.
+  list: async (api, scope, options) =>
+    (
+      await api.listV3<ContextAttributes>(
+        "/contexts",
+        { "filter[org_id]": scopeId(scope, "org_id") },
+        pageOptions(options, toLiveContext),
+      )
+    ).map(toLiveContext),
+  adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
+  // Decision: only when the config manages the context's `restrictions`; a context whose
+  // restrictions are unmanaged keeps what the service added (the next plan does not look).
+  afterCreate: (d, orgId) =>
+    d.restrictions !== undefined && !keepsAllMembers(d.restrictions, orgId)
+      ? REMOVE_DEFAULT_RESTRICTION
+      : undefined,
+  fingerprint: (l) => ({ name: l.name }),
+  desiredItems: function* (org) {
+    for (const c of org.contexts?.values() ?? []) yield { address: addr.context(c.name), item: c };
+  },
+  liveItems: function* (org) {
+    for (const c of org.contexts ?? []) yield { key: `context:${c.id}`, item: c };
+  },
 };

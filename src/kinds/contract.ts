@@ -10,8 +10,10 @@
  * secret value. Apply (issue 5) adds executors next to these functions: an executor takes a
  * Change and its `calls`, so adding one is adding a function to the kind's module.
  */
-import type { ApiGeneration } from "../api/types.js";
+import type { ApiGeneration, ListOptions, ReadOnlyApi } from "../api/types.js";
 import type { ResourceType } from "../model/address.js";
+import type { DesiredOrg } from "../model/desired.js";
+import type { LiveOrg } from "../model/live.js";
 import type { JsonObject, JsonValue } from "./values.js";
 
 export type CallPhase = "create" | "update" | "delete";
@@ -94,6 +96,77 @@ export interface KindEnv extends KindRefs {
 export type ReplaceOrder = "create_before_delete" | "delete_before_create" | "never";
 
 /**
+ * The ids a kind's live items hang off, by the names the plan's call params use
+ * (`org_id`, `project_id`, `context_id`, `pipeline_id`), so a listing can be made from the
+ * live state (src/live) or from a change's resolved params (apply's re-list) alike.
+ */
+export interface ListScope {
+  readonly org_id?: string;
+  readonly project_id?: string;
+  /** The project's slug, for the V2 routes that take it (project env vars' last four). */
+  readonly project_slug?: string;
+  readonly context_id?: string;
+  readonly pipeline_id?: string;
+  /** A project id to its slug, when known (a project restriction's address key). */
+  readonly projectSlug?: (projectId: string) => string | undefined;
+}
+
+/** How a kind's live items are listed: every page or an error (never a partial list). */
+export type ListOptionsOf<L> = Pick<ListOptions<unknown>, "signal"> & {
+  /** Called with each page's items as they arrive (issue 8): children's reads start early. */
+  readonly onPage?: (items: readonly L[]) => void;
+};
+
+/**
+ * What apply does after a create whose outcome is uncertain (a timeout, a lost connection,
+ * a 5xx; design.md §1 "Apply"): `relist` lists the parent's items again (`list`) and adopts
+ * the one `matches` says this change made; `resend` sends the call again, because it is
+ * idempotent (a singleton update, a set-by-name upsert). Required of every kind, so a kind
+ * can never be added that silently re-sends a create.
+ */
+export type AdoptRule<D, L> =
+  | {
+      readonly by: "relist";
+      /**
+       * Whether the listed live item is the one this change created: `after` is the plan's
+       * masked view of the created item (what the service stores: a restriction's project
+       * id, not its slug), `d` the declared item.
+       */
+      matches(d: D, after: JsonObject, l: L): boolean;
+      /**
+       * A create refused with a 400 may mean the item exists already (a context's default
+       * restriction the config also declares): the match is then adopted, if there is one.
+       */
+      readonly adoptOnRefusal?: true;
+    }
+  | {
+      readonly by: "resend";
+      readonly why: string;
+      /**
+       * The service refused to overwrite because the name exists (spec silent: 409, or 400
+       * with `already_exists`). After an uncertain attempt of ours the live item for which
+       * `sameValue` holds is taken as ours (adopted); otherwise apply fails the item with
+       * `message`, and nothing is deleted.
+       */
+      readonly existsRefusal?: {
+        sameValue(d: D, l: L): boolean;
+        readonly message: string;
+      };
+    };
+
+/**
+ * A step apply runs right after a create, because the service itself adds something the
+ * config may not want (spec: api-v3.md Contexts: a new context gets a group restriction
+ * for all org members). Data, so `apply` can promise it before it runs, and run exactly
+ * what it promised.
+ */
+export type AfterCreateStep = {
+  readonly step: "remove_default_restriction";
+  /** What the apply's output says before and after. */
+  readonly note: string;
+};
+
+/**
  * A resource kind. `D` is the desired item as the config declares it, `L` the live item
  * as src/live read it.
  *
@@ -147,4 +220,27 @@ export interface ResourceKind<D, L> {
   updateCalls(fields: readonly FieldChange[]): readonly ApiCall[];
   /** Calls that delete the item. */
   deleteCalls(): readonly ApiCall[];
+
+  /**
+   * List the live items of one parent (the spec's route, filters and paging). Used by the
+   * live reader, drift's unmanaged list, export and apply's re-list; throws a
+   * `LiveReadError` for an item the service returned without what identity needs.
+   */
+  list(api: ReadOnlyApi, scope: ListScope, options?: ListOptionsOf<L>): Promise<L[]>;
+  /** After an uncertain create: re-list and adopt, or re-send. */
+  readonly adopt: AdoptRule<D, L>;
+  /** A step apply runs after creating `d` in the org `orgId`, if any. */
+  afterCreate?(d: D, orgId: string): AfterCreateStep | undefined;
+  /**
+   * What of a live item a saved plan remembers, to tell that it changed since (exit 3
+   * "stale"): its attributes without any secret part (no value, no last four).
+   */
+  fingerprint(l: L): JsonValue;
+  /** Every item of this kind the org declares, with its address (apply's desired index). */
+  desiredItems(org: DesiredOrg): Iterable<{ readonly address: string; readonly item: D }>;
+  /**
+   * Every live item of this kind read for the org, keyed by its parent and its id (or name,
+   * for kinds without an id) — unique within the org (saved-plan fingerprints).
+   */
+  liveItems(org: LiveOrg): Iterable<{ readonly key: string; readonly item: L }>;
 }

@@ -4,7 +4,9 @@
  * sends only the declared keys that differ (design.md §1 "Ownership").
  */
 import type { OrgSettingsAttributes } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import { type DesiredOrg, ORG_SETTING_NAMES } from "../model/desired.js";
+import { scopeId } from "./listing.js";
 import { settingsKind } from "./settings-common.js";
 
 /** The declared settings as the config holds them (with its `source`). */
@@ -15,4 +17,12 @@ export const orgSettingsKind = settingsKind<OrgSettingsDesired, OrgSettingsAttri
   parent: "org",
   names: ORG_SETTING_NAMES,
   updateRoute: "/orgs/{org_id}/update-settings",
+  // spec: api-v3.md Orgs: GET /orgs/:id/settings is a singleton (no id).
+  readRoute: (scope) => `/orgs/${scopeId(scope, "org_id")}/settings`,
+  declared: function* (org) {
+    if (org.settings !== undefined) yield { address: addr.orgSettings(), item: org.settings };
+  },
+  read: function* (org) {
+    if (org.settings !== undefined) yield { key: "org_settings", item: org.settings };
+  },
 });

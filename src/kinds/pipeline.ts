@@ -5,12 +5,26 @@
  * config.vcs, config.hosted, checkout.vcs) forces replacement, and replacing a pipeline
  * replaces its triggers (src/plan). The synthetic OAuth pipeline is never touched.
  */
+import type { PipelineAttributes, V3Resource } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import type { DesiredPipeline } from "../model/desired.js";
 import type { LivePipeline } from "../model/live.js";
 import { call } from "./calls.js";
 import { addFields, compareFields, type FieldRule, newComparison } from "./compare.js";
 import type { ResourceKind } from "./contract.js";
-import { type JsonObject, toJsonObject } from "./values.js";
+import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
+
+/**
+ * A listed pipeline. `synthetic` is false here: the synthetic OAuth pipeline is told apart
+ * by a probe (src/live/synthetic.ts), only where it matters.
+ */
+const toLivePipeline = (p: V3Resource<PipelineAttributes>): LivePipeline => ({
+  ...p.attributes,
+  id: requireId(p, "pipeline"),
+  synthetic: false,
+});
+
+import { type JsonObject, toJson, toJsonObject } from "./values.js";
 
 export const PIPELINE_UPDATE_FIELDS = [
   "name",
@@ -90,4 +104,29 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline> = {
     }),
   ],
   deleteCalls: () => [call("delete", "DELETE", "/pipelines/{id}")],
+  // spec: api-v3.md Pipelines: listed with filter[project_id].
+  list: async (api, scope, options) =>
+    (
+      await api.listV3<PipelineAttributes>(
+        "/pipelines",
+        { "filter[project_id]": scopeId(scope, "project_id") },
+        pageOptions(options, toLivePipeline),
+      )
+    ).map(toLivePipeline),
+  adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
+  fingerprint: (l) => toJson(l),
+  desiredItems: function* (org) {
+    for (const [slug, p] of org.projects) {
+      for (const pl of p.pipelines?.values() ?? []) {
+        yield { address: addr.pipeline(slug, pl.name), item: pl };
+      }
+    }
+  },
+  liveItems: function* (org) {
+    for (const [slug, p] of foundProjects(org)) {
+      for (const pl of p.pipelines ?? []) {
+        yield { key: `project:${slug}|pipeline:${pl.id}`, item: pl };
+      }
+    }
+  },
 };

@@ -10,11 +10,32 @@
  * message that says so: deleting first would leave no variable at all if the new value were
  * then refused too, and Waybill cannot know beforehand that it would be accepted.
  */
+import type { ProjectEnvVarAttributes, V2ProjectEnvVar, V3Resource } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import type { CallPhase, ResourceKind } from "./contract.js";
 import { envVarKindBase } from "./env-var-common.js";
+import { foundProjects, pageOptions, scopeId } from "./listing.js";
+
+/**
+ * The last four characters from a V2 masked project env var value
+ * (spec: api-v2-v1.md: "masked: four `x` characters plus the last four characters").
+ * Decision: a value shorter than four characters is masked as `xxxx` plus the whole value,
+ * so the part after the four `x` is taken as it is; a value without the mask prefix (not
+ * per spec) falls back to its own last four characters.
+ */
+export const lastFourFromMasked = (masked: string): string =>
+  masked.startsWith("xxxx") ? masked.slice(4) : masked.slice(-4);
+
+/** spec: api-v2-v1.md: the project slug `<vcs>/<org>/<repo>` goes in the path, `/` kept. */
+const v2Slug = (slug: string): string => slug.split("/").map(encodeURIComponent).join("/");
+
+const toLiveEnvVar = (i: V3Resource<ProjectEnvVarAttributes>): LiveEnvVar =>
+  i.attributes.truncated_value === undefined
+    ? { name: i.attributes.name }
+    : { name: i.attributes.name, truncated_value: i.attributes.truncated_value };
 
 const ROUTE = "/projects/{project_id}/environment-variables";
 
@@ -40,4 +61,58 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
     ),
   ],
   deleteCalls: () => [call("delete", "DELETE", `${ROUTE}/{name}`)],
+  /**
+   * spec: api-v3.md "Project environment variable": V3 does not name the value field. When
+   * the V3 items carry no `truncated_value` and the project's slug is known, the last four
+   * characters come from V2's masked value (spec: api-v2-v1.md:
+   * `GET /project/{project-slug}/envvar`, `xxxx` plus the last four).
+   */
+  list: async (api, scope, options) => {
+    const items = await api.listV3<ProjectEnvVarAttributes>(
+      `/projects/${encodeURIComponent(scopeId(scope, "project_id"))}/environment-variables`,
+      {},
+      pageOptions(options, toLiveEnvVar),
+    );
+    const vars = items.map(toLiveEnvVar);
+    if (vars.every((v) => v.truncated_value !== undefined) || scope.project_slug === undefined) {
+      return vars;
+    }
+    const v2 = await api.listV2<V2ProjectEnvVar>(
+      `/project/${v2Slug(scope.project_slug)}/envvar`,
+      {},
+      options?.signal ? { signal: options.signal } : {},
+    );
+    const lastFour = new Map(v2.map((v) => [v.name, lastFourFromMasked(v.value)]));
+    return vars.map((v) => {
+      const tv = v.truncated_value ?? lastFour.get(v.name);
+      return tv === undefined ? { name: v.name } : { name: v.name, truncated_value: tv };
+    });
+  },
+  adopt: {
+    by: "resend",
+    why: "the POST sets the named variable (spec: api-v3.md Projects, 201/404 only), so sending it again cannot duplicate it",
+    // An earlier attempt of ours may have stored the value before its answer was lost: a
+    // variable whose last four are ours is taken as that one (adopted).
+    existsRefusal: {
+      sameValue: (d, l) => {
+        const want = d.value.isResolved ? d.value.lastFour() : undefined;
+        return want !== undefined && l.truncated_value === want;
+      },
+      message:
+        "The service refused to overwrite the variable because the name exists; nothing was deleted, so it keeps its live value. Waybill never deletes a secret before its replacement is accepted: set the new value in the service, or delete the variable and re-run apply",
+    },
+  },
+  fingerprint: (l) => ({ name: l.name }),
+  desiredItems: function* (org) {
+    for (const [slug, p] of org.projects) {
+      for (const e of p.env?.values() ?? []) {
+        yield { address: addr.projectEnvVar(slug, e.name), item: e };
+      }
+    }
+  },
+  liveItems: function* (org) {
+    for (const [slug, p] of foundProjects(org)) {
+      for (const e of p.env ?? []) yield { key: `project:${slug}|env:${e.name}`, item: e };
+    }
+  },
 };

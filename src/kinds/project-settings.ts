@@ -4,7 +4,9 @@
  * `pr_only_branch_overrides` is a list the service keeps unordered, so it compares as a set.
  */
 import type { ProjectSettingsAttributes } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import { type DesiredProject, PROJECT_SETTING_NAMES } from "../model/desired.js";
+import { foundProjects, scopeId } from "./listing.js";
 import { settingsKind } from "./settings-common.js";
 
 export type ProjectSettingsDesired = NonNullable<DesiredProject["settings"]>;
@@ -14,4 +16,15 @@ export const projectSettingsKind = settingsKind<ProjectSettingsDesired, ProjectS
   parent: "project",
   names: PROJECT_SETTING_NAMES,
   updateRoute: "/projects/{project_id}/update-settings",
+  readRoute: (scope) => `/projects/${scopeId(scope, "project_id")}/settings`,
+  declared: function* (org) {
+    for (const [slug, p] of org.projects) {
+      if (p.settings !== undefined) yield { address: addr.projectSettings(slug), item: p.settings };
+    }
+  },
+  read: function* (org) {
+    for (const [slug, p] of foundProjects(org)) {
+      if (p.settings !== undefined) yield { key: `project:${slug}|settings`, item: p.settings };
+    }
+  },
 });

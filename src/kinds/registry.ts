@@ -6,6 +6,7 @@ import type { ResourceType } from "../model/address.js";
 import { contextKind } from "./context.js";
 import { contextEnvVarKind } from "./context-env-var.js";
 import { contextRestrictionKind } from "./context-restriction.js";
+import type { ResourceKind } from "./contract.js";
 import { orgSettingsKind } from "./org-settings.js";
 import { pipelineKind } from "./pipeline.js";
 import { projectEnvVarKind } from "./project-env-var.js";
@@ -23,9 +24,27 @@ export const KINDS = {
   webhook: webhookKind,
   pipeline: pipelineKind,
   trigger: triggerKind,
-} as const satisfies Record<ResourceType, { readonly type: ResourceType }>;
+} as const satisfies {
+  // Exhaustive: a resource type without its kind, or a kind that leaves out a part of the
+  // contract, is a compile error (docs/adding-a-kind.md).
+  readonly [T in ResourceType]: ResourceKind<unknown, unknown>;
+};
 
 export type KindRegistry = typeof KINDS;
+
+/** The desired item type of a kind, by resource type. */
+export type DesiredOf<T extends ResourceType> =
+  KindRegistry[T] extends ResourceKind<infer D, infer _L> ? D : never;
+/** The live item type of a kind, by resource type. */
+export type LiveOf<T extends ResourceType> =
+  KindRegistry[T] extends ResourceKind<infer _D, infer L> ? L : never;
+
+/** A kind with its item types forgotten, for code that walks every kind alike. */
+export const kindOf = (type: ResourceType): ResourceKind<unknown, unknown> =>
+  KINDS[type] as ResourceKind<unknown, unknown>;
+
+/** Every kind, in the registry's order. */
+export const ALL_KINDS: readonly ResourceKind<unknown, unknown>[] = Object.values(KINDS);
 
 /** The replace order of a kind, by type (what src/plan/order.ts needs without generics). */
 export const replaceOrderOf = (type: ResourceType): (typeof KINDS)[ResourceType]["replaceOrder"] =>

@@ -3,11 +3,15 @@
  * created or deleted; only the declared keys are managed, and an update sends only the
  * declared keys that differ, in one `update-settings` call (design.md §1 "Ownership").
  */
+import type { V3One } from "../api/wire.js";
 import type { ResourceType } from "../model/address.js";
+import type { DesiredOrg } from "../model/desired.js";
+import type { LiveOrg } from "../model/live.js";
 import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
-import type { ResourceKind } from "./contract.js";
+import type { ListScope, ResourceKind } from "./contract.js";
+import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
 
@@ -36,6 +40,12 @@ export const settingsKind = <D extends object, L extends object>(spec: {
   readonly parent: "org" | "project";
   readonly names: readonly string[];
   readonly updateRoute: string;
+  /** The singleton's GET route in the scope (spec: `GET /orgs/:id/settings`, ...). */
+  readonly readRoute: (scope: ListScope) => string;
+  /** Where the declared settings are in the org, with their addresses. */
+  readonly declared: (org: DesiredOrg) => Iterable<{ address: string; item: D }>;
+  /** Where the read settings are in the org, with their fingerprint keys. */
+  readonly read: (org: LiveOrg) => Iterable<{ key: string; item: L }>;
 }): ResourceKind<D, L> => ({
   type: spec.type,
   parent: spec.parent,
@@ -63,4 +73,18 @@ export const settingsKind = <D extends object, L extends object>(spec: {
     }),
   ],
   deleteCalls: () => [],
+  // A singleton (no id): one GET, a list of one.
+  list: async (api, scope, options) => {
+    const route = spec.readRoute(scope);
+    return [
+      singletonAttributes(
+        await api.get<V3One<L>>("v3", route, {}, options?.signal ? { signal: options.signal } : {}),
+        `GET /api/v3${route}`,
+      ),
+    ];
+  },
+  adopt: { by: "resend", why: "a singleton that always exists: its update is sent again" },
+  fingerprint: (l) => toJsonObject(l),
+  desiredItems: (org) => spec.declared(org),
+  liveItems: (org) => spec.read(org),
 });

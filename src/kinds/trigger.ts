@@ -10,7 +10,10 @@
  * The webhook secret is returned only once, on create: when the config sets one it is
  * always "unverified" unless `--force-secrets` selects it.
  */
+import { refId, type TriggerAttributes, type V3Resource } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import type { DesiredTrigger, VcsRepo } from "../model/desired.js";
+import { LiveReadError } from "../model/errors.js";
 import type { LiveTrigger } from "../model/live.js";
 import { call } from "./calls.js";
 import {
@@ -22,6 +25,7 @@ import {
   newComparison,
 } from "./compare.js";
 import type { ResourceKind } from "./contract.js";
+import { foundProjects, pageOptions, requireId } from "./listing.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
 
 const RULES: readonly FieldRule[] = [
@@ -111,6 +115,33 @@ const liveView = (l: LiveTrigger): JsonObject => {
   });
 };
 
+/** A listed trigger as the planner sees it: its pipeline's id comes from its references. */
+export const toLiveTrigger = (t: V3Resource<TriggerAttributes>): LiveTrigger => {
+  const pipelineId = refId(t.references?.pipeline);
+  if (!pipelineId) {
+    throw new LiveReadError(
+      `the service listed trigger ${t.id ?? "?"} without a pipeline reference`,
+    );
+  }
+  return {
+    ...t.attributes,
+    id: requireId(t, "trigger"),
+    pipeline_id: pipelineId,
+    synthetic: false,
+  };
+};
+
+const desiredKey = (d: DesiredTrigger): string =>
+  d.event.type === "vcs" ? repoKey(d.event.vcs) : nameKey(d.key);
+
+const liveKey = (l: LiveTrigger): string =>
+  l.event.type === "vcs"
+    ? repoKey(l.event.vcs)
+    : nameKey(l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name);
+
+const sameFilter = (d: DesiredTrigger, l: LiveTrigger): boolean =>
+  deepEqual(toJson(exactFilter(d.event.filter)), toJson(exactFilter(l.event.filter)));
+
 export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
   type: "trigger",
   parent: "pipeline",
@@ -119,11 +150,8 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
   replaceOrder: "delete_before_create",
   replaceOrderWhy:
     "a named trigger must not exist twice, and two vcs triggers of one repo would run twice",
-  desiredKey: (d) => (d.event.type === "vcs" ? repoKey(d.event.vcs) : nameKey(d.key)),
-  liveKey: (l) =>
-    l.event.type === "vcs"
-      ? repoKey(l.event.vcs)
-      : nameKey(l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name),
+  desiredKey: (d) => desiredKey(d),
+  liveKey: (l) => liveKey(l),
   // Decision: a live vcs trigger that no desired trigger matches is addressed as
   // `vcs:<repo_full_name>` (it has no name in the API).
   liveAddressKey: (l) =>
@@ -132,9 +160,7 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
       : ((l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name) ?? ""),
   liveId: (l) => l.id,
   pinnedId: (d) => d.id,
-  tiebreak: (d, l) =>
-    d.event.type === "vcs" &&
-    deepEqual(toJson(exactFilter(d.event.filter)), toJson(exactFilter(l.event.filter))),
+  tiebreak: (d, l) => d.event.type === "vcs" && sameFilter(d, l),
   desiredView: (d) => desiredView(d),
   liveView: (l) => liveView(l),
   compare: (d, l, env) => {
@@ -195,4 +221,39 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
     ];
   },
   deleteCalls: () => [call("delete", "DELETE", "/triggers/{id}")],
+  // spec: api-v3.md Triggers: listed by filter[pipeline_id] or filter[project_id]. The live
+  // reader lists a project's triggers at once (one listing, not one per pipeline); apply's
+  // re-list lists the one pipeline's.
+  list: async (api, scope, options) => {
+    const filter =
+      scope.pipeline_id !== undefined
+        ? { "filter[pipeline_id]": scope.pipeline_id }
+        : { "filter[project_id]": scope.project_id };
+    if (Object.values(filter)[0] === undefined) throw new Error("listing needs pipeline_id");
+    return (
+      await api.listV3<TriggerAttributes>("/triggers", filter, pageOptions(options, toLiveTrigger))
+    ).map(toLiveTrigger);
+  },
+  // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
+  // its filter too; schedule and webhook triggers are their name.
+  adopt: {
+    by: "relist",
+    matches: (d, _after, l) =>
+      liveKey(l) === desiredKey(d) && (d.event.type !== "vcs" || sameFilter(d, l)),
+  },
+  fingerprint: (l) => toJson(l),
+  desiredItems: function* (org) {
+    for (const [slug, p] of org.projects) {
+      for (const pl of p.pipelines?.values() ?? []) {
+        for (const t of pl.triggers?.values() ?? []) {
+          yield { address: addr.trigger(slug, pl.name, t.key), item: t };
+        }
+      }
+    }
+  },
+  liveItems: function* (org) {
+    for (const [slug, p] of foundProjects(org)) {
+      for (const t of p.triggers ?? []) yield { key: `project:${slug}|trigger:${t.id}`, item: t };
+    }
+  },
 };

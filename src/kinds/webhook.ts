@@ -10,7 +10,8 @@
  * Defaults (design.md §1 "Plans"): scope `project`, should_verify_tls true, is_enabled true.
  * `events` compare as a set.
  */
-import type { WebhookAttributes } from "../api/wire.js";
+import type { V3Resource, WebhookAttributes } from "../api/wire.js";
+import { addr } from "../model/address.js";
 import type { DesiredWebhook } from "../model/desired.js";
 import { isSecret } from "../model/secret.js";
 import { call } from "./calls.js";
@@ -23,9 +24,15 @@ import {
   newComparison,
 } from "./compare.js";
 import type { ApiCall, ResourceKind } from "./contract.js";
-import { type JsonObject, SENSITIVE } from "./values.js";
+import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
+import { type JsonObject, SENSITIVE, toJson } from "./values.js";
 
 export type LiveWebhook = WebhookAttributes & { readonly id: string };
+
+const toLiveWebhook = (w: V3Resource<WebhookAttributes>): LiveWebhook => ({
+  ...w.attributes,
+  id: requireId(w, "webhook"),
+});
 
 /** Fields `POST /webhooks/:id/update` accepts (spec: Webhooks). */
 export const WEBHOOK_UPDATE_FIELDS = [
@@ -186,4 +193,27 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook> = {
     return calls;
   },
   deleteCalls: () => [call("delete", "DELETE", "/webhooks/{id}")],
+  // spec: api-v3.md Webhooks: listed with filter[project_id].
+  list: async (api, scope, options) =>
+    (
+      await api.listV3<WebhookAttributes>(
+        "/webhooks",
+        { "filter[project_id]": scopeId(scope, "project_id") },
+        pageOptions(options, toLiveWebhook),
+      )
+    ).map(toLiveWebhook),
+  adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
+  fingerprint: (l) => toJson(l),
+  desiredItems: function* (org) {
+    for (const [slug, p] of org.projects) {
+      for (const w of p.webhooks?.values() ?? []) {
+        yield { address: addr.webhook(slug, w.name), item: w };
+      }
+    }
+  },
+  liveItems: function* (org) {
+    for (const [slug, p] of foundProjects(org)) {
+      for (const w of p.webhooks ?? []) yield { key: `project:${slug}|webhook:${w.id}`, item: w };
+    }
+  },
 };

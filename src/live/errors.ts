@@ -13,8 +13,3 @@ export class OrgNotVisibleError extends WaybillError {
     this.slug = slug;
   }
 }
-
-/** The live state could not be read in a way the planner can trust. Exit 1. */
-export class LiveReadError extends WaybillError {
-  readonly code = "live_read_failed";
-}

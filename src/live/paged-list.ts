@@ -16,7 +16,7 @@ import type {
   RequestOptions,
 } from "../api/types.js";
 import type { V3Resource } from "../api/wire.js";
-import { LiveReadError } from "./errors.js";
+import { LiveReadError } from "../model/errors.js";
 
 /**
  * Decision: a listing that spans several pages is read again until two reads in a row list

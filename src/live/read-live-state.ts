@@ -14,23 +14,25 @@
  */
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
-import {
-  type ContextAttributes,
-  type ContextEnvVarAttributes,
-  type ContextRestrictionAttributes,
-  type OrgAttributes,
-  type OrgSettingsAttributes,
-  type PipelineAttributes,
-  type ProjectAttributes,
-  type ProjectEnvVarAttributes,
-  type ProjectSettingsAttributes,
-  refId,
-  type TriggerAttributes,
-  type V2ProjectEnvVar,
-  type V3One,
-  type V3Resource,
-  type WebhookAttributes,
+import type {
+  ContextAttributes,
+  ContextEnvVarAttributes,
+  ContextRestrictionAttributes,
+  OrgAttributes,
+  OrgSettingsAttributes,
+  PipelineAttributes,
+  ProjectAttributes,
+  ProjectEnvVarAttributes,
+  ProjectSettingsAttributes,
+  TriggerAttributes,
+  V2ProjectEnvVar,
+  V3One,
+  V3Resource,
+  WebhookAttributes,
 } from "../api/wire.js";
+import { restrictionKeyValue } from "../kinds/context-restriction.js";
+import { lastFourFromMasked } from "../kinds/project-env-var.js";
+import { toLiveTrigger } from "../kinds/trigger.js";
 import { isLockContextName } from "../lock/claim.js";
 import { addr } from "../model/address.js";
 import type {
@@ -39,6 +41,7 @@ import type {
   DesiredOrg,
   DesiredProject,
 } from "../model/desired.js";
+import { LiveReadError } from "../model/errors.js";
 import type {
   LiveContext,
   LiveEnvVar,
@@ -50,17 +53,15 @@ import type {
   LiveTrigger,
   NotVisible,
 } from "../model/live.js";
-import { LiveReadError, OrgNotVisibleError } from "./errors.js";
+import { OrgNotVisibleError } from "./errors.js";
 import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
 import {
   chooseProjectLookup,
   isNotVisible,
   isUuid,
-  lastFourFromMasked,
   makeIgnoreMatcher,
   notVisibleReason,
-  restrictionKeyValue,
 } from "./resolve.js";
 
 export interface ReadLiveOptions {
@@ -393,21 +394,6 @@ const requireId = (r: V3Resource<unknown>, kind: string): string => {
   return r.id;
 };
 
-export const toLiveTrigger = (t: V3Resource<TriggerAttributes>): LiveTrigger => {
-  const pipelineId = refId(t.references?.pipeline);
-  if (!pipelineId) {
-    throw new LiveReadError(
-      `the service listed trigger ${t.id ?? "?"} without a pipeline reference`,
-    );
-  }
-  return {
-    ...t.attributes,
-    id: requireId(t, "trigger"),
-    pipeline_id: pipelineId,
-    synthetic: false,
-  };
-};
-
 /**
  * spec: api-v3.md "Project environment variable": V3 does not name the value field. When the
  * V3 items carry no `truncated_value`, the last four characters come from V2's masked value
@@ -586,7 +572,7 @@ const resolveRestrictionKeys = async (
                 r.attributes.restriction_type,
                 r.attributes.match_pattern,
                 orgId,
-                slugById,
+                (id) => slugById.get(id),
               ),
             }),
           ),

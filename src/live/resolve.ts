@@ -1,9 +1,3 @@
-/**
- * Pure helpers of the live reader: how slugs and ids are resolved, how a restriction's
- * pattern becomes the key a config writes, which error statuses mean "not visible".
- * No I/O here, so each rule is unit-tested on its own (test/unit/live-resolve.test.ts).
- */
-import type { RestrictionTypeWire } from "../api/wire.js";
 import { compileAddressGlob } from "../model/address.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,40 +20,6 @@ export type ProjectLookup = "by_slug" | "list_org";
 
 export const chooseProjectLookup = (slugCount: number): ProjectLookup =>
   slugCount <= PROJECT_SLUG_LOOKUP_MAX ? "by_slug" : "list_org";
-
-/**
- * The key a config would write for a live restriction (src/model/live.ts LiveRestriction):
- * spec: api-v3.md "Context restriction": `match_pattern` is a project id, an expression, or a
- * group id, and "a restriction for every member of the owning org is a group restriction
- * whose match_pattern is the org id" (written `all-members` in a config).
- */
-export const restrictionKeyValue = (
-  type: RestrictionTypeWire,
-  matchPattern: string,
-  orgId: string,
-  slugByProjectId: ReadonlyMap<string, string>,
-): string => {
-  switch (type) {
-    case "project":
-      // Decision: a project id that cannot be resolved to a slug (deleted, or not visible to
-      // this token) stays the id, so the planner can still match a config that pins it.
-      return slugByProjectId.get(matchPattern) ?? matchPattern;
-    case "group":
-      return matchPattern === orgId ? "all-members" : matchPattern;
-    case "expression":
-      return matchPattern;
-  }
-};
-
-/**
- * The last four characters from a V2 masked project env var value
- * (spec: api-v2-v1.md: "masked: four `x` characters plus the last four characters").
- * Decision: a value shorter than four characters is masked as `xxxx` plus the whole value,
- * so the part after the four `x` is taken as it is; a value without the mask prefix (not
- * per spec) falls back to its own last four characters.
- */
-export const lastFourFromMasked = (masked: string): string =>
-  masked.startsWith("xxxx") ? masked.slice(4) : masked.slice(-4);
 
 /** The HTTP status carried by an API error (src/api/errors.ts ApiError), if any. */
 export const httpStatusOf = (err: unknown): number | undefined => {

@@ -20,13 +20,14 @@ import type {
   TriggerAttributes,
   WebhookAttributes,
 } from "../api/wire.js";
+import { restrictionKeyValue } from "../kinds/context-restriction.js";
+import { toLiveTrigger } from "../kinds/trigger.js";
 import { isLockContextName } from "../lock/claim.js";
 import { addr, type ResourceType, type RestrictionType } from "../model/address.js";
 import type { DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { LiveOrg, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
 import { consistentLists } from "./paged-list.js";
-import { toLiveTrigger } from "./read-live-state.js";
-import { makeIgnoreMatcher, restrictionKeyValue } from "./resolve.js";
+import { makeIgnoreMatcher } from "./resolve.js";
 import { probeSynthetic } from "./synthetic.js";
 
 export interface UnmanagedItem {
@@ -125,7 +126,10 @@ const contextItems = async (
                           i.attributes.restriction_type,
                           i.attributes.match_pattern,
                           org.id,
-                          new Map([...(org.projectIds ?? new Map())].map(([s, id]) => [id, s])),
+                          (id) =>
+                            [...(org.projectIds ?? new Map<string, string>())].find(
+                              ([, pid]) => pid === id,
+                            )?.[0],
                         ),
                       ] as const,
                   ),

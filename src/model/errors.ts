@@ -48,3 +48,8 @@ export class StalePlanError extends WaybillError {
 export class PlanError extends WaybillError {
   readonly code = "plan_failed";
 }
+
+/** The live state could not be read in a way the planner can trust. Exit 1. */
+export class LiveReadError extends WaybillError {
+  readonly code = "live_read_failed";
+}

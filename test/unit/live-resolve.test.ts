@@ -1,14 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { restrictionKeyValue as keyValue } from "../../src/kinds/context-restriction.js";
+import { lastFourFromMasked } from "../../src/kinds/project-env-var.js";
 import {
   chooseProjectLookup,
   isNotVisible,
   isUuid,
-  lastFourFromMasked,
   makeIgnoreMatcher,
   PROJECT_SLUG_LOOKUP_MAX,
-  restrictionKeyValue,
 } from "../../src/live/resolve.js";
+
+const restrictionKeyValue = (
+  type: "project" | "group" | "expression",
+  pattern: string,
+  org: string,
+  slugs: ReadonlyMap<string, string>,
+): string => keyValue(type, pattern, org, (id) => slugs.get(id));
 
 const ORG = "11111111-1111-4111-8111-111111111111";
 const P1 = "22222222-2222-4222-8222-222222222222";
