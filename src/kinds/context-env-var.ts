@@ -26,7 +26,7 @@ const setCall = (phase: CallPhase): ApiCall =>
     sensitive_fields: ["value"],
   });
 
-export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
+export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context"> = {
   type: "context_env_var",
   parent: "context",
   replaceOrder: "never",
@@ -63,5 +63,15 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
     for (const c of org.contexts ?? []) {
       for (const e of c.env ?? []) yield { key: `context:${c.id}|env:${e.name}`, item: e };
     }
+  },
+  collection: {
+    name: "env",
+    segment: { name: "env", keyed: true },
+    desiredIn: (c) => (c.env === undefined ? undefined : [...c.env.values()]),
+    liveIn: (c) => c.env,
+    addressKey: (d) => d.name,
+    keyParam: "name",
+    // spec: api-v3.md Contexts: deleting a context deletes its env vars.
+    onParentDelete: "cascades",
   },
 };

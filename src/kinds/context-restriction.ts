@@ -89,86 +89,99 @@ export const matchPattern = (d: DesiredRestriction, env: KindRefs): string | und
   }
 };
 
-export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction> = {
-  type: "context_restriction",
-  parent: "context",
-  replaceOrder: "never",
-  replaceOrderWhy:
-    "type and value are the identity: a changed restriction is a create plus a delete, creates first",
-  // Identity is what the service stores (type + match_pattern), so a project written as a
-  // slug or as an id, and `all-members` or the org id, match the same live restriction.
-  // A project that cannot be resolved keeps its slug: it matches nothing, and the create
-  // fails the plan as "absent or not visible".
-  desiredKey: (d, refs) =>
-    refs === undefined
-      ? restrictionKey(d.type, desiredRestrictionValue(d))
-      : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
-  liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
-  liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
-  liveId: (l) => l.id,
-  pinnedId: () => undefined,
-  desiredView: (d, env) => ({
-    restriction_type: d.type,
-    match_pattern: matchPattern(d, env) ?? null,
-    value: desiredRestrictionValue(d),
-  }),
-  liveView: (l) => ({
-    restriction_type: l.restriction_type,
-    match_pattern: l.match_pattern,
-    value: l.key_value,
-  }),
-  compare: () => newComparison(),
-  unresolvedSecrets: () => [],
-  createCalls: () => [
-    call("create", "POST", "/context-restrictions", {
-      body: "envelope",
-      body_fields: ["restriction_type", "match_pattern", "references.context"],
+export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction, "context"> =
+  {
+    type: "context_restriction",
+    parent: "context",
+    replaceOrder: "never",
+    replaceOrderWhy:
+      "type and value are the identity: a changed restriction is a create plus a delete, creates first",
+    // Identity is what the service stores (type + match_pattern), so a project written as a
+    // slug or as an id, and `all-members` or the org id, match the same live restriction.
+    // A project that cannot be resolved keeps its slug: it matches nothing, and the create
+    // fails the plan as "absent or not visible".
+    desiredKey: (d, refs) =>
+      refs === undefined
+        ? restrictionKey(d.type, desiredRestrictionValue(d))
+        : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
+    liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
+    liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
+    liveId: (l) => l.id,
+    pinnedId: () => undefined,
+    desiredView: (d, env) => ({
+      restriction_type: d.type,
+      match_pattern: matchPattern(d, env) ?? null,
+      value: desiredRestrictionValue(d),
     }),
-  ],
-  updateCalls: () => [],
-  // spec: Context restrictions: DELETE needs filter[context_id] (ids unique only within a context).
-  deleteCalls: () => [
-    call("delete", "DELETE", "/context-restrictions/{id}", {
-      query: { "filter[context_id]": "{context_id}" },
+    liveView: (l) => ({
+      restriction_type: l.restriction_type,
+      match_pattern: l.match_pattern,
+      value: l.key_value,
     }),
-  ],
-  // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
-  list: async (api, scope, options) => {
-    const toLive = toLiveRestriction(scope);
-    return (
-      await api.listV3<ContextRestrictionAttributes>(
-        "/context-restrictions",
-        { "filter[context_id]": scopeId(scope, "context_id") },
-        pageOptions(options, toLive),
-      )
-    ).map(toLive);
-  },
-  // The created restriction is the one with the planned type and match_pattern (the
-  // service's own words: a project id, the org id for all members).
-  adopt: {
-    by: "relist",
-    matches: (_d, after, l) =>
-      l.restriction_type === after.restriction_type && l.match_pattern === after.match_pattern,
-    // Decision: a restriction the context already has (400, e.g. the default group
-    // restriction of a new context that the config also declares) is adopted.
-    adoptOnRefusal: true,
-  },
-  fingerprint: (l) => toJson(l),
-  desiredItems: function* (org) {
-    for (const c of org.contexts?.values() ?? []) {
-      for (const r of c.restrictions ?? []) {
-        yield {
-          address: addr.contextRestriction(c.name, r.type, desiredRestrictionValue(r)),
-          item: r,
-        };
+    compare: () => newComparison(),
+    unresolvedSecrets: () => [],
+    createCalls: () => [
+      call("create", "POST", "/context-restrictions", {
+        body: "envelope",
+        body_fields: ["restriction_type", "match_pattern", "references.context"],
+      }),
+    ],
+    updateCalls: () => [],
+    // spec: Context restrictions: DELETE needs filter[context_id] (ids unique only within a context).
+    deleteCalls: () => [
+      call("delete", "DELETE", "/context-restrictions/{id}", {
+        query: { "filter[context_id]": "{context_id}" },
+      }),
+    ],
+    // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
+    list: async (api, scope, options) => {
+      const toLive = toLiveRestriction(scope);
+      return (
+        await api.listV3<ContextRestrictionAttributes>(
+          "/context-restrictions",
+          { "filter[context_id]": scopeId(scope, "context_id") },
+          pageOptions(options, toLive),
+        )
+      ).map(toLive);
+    },
+    // The created restriction is the one with the planned type and match_pattern (the
+    // service's own words: a project id, the org id for all members).
+    adopt: {
+      by: "relist",
+      matches: (_d, after, l) =>
+        l.restriction_type === after.restriction_type && l.match_pattern === after.match_pattern,
+      // Decision: a restriction the context already has (400, e.g. the default group
+      // restriction of a new context that the config also declares) is adopted.
+      adoptOnRefusal: true,
+    },
+    fingerprint: (l) => toJson(l),
+    desiredItems: function* (org) {
+      for (const c of org.contexts?.values() ?? []) {
+        for (const r of c.restrictions ?? []) {
+          yield {
+            address: addr.contextRestriction(c.name, r.type, desiredRestrictionValue(r)),
+            item: r,
+          };
+        }
       }
-    }
-  },
-  liveItems: function* (org) {
-    for (const c of org.contexts ?? []) {
-      for (const r of c.restrictions ?? []) {
-        yield { key: `context:${c.id}|restriction:${r.id}`, item: r };
+    },
+    liveItems: function* (org) {
+      for (const c of org.contexts ?? []) {
+        for (const r of c.restrictions ?? []) {
+          yield { key: `context:${c.id}|restriction:${r.id}`, item: r };
+        }
       }
-    }
-  },
-};
+    },
+    collection: {
+      name: "restrictions",
+      segment: { name: "restriction", keyed: true },
+      desiredIn: (c) => c.restrictions,
+      liveIn: (c) => c.restrictions,
+      addressKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
+      onParentDelete: "cascades",
+      refuse: (item) =>
+        item.action === "create" && item.after?.match_pattern === null
+          ? `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`
+          : undefined,
+    },
+  };

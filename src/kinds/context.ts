@@ -34,7 +34,7 @@ const REMOVE_DEFAULT_RESTRICTION: AfterCreateStep = {
   note: "the service gives a new context a restriction for all org members; the config declares its restrictions without it, so apply removes it right after creating the context",
 };
 
-export const contextKind: ResourceKind<DesiredContext, LiveContext> = {
+export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
   type: "context",
   parent: "org",
   replaceOrder: "never",
@@ -84,5 +84,37 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext> = {
   },
   liveItems: function* (org) {
     for (const c of org.contexts ?? []) yield { key: `context:${c.id}`, item: c };
+  },
+  collection: {
+    name: "contexts",
+    segment: { name: "context", keyed: true },
+    desiredIn: (org) => (org.contexts === undefined ? undefined : [...org.contexts.values()]),
+    liveIn: (org) => org.contexts,
+    addressKey: (d) => d.name,
+    childParam: "context_id",
+    onParentDelete: "cascades",
+    // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
+    deleteNote: (l) => {
+      const n = l.env?.length ?? null;
+      return {
+        destroys_secrets: n,
+        note: `destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
+      };
+    },
+    // spec: api-v3.md Org settings: `is_context_group_restriction_required`. With it on, a
+    // context needs a group restriction to be usable; the value declared in this config
+    // wins over the live one (it is applied in the same run).
+    // Decision: refuse the plan (exit 1) rather than create a context nobody can use: the
+    // restriction the service adds on create (all-members) is removed when the config
+    // manages restrictions, and a config that leaves them out should say so on purpose.
+    refuse: (item, org) => {
+      const groupRequired =
+        org.desired.settings?.is_context_group_restriction_required ??
+        org.live.settings?.is_context_group_restriction_required ??
+        false;
+      if (!groupRequired || item.action !== "create") return undefined;
+      if ((item.desired.restrictions ?? []).some((r) => r.type === "group")) return undefined;
+      return "the org setting is_context_group_restriction_required is true, so a new context needs a group restriction to be usable; add one to its restrictions (e.g. - group: all-members, or a group id)";
+    },
   },
 };

@@ -12,8 +12,13 @@
  */
 import type { ApiGeneration, ListOptions, ReadOnlyApi } from "../api/types.js";
 import type { ResourceType } from "../model/address.js";
-import type { DesiredOrg } from "../model/desired.js";
-import type { LiveOrg } from "../model/live.js";
+import type {
+  DesiredContext,
+  DesiredOrg,
+  DesiredPipeline,
+  DesiredProject,
+} from "../model/desired.js";
+import type { LiveContext, LiveOrg, LivePipeline, LiveProject } from "../model/live.js";
 import type { JsonObject, JsonValue } from "./values.js";
 
 export type CallPhase = "create" | "update" | "delete";
@@ -167,6 +172,84 @@ export type AfterCreateStep = {
 };
 
 /**
+ * The parents of the planner's walk (src/plan/plan.ts), by name: the org, a project, or a
+ * matched item of a kind that has children. `live` is the parent's live item (a parent the
+ * plan creates has none: its children are all created).
+ */
+export interface PlanParents {
+  readonly org: { readonly desired: DesiredOrg; readonly live: LiveOrg };
+  readonly project: { readonly desired: DesiredProject; readonly live: LiveProject };
+  readonly context: { readonly desired: DesiredContext; readonly live: LiveContext };
+  readonly pipeline: { readonly desired: DesiredPipeline; readonly live: LivePipeline };
+}
+export type ParentName = keyof PlanParents;
+
+/** Where the walk is: the org and, below a project, that project (live). */
+export interface Within {
+  readonly org: LiveOrg;
+  readonly project?: LiveProject;
+}
+
+/**
+ * What a refusal check sees of one planned item: the declared item, what the plan does to
+ * it, and (for a create) the plan's masked view of what is created.
+ */
+export interface PlannedItem<D> {
+  readonly desired: D;
+  readonly address: string;
+  readonly action: "create" | "update" | "replace" | "none";
+  readonly after?: JsonObject | null;
+}
+
+/**
+ * A kind's collection under its parent, as the planner walks it (src/plan/plan.ts): where
+ * its items are in the desired and live models, how they are addressed, and the few rules
+ * that tie it to its parent. The walk is generic: a kind whose parent is `project` is
+ * planned under every declared project without a line in src/plan.
+ */
+export interface Collection<D, L, P extends ParentName> {
+  /** The YAML key of the collection, and its name in guards: `contexts`, `env`, `webhooks`. */
+  readonly name: string;
+  /** An item's address segment: `webhook["name"]`; `keyed: false` for a singleton (`settings`). */
+  readonly segment: { readonly name: string; readonly keyed: boolean };
+  /**
+   * The declared items under the parent; `undefined` when the YAML leaves the collection
+   * out, so it is not managed (design.md §1 "Ownership").
+   */
+  desiredIn(parent: PlanParents[P]["desired"]): readonly D[] | undefined;
+  /** The live items under the parent; `undefined` when they were not read. */
+  liveIn(parent: PlanParents[P]["live"], within: Within): readonly L[] | undefined;
+  /** A declared item's YAML key: its address key. */
+  addressKey(d: D): string;
+  /** The call param an item's key fills (env vars: `name`). */
+  readonly keyParam?: "name";
+  /** The call param by which this kind's children name it (`context_id`, `pipeline_id`). */
+  readonly childParam?: "context_id" | "pipeline_id";
+  /**
+   * What deleting the parent does to these items: `cascades` (the spec says they go with
+   * it), or `deleted_first` (the spec is silent, so they are deleted explicitly before it,
+   * children before parents, design.md §1 "Apply").
+   */
+  readonly onParentDelete: "cascades" | "deleted_first";
+  /** A replace order other than the kind's, for this collection's state (a full project). */
+  replaceOrderFor?(desired: readonly D[], live: readonly L[]): "delete_before_create" | undefined;
+  /**
+   * Live items the service derives and that can never be managed (spec: api-v3.md
+   * Pipelines, the synthetic OAuth pipeline): left out of the diff; a declared item that
+   * names one (`clash`) is refused with `refusal`.
+   */
+  readonly synthetic?: {
+    of(parent: PlanParents[P]["live"], within: Within): readonly L[];
+    clash(d: D, l: L, parent: PlanParents[P]["live"]): boolean;
+    refusal(id: string): string;
+  };
+  /** More to say when a live item is deleted (a context: the secrets it destroys). */
+  deleteNote?(l: L): { readonly destroys_secrets: number | null; readonly note: string };
+  /** Why a planned item cannot be applied (the plan fails with it), or undefined. */
+  refuse?(item: PlannedItem<D>, org: PlanParents["org"]): string | undefined;
+}
+
+/**
  * A resource kind. `D` is the desired item as the config declares it, `L` the live item
  * as src/live read it.
  *
@@ -180,10 +263,10 @@ export type AfterCreateStep = {
  *   webhook's `update` + `set-enabled`) with the earlier calls applied; a re-plan shows the rest;
  * - a failed **delete** means the item still exists; a 404 on delete means it is gone.
  */
-export interface ResourceKind<D, L> {
+export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   readonly type: ResourceType;
   /** The item's parent: the org, a project, or an item of another kind (its dependency). */
-  readonly parent: "org" | "project" | ResourceType;
+  readonly parent: P;
   /**
    * Identity key of a desired item inside its parent (design.md §1 "Identity"). `refs`
    * lets a key be what the service stores (a restriction's project id, not its slug);
@@ -243,4 +326,6 @@ export interface ResourceKind<D, L> {
    * for kinds without an id) — unique within the org (saved-plan fingerprints).
    */
   liveItems(org: LiveOrg): Iterable<{ readonly key: string; readonly item: L }>;
+  /** The kind's collection under its parent, as the planner walks it. */
+  readonly collection: Collection<D, L, P>;
 }

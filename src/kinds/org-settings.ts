@@ -12,7 +12,7 @@ import { settingsKind } from "./settings-common.js";
 /** The declared settings as the config holds them (with its `source`). */
 export type OrgSettingsDesired = NonNullable<DesiredOrg["settings"]>;
 
-export const orgSettingsKind = settingsKind<OrgSettingsDesired, OrgSettingsAttributes>({
+export const orgSettingsKind = settingsKind<OrgSettingsDesired, OrgSettingsAttributes, "org">({
   type: "org_settings",
   parent: "org",
   names: ORG_SETTING_NAMES,
@@ -25,4 +25,7 @@ export const orgSettingsKind = settingsKind<OrgSettingsDesired, OrgSettingsAttri
   read: function* (org) {
     if (org.settings !== undefined) yield { key: "org_settings", item: org.settings };
   },
+  name: "org_settings",
+  desiredIn: (org) => org.settings,
+  liveIn: (org) => org.settings,
 });

@@ -57,7 +57,7 @@ const view = (p: {
     checkout: p.checkout,
   });
 
-export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline> = {
+export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"> = {
   type: "pipeline",
   parent: "project",
   // Pipelines are matched by name: two with one name would make the next plan ambiguous.
@@ -128,5 +128,22 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline> = {
         yield { key: `project:${slug}|pipeline:${pl.id}`, item: pl };
       }
     }
+  },
+  collection: {
+    name: "pipelines",
+    segment: { name: "pipeline", keyed: true },
+    desiredIn: (p) => (p.pipelines === undefined ? undefined : [...p.pipelines.values()]),
+    liveIn: (p) => p.pipelines?.filter((x) => !x.synthetic),
+    addressKey: (d) => d.name,
+    childParam: "pipeline_id",
+    onParentDelete: "cascades",
+    // spec: api-v3.md Pipelines: the synthetic OAuth pipeline is listed but derived from the
+    // project (design.md §1 "Identity").
+    synthetic: {
+      of: (p) => (p.pipelines ?? []).filter((x) => x.synthetic),
+      clash: (d, l) => l.name === d.name || l.id === d.id,
+      refusal: (id) =>
+        `this is the synthetic OAuth pipeline (id ${id}), which the service derives from the project and cannot be created, updated or deleted; remove it from the config`,
+    },
   },
 };

@@ -47,7 +47,7 @@ const postCall = (phase: CallPhase, note: string) =>
     note,
   });
 
-export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
+export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project"> = {
   type: "project_env_var",
   parent: "project",
   replaceOrder: "never",
@@ -114,5 +114,14 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar> = {
     for (const [slug, p] of foundProjects(org)) {
       for (const e of p.env ?? []) yield { key: `project:${slug}|env:${e.name}`, item: e };
     }
+  },
+  collection: {
+    name: "env",
+    segment: { name: "env", keyed: true },
+    desiredIn: (p) => (p.env === undefined ? undefined : [...p.env.values()]),
+    liveIn: (p) => p.env,
+    addressKey: (d) => d.name,
+    keyParam: "name",
+    onParentDelete: "cascades",
   },
 };

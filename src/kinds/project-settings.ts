@@ -11,7 +11,11 @@ import { settingsKind } from "./settings-common.js";
 
 export type ProjectSettingsDesired = NonNullable<DesiredProject["settings"]>;
 
-export const projectSettingsKind = settingsKind<ProjectSettingsDesired, ProjectSettingsAttributes>({
+export const projectSettingsKind = settingsKind<
+  ProjectSettingsDesired,
+  ProjectSettingsAttributes,
+  "project"
+>({
   type: "project_settings",
   parent: "project",
   names: PROJECT_SETTING_NAMES,
@@ -27,4 +31,7 @@ export const projectSettingsKind = settingsKind<ProjectSettingsDesired, ProjectS
       if (p.settings !== undefined) yield { key: `project:${slug}|settings`, item: p.settings };
     }
   },
+  name: "settings",
+  desiredIn: (p) => p.settings,
+  liveIn: (p) => p.settings,
 });

@@ -10,7 +10,7 @@ import type { LiveOrg } from "../model/live.js";
 import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
-import type { ListScope, ResourceKind } from "./contract.js";
+import type { ListScope, PlanParents, ResourceKind } from "./contract.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
@@ -35,9 +35,13 @@ export const settingsRules = (declared: JsonObject): FieldRule[] =>
   }));
 
 /** A settings singleton kind: its type, parent, the API's setting names and its update route. */
-export const settingsKind = <D extends object, L extends object>(spec: {
+export const settingsKind = <
+  D extends object,
+  L extends object,
+  P extends "org" | "project",
+>(spec: {
   readonly type: ResourceType;
-  readonly parent: "org" | "project";
+  readonly parent: P;
   readonly names: readonly string[];
   readonly updateRoute: string;
   /** The singleton's GET route in the scope (spec: `GET /orgs/:id/settings`, ...). */
@@ -46,7 +50,12 @@ export const settingsKind = <D extends object, L extends object>(spec: {
   readonly declared: (org: DesiredOrg) => Iterable<{ address: string; item: D }>;
   /** Where the read settings are in the org, with their fingerprint keys. */
   readonly read: (org: LiveOrg) => Iterable<{ key: string; item: L }>;
-}): ResourceKind<D, L> => ({
+  /** The YAML key and address segment: `org_settings` at the top, `settings` in a project. */
+  readonly name: string;
+  /** The declared and the read settings in the parent. */
+  readonly desiredIn: (parent: PlanParents[P]["desired"]) => D | undefined;
+  readonly liveIn: (parent: PlanParents[P]["live"]) => L | undefined;
+}): ResourceKind<D, L, P> => ({
   type: spec.type,
   parent: spec.parent,
   replaceOrder: "never",
@@ -87,4 +96,18 @@ export const settingsKind = <D extends object, L extends object>(spec: {
   fingerprint: (l) => toJsonObject(l),
   desiredItems: (org) => spec.declared(org),
   liveItems: (org) => spec.read(org),
+  collection: {
+    name: spec.name,
+    segment: { name: spec.name, keyed: false },
+    desiredIn: (parent) => {
+      const d = spec.desiredIn(parent);
+      return d === undefined ? undefined : [d];
+    },
+    liveIn: (parent) => {
+      const l = spec.liveIn(parent);
+      return l === undefined ? undefined : [l];
+    },
+    addressKey: () => "settings",
+    onParentDelete: "cascades",
+  },
 });

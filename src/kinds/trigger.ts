@@ -142,7 +142,7 @@ const liveKey = (l: LiveTrigger): string =>
 const sameFilter = (d: DesiredTrigger, l: LiveTrigger): boolean =>
   deepEqual(toJson(exactFilter(d.event.filter)), toJson(exactFilter(l.event.filter)));
 
-export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
+export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> = {
   type: "trigger",
   parent: "pipeline",
   // Decision: delete before create. Two schedule triggers with one name would make the next
@@ -255,5 +255,27 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger> = {
     for (const [slug, p] of foundProjects(org)) {
       for (const t of p.triggers ?? []) yield { key: `project:${slug}|trigger:${t.id}`, item: t };
     }
+  },
+  collection: {
+    name: "triggers",
+    segment: { name: "trigger", keyed: true },
+    desiredIn: (p) => (p.triggers === undefined ? undefined : [...p.triggers.values()]),
+    // Triggers are read per project (when `pipelines` is declared): a pipeline's are those
+    // that reference it.
+    liveIn: (p, within) =>
+      within.project?.triggers?.filter((t) => !t.synthetic && t.pipeline_id === p.id),
+    addressKey: (d) => d.key,
+    // Decision: the spec does not say whether deleting a pipeline deletes its triggers, so
+    // a pipeline delete is preceded by explicit deletes of its triggers: the plan is exact
+    // whichever the service does.
+    onParentDelete: "deleted_first",
+    synthetic: {
+      of: (_p, within) => (within.project?.triggers ?? []).filter((t) => t.synthetic),
+      clash: (d, l, p) =>
+        (l.pipeline_id === p.id && liveKey(l) === desiredKey(d) && d.event.type !== "vcs") ||
+        l.id === d.id,
+      refusal: (id) =>
+        `this is the synthetic OAuth trigger (id ${id}), which cannot be created, updated or deleted; remove it from the config`,
+    },
   },
 };

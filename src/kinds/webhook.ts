@@ -12,7 +12,7 @@
  */
 import type { V3Resource, WebhookAttributes } from "../api/wire.js";
 import { addr } from "../model/address.js";
-import type { DesiredWebhook } from "../model/desired.js";
+import { type DesiredWebhook, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
 import { isSecret } from "../model/secret.js";
 import { call } from "./calls.js";
 import {
@@ -68,7 +68,7 @@ export const autoDisabled = (l: LiveWebhook): string | undefined =>
     ? l.auto_disabled_at
     : undefined;
 
-export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook> = {
+export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> = {
   type: "webhook",
   parent: "project",
   // Decision: create the new webhook before deleting the old one. The API allows two
@@ -215,5 +215,21 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook> = {
     for (const [slug, p] of foundProjects(org)) {
       for (const w of p.webhooks ?? []) yield { key: `project:${slug}|webhook:${w.id}`, item: w };
     }
+  },
+  collection: {
+    name: "webhooks",
+    segment: { name: "webhook", keyed: true },
+    desiredIn: (p) => (p.webhooks === undefined ? undefined : [...p.webhooks.values()]),
+    liveIn: (p) => p.webhooks,
+    addressKey: (d) => d.name,
+    onParentDelete: "cascades",
+    // Decision: at the project's webhook maximum (spec: Limits, 25) a create-first replace
+    // would be refused, so such replaces delete first.
+    replaceOrderFor: (desired, live) => {
+      const creates = desired.filter((w) => !live.some((l) => l.name === w.name || l.id === w.id));
+      return live.length + creates.length >= MAX_WEBHOOKS_PER_PROJECT
+        ? "delete_before_create"
+        : undefined;
+    },
   },
 };

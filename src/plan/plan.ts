@@ -4,29 +4,28 @@
  * Inputs are never mutated.
  */
 
-import { desiredRestrictionValue } from "../kinds/context-restriction.js";
-import type { ApiCall, Comparison, KindEnv, ResourceKind } from "../kinds/contract.js";
-import { KINDS } from "../kinds/registry.js";
+import type {
+  ApiCall,
+  Comparison,
+  KindEnv,
+  ParentName,
+  PlanParents,
+  ResourceKind,
+  Within,
+} from "../kinds/contract.js";
+import { ALL_KINDS } from "../kinds/registry.js";
 import { maskLike } from "../kinds/values.js";
-import type { LiveWebhook } from "../kinds/webhook.js";
 import {
+  type AddressSegment,
   addr,
   ancestorsOf,
   compileAddressGlob,
   formatAddress,
   parseAddress,
-  restrictionKey,
 } from "../model/address.js";
-import {
-  type DesiredConfig,
-  type DesiredContext,
-  type DesiredOrg,
-  type DesiredPipeline,
-  type DesiredProject,
-  MAX_WEBHOOKS_PER_PROJECT,
-} from "../model/desired.js";
+import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
 import { PlanError } from "../model/errors.js";
-import type { LiveOrg, LivePipeline, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
+import type { LiveOrg, LiveState } from "../model/live.js";
 import { resolvedSecretValues } from "../model/secret.js";
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
@@ -396,205 +395,178 @@ const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
   return [...bySlug.values()];
 };
 
-const hasGroupRestriction = (c: DesiredContext): boolean =>
-  (c.restrictions ?? []).some((r) => r.type === "group");
+/** A parent of the walk: the org, a project, or a matched item of a kind with children. */
+interface WalkNode {
+  readonly name: ParentName;
+  readonly desired: PlanParents[ParentName]["desired"];
+  /** The parent's live item; undefined when the plan creates it. */
+  readonly live: PlanParents[ParentName]["live"] | undefined;
+  readonly segments: readonly AddressSegment[];
+  readonly params: Readonly<Record<string, ParamValue>>;
+  /** The parent's address when the plan creates or replaces it (its children wait for it). */
+  readonly pending?: string;
+  /** The parent is replaced: its live children cannot outlive the old one. */
+  readonly replaced: boolean;
+}
 
-const planContexts = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
-  if (org.contexts === undefined) return;
-  const res = diffCollection(ctx, {
-    kind: KINDS.context,
-    collection: "contexts",
-    address: (k) => addr.context(k),
-    desiredAddressKey: (c) => c.name,
-    desired: [...org.contexts.values()],
-    live: live.contexts,
-    params: { org_id: live.id },
-    // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
-    deleteExtra: (l) => {
-      const n = l.env?.length ?? null;
-      return {
-        destroys_secrets: n,
-        note: `destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
-      };
-    },
-    holds: (l) => (l.env?.length ?? 0) + (l.restrictions?.length ?? 0),
-  });
-  // spec: api-v3.md Org settings: `is_context_group_restriction_required`. With it on, a
-  // context needs a group restriction to be usable; the value declared in this config wins
-  // over the live one (it is applied in the same run).
-  const groupRequired =
-    org.settings?.is_context_group_restriction_required ??
-    live.settings?.is_context_group_restriction_required ??
-    false;
-  for (const m of res.matched) {
-    const name = m.desired.name;
-    const pending = m.action === "create" ? m.address : undefined;
-    if (groupRequired && m.action === "create" && !hasGroupRestriction(m.desired)) {
-      // Decision: refuse the plan (exit 1) rather than create a context nobody can use: the
-      // restriction the service adds on create (all-members) is removed when the config
-      // manages restrictions, and a config that leaves them out should say so on purpose.
-      throw new PlanError(
-        `${m.address}: the org setting is_context_group_restriction_required is true, so a new context needs a group restriction to be usable; add one to its restrictions (e.g. - group: all-members, or a group id)`,
-      );
-    }
-    const contextId: ParamValue = m.live ? m.live.id : { pending: m.address };
-    const params = { org_id: live.id, context_id: contextId };
-    diffCollection(ctx, {
-      kind: KINDS.context_env_var,
-      collection: `${m.address}.env`,
-      address: (k) => addr.contextEnvVar(name, k),
-      desiredAddressKey: (e) => e.name,
-      desired: m.desired.env === undefined ? undefined : [...m.desired.env.values()],
-      live: m.live ? m.live.env : [],
-      params,
-      ...(pending === undefined ? {} : { pendingParent: pending }),
-      itemParams: (k) => ({ name: k }),
-    });
-    const restrictions = diffCollection(ctx, {
-      kind: KINDS.context_restriction,
-      collection: `${m.address}.restrictions`,
-      address: (k) =>
-        formatAddress([
-          { name: "context", key: name },
-          { name: "restriction", key: k },
-        ]),
-      desiredAddressKey: (r) => restrictionKey(r.type, desiredRestrictionValue(r)),
-      desired: m.desired.restrictions,
-      live: m.live ? m.live.restrictions : [],
-      params,
-      ...(pending === undefined ? {} : { pendingParent: pending }),
-    });
-    for (const c of restrictions.created) {
-      if (c.after?.match_pattern === null) {
-        throw new PlanError(
-          `${c.address}: the project ${String(c.after.value)} is absent or not visible, so the restriction cannot be created`,
-        );
-      }
-    }
-  }
-};
+type AnyKind = ResourceKind<unknown, unknown>;
 
-const planPipelines = (
-  ctx: OrgCtx,
-  slug: string,
-  dp: DesiredProject,
-  lp: LiveProject,
-  projectParams: Readonly<Record<string, ParamValue>>,
-): void => {
-  if (dp.pipelines === undefined) return;
-  if (lp.pipelines === undefined) {
-    throw new PlanError(
-      `${addr.project(slug)}: pipelines were not read, so they cannot be planned`,
+/** The kinds whose parent is `name`, in the registry's order. */
+const childKinds = (name: ParentName): AnyKind[] => ALL_KINDS.filter((k) => k.parent === name);
+
+const itemAddress = (node: WalkNode, kind: AnyKind, key: string): string =>
+  formatAddress([
+    ...node.segments,
+    kind.collection.segment.keyed
+      ? { name: kind.collection.segment.name, key }
+      : { name: kind.collection.segment.name },
+  ]);
+
+/**
+ * How much of a live item would be lost by removing it: its live children, of every kind
+ * below it (a context's env vars and restrictions, a pipeline's triggers).
+ */
+const holdsOf =
+  (kind: AnyKind, within: Within) =>
+  (l: unknown): number =>
+    childKinds(kind.type as ParentName).reduce(
+      (n, child) => n + (child.collection.liveIn(l as never, within)?.length ?? 0),
+      0,
     );
-  }
-  const synthetic = lp.pipelines.filter((p) => p.synthetic);
-  for (const d of dp.pipelines.values()) {
-    const s = synthetic.find((p) => p.name === d.name || p.id === d.id);
-    if (s) {
-      throw new PlanError(
-        `${addr.pipeline(slug, d.name)}: this is the synthetic OAuth pipeline (id ${s.id}), which the service derives from the project and cannot be created, updated or deleted; remove it from the config`,
-      );
-    }
-  }
-  const livePipelines = lp.pipelines.filter((p) => !p.synthetic);
-  const liveTriggers = (lp.triggers ?? []).filter((t) => !t.synthetic);
-  const syntheticTriggers = (lp.triggers ?? []).filter((t) => t.synthetic);
-  const res = diffCollection<DesiredPipeline, LivePipeline>(ctx, {
-    kind: KINDS.pipeline,
-    collection: `${addr.project(slug)}.pipelines`,
-    address: (k) => addr.pipeline(slug, k),
-    desiredAddressKey: (p) => p.name,
-    desired: [...dp.pipelines.values()],
-    live: livePipelines,
-    params: projectParams,
-    holds: (l) => liveTriggers.filter((t) => t.pipeline_id === l.id).length,
-  });
-  const triggersOf = (pipelineId: string): LiveTrigger[] =>
-    liveTriggers.filter((t) => t.pipeline_id === pipelineId);
 
-  for (const m of res.matched) {
-    const pname = m.desired.name;
-    const collection = `${m.address}.triggers`;
-    const address = (k: string) => addr.trigger(slug, pname, k);
-    const replaced = m.action === "replace";
-    const created = m.action === "create";
-    const pipelineId: ParamValue = m.live && !replaced ? m.live.id : { pending: m.address };
-    const params = { ...projectParams, pipeline_id: pipelineId };
-    const desiredTriggers =
-      m.desired.triggers === undefined ? undefined : [...m.desired.triggers.values()];
-    if (desiredTriggers && m.live) {
-      for (const d of desiredTriggers) {
-        const key = KINDS.trigger.desiredKey(d, ctx.env);
-        const s = syntheticTriggers.find(
-          (t) =>
-            (t.pipeline_id === m.live?.id &&
-              KINDS.trigger.liveKey(t) === key &&
-              d.event.type !== "vcs") ||
-            t.id === d.id,
-        );
-        if (s) {
-          throw new PlanError(
-            `${address(d.key)}: this is the synthetic OAuth trigger (id ${s.id}), which cannot be created, updated or deleted; remove it from the config`,
-          );
-        }
-      }
-    }
-    const live = m.live ? triggersOf(m.live.id) : [];
-    if (replaced && desiredTriggers === undefined) {
-      // Decision: triggers are not managed here, but they cannot outlive their pipeline:
-      // they are deleted first (and not re-created), and the plan warns.
-      ctx.acc.warnings.push(
-        `${m.address} is replaced: its ${live.length} live trigger(s) are deleted and not re-created, because the config does not manage its triggers`,
-      );
-      diffCollection(ctx, {
-        kind: KINDS.trigger,
-        collection,
-        address,
-        desiredAddressKey: (t) => t.key,
-        desired: [],
-        live,
-        params,
-        deleteReason:
-          "forced by the pipeline's replacement (its triggers are not managed, so not re-created)",
-      });
-      continue;
-    }
+/**
+ * Plan one kind's collection under one parent, then the collections below each of its
+ * items: the generic walk, driven by the kinds' `collection` (src/kinds/contract.ts).
+ */
+const planCollection = (
+  ctx: OrgCtx,
+  org: PlanParents["org"],
+  within: Within,
+  node: WalkNode,
+  kind: AnyKind,
+): void => {
+  const col = kind.collection;
+  const parentAddress = formatAddress(node.segments);
+  const collection = parentAddress === "" ? col.name : `${parentAddress}.${col.name}`;
+  const declared = col.desiredIn(node.desired as never);
+  const liveAll = node.live === undefined ? [] : col.liveIn(node.live as never, within);
+  const address = (k: string) => itemAddress(node, kind, k);
+  const base = {
+    kind,
+    collection,
+    address,
+    desiredAddressKey: (d: unknown) => col.addressKey(d),
+    params: node.params,
+    ...(col.keyParam ? { itemParams: (k: string) => ({ [col.keyParam as string]: k }) } : {}),
+    ...(col.deleteNote ? { deleteExtra: (l: unknown) => col.deleteNote?.(l) ?? NO_NOTE } : {}),
+    holds: holdsOf(kind, within),
+  };
+  if (node.replaced && declared === undefined) {
+    // Decision: the collection is not managed here, but its items cannot outlive their
+    // parent: they are deleted first (and not re-created), and the plan warns.
+    const live = liveAll ?? [];
+    if (live.length === 0 && col.onParentDelete === "cascades") return;
+    ctx.acc.warnings.push(
+      `${parentAddress} is replaced: its ${live.length} live ${col.segment.name}(s) are deleted and not re-created, because the config does not manage its ${col.name}`,
+    );
     diffCollection(ctx, {
-      kind: KINDS.trigger,
-      collection,
-      address,
-      desiredAddressKey: (t) => t.key,
-      desired: desiredTriggers,
-      // Triggers that were not read cannot be planned (never create over what may exist).
-      live: created ? [] : lp.triggers === undefined ? undefined : live,
-      params,
-      ...(created || replaced ? { pendingParent: m.address } : {}),
-      ...(replaced ? { forcedReplace: "forced by the pipeline's replacement" } : {}),
-    });
-  }
-  // Decision: the spec does not say whether deleting a pipeline deletes its triggers, so a
-  // pipeline delete is preceded by explicit deletes of its triggers (children before
-  // parents, design.md §1 "Apply"): the plan is exact whichever the service does.
-  for (const del of res.deleted) {
-    const live = triggersOf(del.live.id);
-    if (live.length === 0) continue;
-    const pname = del.live.name;
-    // Under the pipeline's own address (which may carry `#id`), so it stays their ancestor.
-    const pipelineSegments = parseAddress(del.address) ?? [];
-    diffCollection(ctx, {
-      kind: KINDS.trigger,
-      collection: `${del.address}.triggers`,
-      address: (k) => formatAddress([...pipelineSegments, { name: "trigger", key: k }]),
-      desiredAddressKey: (t) => t.key,
+      ...base,
       desired: [],
       live,
-      params: { ...projectParams, pipeline_id: del.live.id },
-      deleteReason: `its pipeline ${JSON.stringify(pname)} is deleted`,
+      deleteReason: `forced by the ${node.name}'s replacement (its ${col.name} are not managed, so not re-created)`,
     });
+    return;
+  }
+  if (declared === undefined) return;
+  if (node.live !== undefined && col.synthetic !== undefined) {
+    const synthetic = col.synthetic.of(node.live as never, within);
+    for (const d of declared) {
+      const s = synthetic.find((l) => col.synthetic?.clash(d, l, node.live as never));
+      if (s !== undefined) {
+        throw new PlanError(
+          `${address(col.addressKey(d))}: ${col.synthetic.refusal(kind.liveId(s) ?? "?")}`,
+        );
+      }
+    }
+  }
+  const order = liveAll === undefined ? undefined : col.replaceOrderFor?.(declared, liveAll);
+  const res = diffCollection(ctx, {
+    ...base,
+    desired: declared,
+    live: liveAll,
+    ...(node.pending === undefined ? {} : { pendingParent: node.pending }),
+    ...(order === undefined ? {} : { replaceOrder: order }),
+    ...(node.replaced ? { forcedReplace: `forced by the ${node.name}'s replacement` } : {}),
+  });
+  const created = new Map(res.created.map((c) => [c.address, c]));
+  for (const m of res.matched) {
+    const why = col.refuse?.(
+      {
+        desired: m.desired,
+        address: m.address,
+        action: m.action,
+        ...(created.has(m.address) ? { after: created.get(m.address)?.after ?? null } : {}),
+      },
+      org,
+    );
+    if (why !== undefined) throw new PlanError(`${m.address}: ${why}`);
+  }
+  const children = childKinds(kind.type as ParentName);
+  if (children.length === 0) return;
+  for (const m of res.matched) {
+    const replaced = m.action === "replace";
+    const id = m.live === undefined || replaced ? undefined : kind.liveId(m.live);
+    const child: WalkNode = {
+      name: kind.type as ParentName,
+      desired: m.desired as WalkNode["desired"],
+      // A replaced parent's children are the old one's: deleted or replaced with it.
+      live: m.action === "create" ? undefined : (m.live as WalkNode["live"]),
+      segments: parseAddress(m.address) ?? [],
+      params: {
+        ...node.params,
+        ...(col.childParam === undefined
+          ? {}
+          : { [col.childParam]: id === undefined ? { pending: m.address } : id }),
+      },
+      ...(m.action === "create" || replaced ? { pending: m.address } : {}),
+      replaced,
+    };
+    for (const k of children) planCollection(ctx, org, within, child, k);
+  }
+  // Children the spec does not say go with their parent are deleted first, explicitly.
+  for (const del of res.deleted) {
+    for (const k of children) {
+      if (k.collection.onParentDelete !== "deleted_first") continue;
+      const live = k.collection.liveIn(del.live as never, within) ?? [];
+      if (live.length === 0) continue;
+      const id = kind.liveId(del.live);
+      const segments = parseAddress(del.address) ?? [];
+      diffCollection(ctx, {
+        kind: k,
+        collection: `${del.address}.${k.collection.name}`,
+        address: (key) => formatAddress([...segments, { name: k.collection.segment.name, key }]),
+        desiredAddressKey: (d) => k.collection.addressKey(d),
+        desired: [],
+        live,
+        params: {
+          ...node.params,
+          ...(col.childParam === undefined || id === undefined ? {} : { [col.childParam]: id }),
+        },
+        deleteReason: `its ${kind.collection.segment.name} ${JSON.stringify(kind.liveAddressKey(del.live))} is deleted`,
+      });
+    }
   }
 };
 
-const planProject = (ctx: OrgCtx, slug: string, dp: DesiredProject, liveOrg: LiveOrg): void => {
+const NO_NOTE = { destroys_secrets: null, note: "" } as const;
+
+const planProject = (
+  ctx: OrgCtx,
+  org: PlanParents["org"],
+  slug: string,
+  dp: DesiredProject,
+): void => {
+  const liveOrg = org.live;
   const projectAddress = addr.project(slug);
   if (ctx.ignored(projectAddress)) {
     ctx.acc.warnings.push(
@@ -610,64 +582,30 @@ const planProject = (ctx: OrgCtx, slug: string, dp: DesiredProject, liveOrg: Liv
     // design.md §1: never plan a create over something that may exist.
     throw new PlanError(`${projectAddress}: absent or not visible (${lp.reason})`);
   }
-  const params = { org_id: liveOrg.id, project_id: lp.id };
-  if (dp.settings !== undefined) {
-    diffCollection(ctx, {
-      kind: KINDS.project_settings,
-      collection: `${projectAddress}.settings`,
-      address: () => addr.projectSettings(slug),
-      desiredAddressKey: () => "settings",
-      desired: [dp.settings],
-      live: lp.settings === undefined ? undefined : [lp.settings],
-      params,
-    });
-  }
-  diffCollection(ctx, {
-    kind: KINDS.project_env_var,
-    collection: `${projectAddress}.env`,
-    address: (k) => addr.projectEnvVar(slug, k),
-    desiredAddressKey: (e) => e.name,
-    desired: dp.env === undefined ? undefined : [...dp.env.values()],
-    live: lp.env,
-    params,
-    itemParams: (k) => ({ name: k }),
-  });
-  if (dp.webhooks !== undefined) {
-    const liveHooks: readonly LiveWebhook[] | undefined = lp.webhooks;
-    const creates = [...dp.webhooks.values()].filter(
-      (w) => !(liveHooks ?? []).some((l) => l.name === w.name || l.id === w.id),
-    ).length;
-    // Decision: at the project's webhook maximum (spec: Limits, 25) a create-first replace
-    // would be refused, so such replaces delete first.
-    const atMax = (liveHooks?.length ?? 0) + creates >= MAX_WEBHOOKS_PER_PROJECT;
-    diffCollection(ctx, {
-      kind: KINDS.webhook,
-      collection: `${projectAddress}.webhooks`,
-      address: (k) => addr.webhook(slug, k),
-      desiredAddressKey: (w) => w.name,
-      desired: [...dp.webhooks.values()],
-      live: liveHooks,
-      params,
-      ...(atMax ? { replaceOrder: "delete_before_create" as const } : {}),
-    });
-  }
-  planPipelines(ctx, slug, dp, lp, params);
+  const node: WalkNode = {
+    name: "project",
+    desired: dp,
+    live: lp,
+    segments: [{ name: "project", key: slug }],
+    params: { org_id: liveOrg.id, project_id: lp.id },
+    replaced: false,
+  };
+  const within: Within = { org: liveOrg, project: lp };
+  for (const kind of childKinds("project")) planCollection(ctx, org, within, node, kind);
 };
 
 const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
-  if (org.settings !== undefined) {
-    diffCollection(ctx, {
-      kind: KINDS.org_settings,
-      collection: "org_settings",
-      address: () => addr.orgSettings(),
-      desiredAddressKey: () => "settings",
-      desired: [org.settings],
-      live: live.settings === undefined ? undefined : [live.settings],
-      params: { org_id: live.id },
-    });
-  }
-  planContexts(ctx, org, live);
-  for (const [slug, dp] of org.projects) planProject(ctx, slug, dp, live);
+  const parents: PlanParents["org"] = { desired: org, live };
+  const node: WalkNode = {
+    name: "org",
+    desired: org,
+    live,
+    segments: [],
+    params: { org_id: live.id },
+    replaced: false,
+  };
+  for (const kind of childKinds("org")) planCollection(ctx, parents, { org: live }, node, kind);
+  for (const [slug, dp] of org.projects) planProject(ctx, parents, slug, dp);
 };
 
 /**
