@@ -1,7 +1,9 @@
 /**
- * Run the built CLI (`node bin/waybill.js`) as a child process, the way users and CI run it:
- * real argv, real env, real exit code. `npm test` builds dist/ before vitest runs; for a
- * single test file run `npm run build` first.
+ * Run the CLI for integration tests. `runCli` runs it in this process (in-process.ts: `main`
+ * with an injected env, cwd and stdin; the same leak and warning checks), which is how the
+ * suite stays fast on 2 cores. `spawnCli` runs the built CLI (`node bin/waybill.js`) as a
+ * child process, for the few tests where a real process is the point (signals, exit status
+ * of the real binary); they need `npm run build` first (`npm test` does it).
  */
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -9,7 +11,10 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
-import { findLeak, MIN_SECRET_LENGTH } from "./secrets.js";
+import { runInProcess } from "./in-process.js";
+import { findLeak, MIN_SECRET_LENGTH, NOT_SECRET_ENV } from "./secrets.js";
+
+export { NOT_SECRET_ENV };
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const CLI_BIN = join(REPO_ROOT, "bin", "waybill.js");
@@ -30,7 +35,7 @@ export interface RunCliOptions {
   readonly cwd?: string;
   /** Written to stdin, then closed (stdin is never a TTY here). */
   readonly input?: string;
-  /** Kill the child after this many ms (a hung CLI fails the test instead of the run). */
+  /** Fail (in-process) or kill (child) after this many ms: a hung CLI fails the test. */
   readonly timeoutMs?: number;
   /**
    * More secret values that must not appear in stdout or stderr (issue 7). The token and
@@ -38,16 +43,6 @@ export interface RunCliOptions {
    */
   readonly secrets?: readonly string[];
 }
-
-/** Environment variables whose values are not secrets (they may appear in output). */
-export const NOT_SECRET_ENV = new Set([
-  "SERVICE_BASE_URL",
-  "PATH",
-  "HOME",
-  "NO_COLOR",
-  "TERM",
-  "CI",
-]);
 
 /**
  * Issue 7: the values `runCli` treats as secrets: the token, the values of `${env:…}`
@@ -64,21 +59,36 @@ const secretsOf = (options: RunCliOptions): string[] =>
   ].filter((v): v is string => v !== undefined && v.length >= MIN_SECRET_LENGTH);
 
 /**
- * Run `waybill ...args`. The child gets a minimal environment (PATH, HOME and what is
- * given), so a developer's own SERVICE_TOKEN can never leak into a test.
+ * The environment of a run: a minimal one (PATH, HOME and what is given), so a developer's
+ * own SERVICE_TOKEN can never leak into a test.
  */
-export const runCli = (
+const envOf = (options: RunCliOptions): Record<string, string> => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? tmpdir(),
+  NO_COLOR: "1",
+  ...(options.baseUrl !== undefined ? { SERVICE_BASE_URL: options.baseUrl } : {}),
+  ...(options.token !== undefined ? { SERVICE_TOKEN: options.token } : {}),
+  ...options.env,
+});
+
+/** Run `waybill ...args` in this process (see in-process.ts), in `cwd` (default the repo root). */
+export const runCli = (args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> =>
+  runInProcess(args, envOf(options), {
+    cwd: options.cwd ?? REPO_ROOT,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    secrets: secretsOf(options),
+  });
+
+/**
+ * Run `node bin/waybill.js ...args` as a child process: only for tests where a real process
+ * is the point (a signal, the real exit status); everything else uses `runCli`.
+ */
+export const spawnCli = (
   args: readonly string[],
   options: RunCliOptions = {},
 ): Promise<CliResult> => {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? tmpdir(),
-    NO_COLOR: "1",
-    ...(options.baseUrl !== undefined ? { SERVICE_BASE_URL: options.baseUrl } : {}),
-    ...(options.token !== undefined ? { SERVICE_TOKEN: options.token } : {}),
-    ...options.env,
-  };
+  const env = envOf(options);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,

@@ -14,6 +14,16 @@ import { expect } from "vitest";
  */
 export const MIN_SECRET_LENGTH = 8;
 
+/** Environment variables whose values are not secrets (they may appear in output). */
+export const NOT_SECRET_ENV: ReadonlySet<string> = new Set([
+  "SERVICE_BASE_URL",
+  "PATH",
+  "HOME",
+  "NO_COLOR",
+  "TERM",
+  "CI",
+]);
+
 export interface SecretRegistry {
   /** Register values (too-short ones fail the test: they cannot be scanned for). */
   register(...values: readonly string[]): void;

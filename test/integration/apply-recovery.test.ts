@@ -30,7 +30,13 @@ describe("waybill apply: recovery", () => {
       timeoutMs: 40_000,
     });
 
-  /** Start the CLI and resolve once `ready(stderr)` holds (or it exits). */
+  /**
+   * Start the built CLI as a real process and resolve once `ready(stderr)` holds (or it
+   * exits). Deliberately a child process, not an in-process run: these tests are about what
+   * a real process does on SIGKILL (no code runs: the lock stays), SIGINT and SIGTERM (the
+   * handlers bin/waybill.js's process installs, the 130 / 143 exit status the shell sees).
+   * The runs around them (re-runs, plans, force-unlock) are in-process.
+   */
   const startApply = (
     args: string[],
     env: Readonly<Record<string, string>>,
