@@ -45,7 +45,7 @@ import {
   secretScrubber,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import { type CliIO, withNewlines, writeChunks } from "./io.js";
+import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockOrgs, parseDuration, releaseAll, thisRun } from "./lock-options.js";
 import { forceSecretsGlobs } from "./plan.js";
 import { VERSION } from "./version.js";
@@ -394,10 +394,12 @@ const planAndApply = async (
   try {
     // Stopped while planning or asking: runApply starts nothing and reports every
     // operation as skipped, so the summary still says what was left.
+    const clock = clockOf(io);
     result = await runApply(api, plan, desired, {
       parallelism: options.parallelism,
       signal: control.signal,
       onEvent,
+      sleep: (ms) => clock.sleep(ms),
     });
   } finally {
     if (tty) io.stderr.write("\n");

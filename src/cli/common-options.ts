@@ -21,7 +21,7 @@ import type { DesiredConfig } from "../model/desired.js";
 import { UsageError } from "../model/errors.js";
 import { createRedactor } from "../model/redactor.js";
 import { resolvedSecretValues, Secret } from "../model/secret.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, clockOf } from "./io.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -289,8 +289,9 @@ export const retryLine = (n: RetryNotice): string =>
 export const clientReporting = (
   options: CommonOptions,
   io: CliIO,
-): Pick<ApiClientOptions, "timeoutMs" | "onWarning" | "onRetry" | "onRequest"> => ({
+): Pick<ApiClientOptions, "timeoutMs" | "onWarning" | "onRetry" | "onRequest" | "clock"> => ({
   timeoutMs: options.timeoutMs,
+  clock: clockOf(io),
   onWarning: (message) => io.stderr.write(`Warning: ${message}\n`),
   onRetry: (notice) => io.stderr.write(retryLine(notice)),
   ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),

@@ -18,7 +18,7 @@ import {
   loadDesired,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, clockOf } from "./io.js";
 import { resolveOrgRef } from "./lock-options.js";
 
 interface ForceUnlockFlags {
@@ -114,7 +114,7 @@ const forceUnlockCommand = async (
       const org = await resolveOrgRef(api, slug);
       if (runId === undefined && !flags.all) {
         const claims = await listClaims(api, org.id);
-        const now = Date.now();
+        const now = clockOf(io).now();
         if (claims.length === 0) io.stdout.write(`org ${slug}: not locked\n`);
         for (const c of claims) {
           io.stdout.write(

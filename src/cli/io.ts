@@ -1,3 +1,6 @@
+import { createSystemClock } from "../api/clock.js";
+import type { Clock } from "../api/types.js";
+
 /**
  * The streams and environment a command runs with, injected so commands can be run
  * in-process by tests (conventions.md §7).
@@ -7,7 +10,17 @@ export interface CliIO {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The time the waits a command chooses run on (the client's backoff and rate-limit pauses,
+   * the org lock's polls and renewals, apply's settle before a re-list); the system clock
+   * when absent (bin/waybill.js). Tests inject a faster one so a retry does not really
+   * sleep (conventions.md §8). Network timeouts stay real timers (src/api/client.ts).
+   */
+  readonly clock?: Clock;
 }
+
+/** The clock a command's waits run on: the injected one, else the system clock. */
+export const clockOf = (io: CliIO): Clock => io.clock ?? createSystemClock();
 
 export const write = (stream: NodeJS.WritableStream, text: string): void => {
   stream.write(text);

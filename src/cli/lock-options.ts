@@ -4,7 +4,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname, userInfo } from "node:os";
-import { createSystemClock } from "../api/clock.js";
 import type { Api } from "../api/types.js";
 import type { OrgAttributes } from "../api/wire.js";
 import { OrgNotVisibleError } from "../live/errors.js";
@@ -18,7 +17,7 @@ import {
 } from "../lock/org-lock.js";
 import { UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, clockOf } from "./io.js";
 
 /**
  * A duration such as `0`, `30s`, `5m`, `1h` (a bare number is seconds), in ms. Decision:
@@ -93,7 +92,7 @@ export const lockOrgs = async (
         await acquireOrgLock(
           {
             api,
-            clock: createSystemClock(),
+            clock: clockOf(io),
             random: Math.random,
             holder: options.holder,
             timing: { ...DEFAULT_LOCK_TIMING, waitMs: options.waitMs },

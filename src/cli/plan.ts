@@ -22,7 +22,7 @@ import {
   resolveConnection,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import { type CliIO, withNewlines, writeChunks } from "./io.js";
+import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockNotes } from "./lock-options.js";
 import { VERSION } from "./version.js";
 
@@ -128,7 +128,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     progress.abort();
     throw err;
   }
-  for (const note of lockNotes(live, Date.now())) io.stderr.write(`${note}\n`);
+  for (const note of lockNotes(live, clockOf(io).now())) io.stderr.write(`${note}\n`);
   await writeChunks(io.stdout, renderPlan(plan, options));
   if (flags.out !== undefined) {
     // The saved plan format with what apply checks it by (src/apply/saved-plan.ts).

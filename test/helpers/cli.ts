@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+import type { Clock } from "../../src/api/types.js";
 import { runInProcess } from "./in-process.js";
 import { findLeak, MIN_SECRET_LENGTH, NOT_SECRET_ENV } from "./secrets.js";
 
@@ -42,6 +43,8 @@ export interface RunCliOptions {
    * every `env` value (but those of NOT_SECRET_ENV) are scanned for anyway.
    */
   readonly secrets?: readonly string[];
+  /** In-process only: the clock the command's waits run on (scaled-clock.ts). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -78,6 +81,7 @@ export const runCli = (args: readonly string[], options: RunCliOptions = {}): Pr
     ...(options.input !== undefined ? { input: options.input } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     secrets: secretsOf(options),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });
 
 /**

@@ -13,6 +13,7 @@
  */
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
+import type { Clock } from "../../src/api/types.js";
 import type { CliIO } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { findLeak, MIN_SECRET_LENGTH, NOT_SECRET_ENV } from "./secrets.js";
@@ -34,6 +35,8 @@ export interface InProcessOptions {
   readonly timeoutMs?: number;
   /** More secret values that must not appear in stdout or stderr (beside every env value). */
   readonly secrets?: readonly string[];
+  /** The clock the command's own waits run on (scaled-clock.ts); the system clock if absent. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -94,6 +97,7 @@ export const runInProcess = async (
     stdout: asTty(out, options.tty?.stdout),
     stderr: asTty(err, options.tty?.stderr),
     env,
+    ...(options.clock ? { clock: options.clock } : {}),
   };
   const warnings: Error[] = [];
   const onWarning = (w: Error): void => {

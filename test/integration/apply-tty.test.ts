@@ -2,52 +2,23 @@
  * `waybill apply` on a terminal, in-process with injected streams (conventions.md §7):
  * it shows the plan, asks for `yes`, and shows one live progress line.
  */
-import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { runInProcess } from "../helpers/in-process.js";
 import { applyEnv, configWrites, contextNames, createConfig } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
-
-const sink = (tty: boolean) => {
-  const chunks: string[] = [];
-  const stream = Object.assign(
-    new Writable({
-      write(chunk, _enc, done) {
-        chunks.push(String(chunk));
-        done();
-      },
-    }),
-    { isTTY: tty },
-  );
-  return { stream, text: () => chunks.join("") };
-};
 
 describe("waybill apply on a terminal", () => {
   const suite = useEmulatorSuite(baseSeed, {
     createPath: { name: "create.yaml", content: createConfig },
   });
 
-  const runTty = async (answer: string) => {
-    const stdin = Object.assign(new PassThrough(), { isTTY: true });
-    const stdout = sink(true);
-    const stderr = sink(true);
-    stdin.end(`${answer}\n`);
-    const code = await main(
-      ["node", "waybill", "apply", "-c", suite.files.createPath, "--no-color"],
-      {
-        stdin,
-        stdout: stdout.stream,
-        stderr: stderr.stream,
-        env: {
-          ...applyEnv,
-          SERVICE_BASE_URL: suite.emulator.url,
-          SERVICE_TOKEN: suite.emulator.token,
-        },
-      },
+  const runTty = (answer: string) =>
+    runInProcess(
+      ["apply", "-c", suite.files.createPath, "--no-color"],
+      { ...applyEnv, SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token },
+      { input: `${answer}\n`, tty: { stdin: true, stdout: true, stderr: true } },
     );
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
-  };
 
   it("asks for yes; any other answer changes nothing", async () => {
     const contextsBefore = contextNames(await suite.emulator.state());

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
-import { createSystemClock } from "../../src/api/clock.js";
+import type { Clock } from "../../src/api/types.js";
 import type { Seed } from "../../src/emulator/seed.js";
 import { claimName, isLockContextName } from "../../src/lock/claim.js";
 import { acquireOrgLock, DEFAULT_LOCK_TIMING, OrgLockedError } from "../../src/lock/org-lock.js";
@@ -16,6 +16,7 @@ import { Secret } from "../../src/model/secret.js";
 import { expectNoSecrets, makeTempDir, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";
+import { createScaledClock } from "../helpers/scaled-clock.js";
 import { duplicates } from "./apply-fixture.js";
 
 const ORG_ID = "0a150000-0000-4000-8000-0000000000aa";
@@ -92,13 +93,17 @@ describe("the org lock (issue 15)", () => {
     await emulator.clearRequests();
   });
 
-  const run = async (args: readonly string[]) => {
-    const r = await runInProcess(args, {
-      SERVICE_BASE_URL: emulator.url,
-      SERVICE_TOKEN: emulator.token,
-      LOCK_SECRET: SECRET,
-      NO_COLOR: "1",
-    });
+  const run = async (args: readonly string[], clock?: Clock) => {
+    const r = await runInProcess(
+      args,
+      {
+        SERVICE_BASE_URL: emulator.url,
+        SERVICE_TOKEN: emulator.token,
+        LOCK_SECRET: SECRET,
+        NO_COLOR: "1",
+      },
+      clock ? { clock } : {},
+    );
     expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [emulator.token, SECRET]);
     return r;
   };
@@ -134,9 +139,12 @@ describe("the org lock (issue 15)", () => {
 
   it("with --lock-timeout the second apply waits for the first, then has nothing to do", async () => {
     await emulator.setFaults({ seed: 16, latency_ms: 3, jitter_ms: 12 });
+    // The waiter polls every 2 s: one clock, 20 times faster, for both runs (their claims'
+    // times must agree).
+    const clock = createScaledClock(20);
     const both = await Promise.all([
-      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "60s"]),
-      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "60s"]),
+      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "60s"], clock),
+      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "60s"], clock),
     ]);
     expect(
       both.map((r) => r.code),
@@ -156,6 +164,8 @@ describe("the org lock (issue 15)", () => {
       token: new Secret(emulator.token, "test"),
       maxConcurrentRequests: 32,
     });
+    // The contenders step back for random waits of up to seconds: a clock 20 times faster.
+    const clock = createScaledClock(20);
     try {
       for (let round = 0; round < 2; round++) {
         let holding = 0;
@@ -166,7 +176,7 @@ describe("the org lock (issue 15)", () => {
               const lock = await acquireOrgLock(
                 {
                   api,
-                  clock: createSystemClock(),
+                  clock,
                   random: Math.random,
                   holder: { run: `00000000000${i}`, pid: i, host: "race", who: `c${i}` },
                   timing: { ...DEFAULT_LOCK_TIMING, waitMs: 0 },
