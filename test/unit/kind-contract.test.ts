@@ -1,0 +1,64 @@
+/**
+ * The kind contract (src/kinds/contract.ts) and its registry (src/kinds/registry.ts),
+ * issue 16: a kind left half-done must not compile, and every kind must answer every part
+ * of the contract the planner, apply, saved plans, drift and export walk.
+ *
+ * The `@ts-expect-error` lines are the type-level half of this test: `npm run typecheck`
+ * fails if one of them stops being an error (that is, if the contract or the registry
+ * stops catching a missing part).
+ */
+import { describe, expect, it } from "vitest";
+import type { ResourceKind } from "../../src/kinds/contract.js";
+import { ALL_KINDS, KINDS, kindOf } from "../../src/kinds/registry.js";
+import { type LiveWebhook, webhookKind } from "../../src/kinds/webhook.js";
+import { RESOURCE_TYPES, type ResourceType } from "../../src/model/address.js";
+import type { DesiredWebhook } from "../../src/model/desired.js";
+
+describe("the kind contract", () => {
+  it("a kind without its adopt rule, its listing or its collection does not compile", () => {
+    const { adopt: _adopt, ...withoutAdopt } = webhookKind;
+    // @ts-expect-error adopt is required: a kind can never silently re-send a create
+    const a: ResourceKind<DesiredWebhook, LiveWebhook, "project"> = withoutAdopt;
+    const { list: _list, ...withoutList } = webhookKind;
+    // @ts-expect-error list is required: the live reader, drift, export and re-list use it
+    const b: ResourceKind<DesiredWebhook, LiveWebhook, "project"> = withoutList;
+    const { collection: _collection, ...withoutCollection } = webhookKind;
+    // @ts-expect-error collection is required: the planner's walk finds the kind by it
+    const c: ResourceKind<DesiredWebhook, LiveWebhook, "project"> = withoutCollection;
+    expect([a, b, c].every((k) => k.type === "webhook")).toBe(true);
+  });
+
+  it("the registry is exhaustive: a resource type without its kind does not compile", () => {
+    const { trigger: _trigger, ...withoutTrigger } = KINDS;
+    // @ts-expect-error every resource type has its kind
+    const registry: { readonly [T in ResourceType]: ResourceKind<unknown, unknown> } =
+      withoutTrigger;
+    expect(Object.keys(registry)).not.toContain("trigger");
+  });
+
+  it("has one kind per resource type, under its own name, in the order of RESOURCE_TYPES", () => {
+    expect(Object.keys(KINDS)).toEqual([...RESOURCE_TYPES]);
+    for (const type of RESOURCE_TYPES) expect(kindOf(type).type).toBe(type);
+    expect(ALL_KINDS.map((k) => k.type)).toEqual([...RESOURCE_TYPES]);
+  });
+
+  it("every kind's parent is the org, a project, or a kind that names itself to its children", () => {
+    for (const kind of ALL_KINDS) {
+      if (kind.parent === "org" || kind.parent === "project") continue;
+      const parent = kindOf(kind.parent);
+      expect(parent.collection.childParam, `${kind.type} under ${parent.type}`).toBeDefined();
+    }
+  });
+
+  it("a kind created by a POST that is not idempotent re-lists after an uncertain create", () => {
+    for (const kind of ALL_KINDS) {
+      if (kind.adopt.by === "resend") expect(kind.adopt.why.length, kind.type).toBeGreaterThan(10);
+      else expect(typeof kind.adopt.matches, kind.type).toBe("function");
+    }
+    expect(
+      ALL_KINDS.filter((k) => k.adopt.by === "relist")
+        .map((k) => k.type)
+        .sort(),
+    ).toEqual(["context", "context_restriction", "pipeline", "trigger", "webhook"]);
+  });
+});
