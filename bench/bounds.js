@@ -2,7 +2,7 @@
 // bound max(requests × latency / parallelism, dependency depth × latency).
 //
 // Page sizes: spec api-v3.md "Limits" documents a page[limit] maximum only for orgs and
-// projects (50). For the other collections Waybill sends no page[limit] (src/api/wire.ts
+// projects (50). For the other collections Waybill sends no page[limit] (src/core/wire.ts
 // PAGE_LIMIT_MAX), so their pages are counted at the service default: 20 items (the
 // emulator's default, docs/emulator.md "Paging"). Every collection costs at least one
 // request, even when empty (that is how its emptiness is known).

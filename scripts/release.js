@@ -74,7 +74,7 @@ export const bundle = async (outfile) => {
     format: "esm",
     target: "node20",
     minify: true,
-    // Error classes name themselves from their constructor (src/model/errors.ts).
+    // Error classes name themselves from their constructor (src/core/errors.ts).
     keepNames: true,
     legalComments: "eof",
     banner: {

@@ -1,7 +1,8 @@
 import pLimit from "p-limit";
 import type { Dispatcher } from "undici";
-import { UsageError } from "../model/errors.js";
-import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
+import { UsageError } from "../core/errors.js";
+import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
+import type { V3Resource } from "../core/wire.js";
 import { agentConnectionOptions } from "./agent-options.js";
 import { backoffCeilingMs } from "./backoff.js";
 import { type BaseUrl, parseBaseUrl } from "./base-url.js";
@@ -46,7 +47,6 @@ import type {
   RequestOptions,
 } from "./types.js";
 import { loadUndici } from "./undici-lean.js";
-import type { V3Resource } from "./wire.js";
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */

@@ -1,4 +1,4 @@
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 
 /**
  * Typed errors of the API client (issue 2 §2, conventions.md §6). Every failure that leaves

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
+import type { V3Resource } from "../core/wire.js";
 import { RequestAbortedError } from "./errors.js";
 import type { ApiGeneration, ListOptions, Query, ReadOnlyApi, RequestOptions } from "./types.js";
-import type { V3Resource } from "./wire.js";
 
 /** A read-only view whose reads can all be stopped at once. */
 export interface StoppableReads {

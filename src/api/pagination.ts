@@ -1,4 +1,4 @@
-import { CURSOR_ENCODES_LIMIT, PAGE_LIMIT_MAX } from "./wire.js";
+import { CURSOR_ENCODES_LIMIT, PAGE_LIMIT_MAX } from "../core/wire.js";
 
 /**
  * Pure rules for reading collections. spec: api-v3.md Envelopes (cursors are opaque, sent

@@ -45,8 +45,8 @@ export interface ReadOnlyApi {
   listV3<A>(
     path: string,
     query?: Query,
-    options?: ListOptions<import("./wire.js").V3Resource<A>>,
-  ): Promise<import("./wire.js").V3Resource<A>[]>;
+    options?: ListOptions<import("../core/wire.js").V3Resource<A>>,
+  ): Promise<import("../core/wire.js").V3Resource<A>[]>;
 
   /** GET every page of a V2 collection (`next_page_token` → `page-token`). */
   listV2<T>(path: string, query?: Query, options?: RequestOptions): Promise<T[]>;

@@ -3,10 +3,11 @@
  * and query's `{placeholders}`, and build the body from the change's `after` values and,
  * for `sensitive_fields`, from the resolved config. Pure: no I/O.
  */
+
+import { WaybillError } from "../core/errors.js";
+import { isSecret } from "../core/secret.js";
 import type { ApiCall } from "../kinds/contract.js";
 import { getPath, type JsonObject, type JsonValue, SENSITIVE } from "../kinds/values.js";
-import { WaybillError } from "../model/errors.js";
-import { isSecret } from "../model/secret.js";
 import type { Change, ParamValue } from "../plan/types.js";
 import type { DesiredItem } from "./desired-index.js";
 

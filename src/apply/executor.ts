@@ -7,10 +7,10 @@
  */
 import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
-import type { ContextRestrictionAttributes } from "../api/wire.js";
+import { WaybillError } from "../core/errors.js";
+import type { ContextRestrictionAttributes } from "../core/wire.js";
 import type { AfterCreateStep, ApiCall } from "../kinds/contract.js";
 import { kindOf } from "../kinds/registry.js";
-import { WaybillError } from "../model/errors.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
 import {

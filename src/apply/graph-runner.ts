@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 
 /**
  * Runs a dependency graph of tasks with bounded parallelism (issue 5: "Run it with p-limit at

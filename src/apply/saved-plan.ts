@@ -8,10 +8,10 @@
 import { createHash } from "node:crypto";
 import { configDigest } from "../config/digest.js";
 import { readRegularFile } from "../config/read-regular.js";
+import { StalePlanError, UsageError } from "../core/errors.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { StalePlanError, UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Change, Plan } from "../plan/types.js";
 import { writePrivateFile } from "./private-file.js";

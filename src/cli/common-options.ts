@@ -17,10 +17,10 @@ import type { Api, RequestLogEntry } from "../api/types.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import { readRegularFile } from "../config/read-regular.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
+import { UsageError } from "../core/errors.js";
+import { resolvedSecretValues, Secret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { UsageError } from "../model/errors.js";
 import { createRedactor } from "../model/redactor.js";
-import { resolvedSecretValues, Secret } from "../model/secret.js";
 import { type CliIO, clockOf } from "./io.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
+import { UsageError } from "../core/errors.js";
 import type { EmulatorOptions, FaultOptions, Seed } from "../emulator/index.js";
-import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
 

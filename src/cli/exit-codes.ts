@@ -1,4 +1,4 @@
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 
 /** design.md §1 "Commands": the exit codes users' CI scripts depend on. */
 export const EXIT = {

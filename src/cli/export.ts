@@ -6,9 +6,9 @@ import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { writePrivateFile } from "../apply/private-file.js";
+import { UsageError } from "../core/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
-import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   type CommonOptionFlags,

@@ -3,9 +3,10 @@
  * (src/lock/org-lock.ts). Without RUN_ID it lists the locks and changes nothing; with it (or
  * `--all`) it deletes those claims. The orgs are `--org` (repeatable) or the config's.
  */
+
+import { UsageError } from "../core/errors.js";
 import { describeClaim, isExpired } from "../lock/claim.js";
 import { forceUnlock, listClaims } from "../lock/org-lock.js";
-import { UsageError } from "../model/errors.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   addConnectionOptions,

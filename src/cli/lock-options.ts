@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { hostname, userInfo } from "node:os";
 import type { Api } from "../api/types.js";
-import type { OrgAttributes } from "../api/wire.js";
+import { UsageError } from "../core/errors.js";
+import type { OrgAttributes } from "../core/wire.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { type Claim, describeClaim, isExpired, parseClaimName } from "../lock/claim.js";
 import {
@@ -15,7 +16,6 @@ import {
   type Holder,
   type OrgRef,
 } from "../lock/org-lock.js";
-import { UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import { type CliIO, clockOf } from "./io.js";
 

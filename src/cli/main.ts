@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 import { COMMANDS } from "./commands.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliIO } from "./io.js";

@@ -4,8 +4,8 @@
  * (design.md §2). The plan goes to stdout, progress to stderr.
  */
 import { savedPlanMeta, writeSavedPlan } from "../apply/saved-plan.js";
+import { UsageError } from "../core/errors.js";
 import { runPlan } from "../live/plan-run.js";
-import { UsageError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson, renderMarkdown, renderTextLines } from "../render/index.js";

@@ -3,6 +3,9 @@
  * merge of several files (design.md §1: files of the same org merge; the same address
  * declared twice is an error naming both places).
  */
+
+import { formatLocation, type SourceLocation } from "../core/errors.js";
+import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
 import { addr, type RestrictionType } from "../model/address.js";
 import type {
   DesiredConfig,
@@ -18,8 +21,6 @@ import type {
   VcsRepo,
   WebhookEvent,
 } from "../model/desired.js";
-import { formatLocation, type SourceLocation } from "../model/errors.js";
-import { isSecret, type MaybeSecret, Secret } from "../model/secret.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type {
   RawContext,

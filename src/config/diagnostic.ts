@@ -1,4 +1,4 @@
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 
 /**
  * One problem found in a config, with where it is. Messages say what is wrong and how to

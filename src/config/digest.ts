@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import { isSourceLocation } from "../core/errors.js";
+import { isSecret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { isSourceLocation } from "../model/errors.js";
-import { isSecret } from "../model/secret.js";
 
 /**
  * A canonical JSON form of the config: object keys sorted, Maps as objects, every secret

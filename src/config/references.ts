@@ -7,7 +7,7 @@
  * functions, so this module stays pure; every missing variable and unreadable file is
  * reported in the same run.
  */
-import { type MaybeSecret, Secret } from "../model/secret.js";
+import { type MaybeSecret, Secret } from "../core/secret.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import { type DocPath, dottedPath, locate, type PositionIndex, pathKey } from "./yaml-doc.js";
 

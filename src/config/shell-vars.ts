@@ -2,9 +2,10 @@
  * Issue 21: a value like `$NAME` or `${NAME}` (a shell habit) is stored as written, not read
  * from the environment. Pure: the warnings for a loaded config, each with the item's place.
  */
+
+import { isSourceLocation, type SourceLocation } from "../core/errors.js";
+import { Secret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { isSourceLocation, type SourceLocation } from "../model/errors.js";
-import { Secret } from "../model/secret.js";
 
 const SHELL_VAR = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$/;
 

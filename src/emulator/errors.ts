@@ -1,4 +1,4 @@
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 import type { Issue } from "./validate.js";
 
 /**

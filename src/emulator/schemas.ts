@@ -3,7 +3,7 @@
  * checked by the same rules. spec: api-v3.md "Endpoints" (each body shape) and "Resource fields
  * that are given".
  */
-import { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../api/wire.js";
+import { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../core/wire.js";
 import { type Schema, s } from "./validate.js";
 
 /** spec: api-v3.md "Org settings": the 18 booleans. */

@@ -3,7 +3,7 @@
  * `POST /__admin/reset`). `GET /__admin/state` dumps the state back in this shape, with every
  * id filled in and secret values included (test only). See docs/emulator.md.
  */
-import type { VcsRepoWire } from "../api/wire.js";
+import type { VcsRepoWire } from "../core/wire.js";
 import type { ChaosOptions } from "./chaos.js";
 
 export interface Seed {

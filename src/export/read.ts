@@ -4,6 +4,7 @@
  * never returns a partial list), so the exported config never omits an item that exists.
  */
 import type { ReadOnlyApi } from "../api/types.js";
+import { LiveReadError } from "../core/errors.js";
 import type {
   ContextAttributes,
   ContextEnvVarAttributes,
@@ -18,7 +19,7 @@ import type {
   V3One,
   V3Resource,
   WebhookAttributes,
-} from "../api/wire.js";
+} from "../core/wire.js";
 import { restrictionKeyValue } from "../kinds/context-restriction.js";
 import { toLiveTrigger } from "../kinds/trigger.js";
 import type { LiveWebhook } from "../kinds/webhook.js";
@@ -27,7 +28,6 @@ import { consistentLists } from "../live/paged-list.js";
 import { isNotVisible } from "../live/resolve.js";
 import { probeSynthetic } from "../live/synthetic.js";
 import { isLockContextName } from "../lock/claim.js";
-import { LiveReadError } from "../model/errors.js";
 import type { LivePipeline } from "../model/live.js";
 import { ExportError } from "./errors.js";
 import type { ExportSnapshot, SnapshotContext, SnapshotProject } from "./snapshot.js";

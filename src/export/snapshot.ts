@@ -7,7 +7,7 @@ import type {
   OrgSettingsAttributes,
   ProjectSettingsAttributes,
   RestrictionTypeWire,
-} from "../api/wire.js";
+} from "../core/wire.js";
 import type { LiveWebhook } from "../kinds/webhook.js";
 import type { LivePipeline, LiveTrigger } from "../model/live.js";
 

@@ -2,7 +2,7 @@
  * Field comparison shared by the kinds: declarative rules for plain fields, and the secret
  * rule of design.md §1 "Secrets" (last four characters).
  */
-import type { Secret } from "../model/secret.js";
+import type { Secret } from "../core/secret.js";
 import type { FieldChange } from "./contract.js";
 import {
   deepEqual,

@@ -5,7 +5,7 @@
  * call (an upsert). The value is always sensitive; only `truncated_value` (last four) is
  * ever returned, which is what the comparison uses (design.md §1 "Secrets").
  */
-import type { ContextEnvVarAttributes, V3Resource } from "../api/wire.js";
+import type { ContextEnvVarAttributes, V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";

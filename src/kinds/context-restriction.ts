@@ -13,7 +13,11 @@
  * than either the old or the new config allows.
  */
 
-import type { ContextRestrictionAttributes, RestrictionTypeWire, V3Resource } from "../api/wire.js";
+import type {
+  ContextRestrictionAttributes,
+  RestrictionTypeWire,
+  V3Resource,
+} from "../core/wire.js";
 import { addr, restrictionKey } from "../model/address.js";
 import type { DesiredRestriction } from "../model/desired.js";
 import type { LiveRestriction } from "../model/live.js";

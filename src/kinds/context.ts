@@ -7,7 +7,7 @@
  * Decision: the plan shows one context delete with the number of secrets it destroys
  * (design.md §1 "Ownership"), not one delete per env var or restriction.
  */
-import type { ContextAttributes, V3Resource } from "../api/wire.js";
+import type { ContextAttributes, V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredContext, DesiredRestriction } from "../model/desired.js";
 import type { LiveContext } from "../model/live.js";

@@ -4,8 +4,8 @@
  * over the found projects of an org.
  */
 import type { ListOptions } from "../api/types.js";
-import type { V3One, V3Resource } from "../api/wire.js";
-import { LiveReadError } from "../model/errors.js";
+import { LiveReadError } from "../core/errors.js";
+import type { V3One, V3Resource } from "../core/wire.js";
 import type { LiveOrg, LiveProject } from "../model/live.js";
 import type { ListOptionsOf, ListScope } from "./contract.js";
 

@@ -3,7 +3,7 @@
  * A singleton: never created or deleted; only the declared keys are managed, and an update
  * sends only the declared keys that differ (design.md §1 "Ownership").
  */
-import type { OrgSettingsAttributes } from "../api/wire.js";
+import type { OrgSettingsAttributes } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import { type DesiredOrg, ORG_SETTING_NAMES } from "../model/desired.js";
 import { scopeId } from "./listing.js";

@@ -5,7 +5,7 @@
  * config.vcs, config.hosted, checkout.vcs) forces replacement, and replacing a pipeline
  * replaces its triggers (src/plan). The synthetic OAuth pipeline is never touched.
  */
-import type { PipelineAttributes, V3Resource } from "../api/wire.js";
+import type { PipelineAttributes, V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredPipeline } from "../model/desired.js";
 import type { LivePipeline } from "../model/live.js";

@@ -10,7 +10,7 @@
  * message that says so: deleting first would leave no variable at all if the new value were
  * then refused too, and Waybill cannot know beforehand that it would be accepted.
  */
-import type { ProjectEnvVarAttributes, V2ProjectEnvVar, V3Resource } from "../api/wire.js";
+import type { ProjectEnvVarAttributes, V2ProjectEnvVar, V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";

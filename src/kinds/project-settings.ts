@@ -3,7 +3,7 @@
  * `POST /projects/:id/update-settings`). A singleton like org settings;
  * `pr_only_branch_overrides` is a list the service keeps unordered, so it compares as a set.
  */
-import type { ProjectSettingsAttributes } from "../api/wire.js";
+import type { ProjectSettingsAttributes } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import { type DesiredProject, PROJECT_SETTING_NAMES } from "../model/desired.js";
 import { foundProjects, scopeId } from "./listing.js";

@@ -3,7 +3,7 @@
  * created or deleted; only the declared keys are managed, and an update sends only the
  * declared keys that differ, in one `update-settings` call (design.md §1 "Ownership").
  */
-import type { V3One } from "../api/wire.js";
+import type { V3One } from "../core/wire.js";
 import type { ResourceType } from "../model/address.js";
 import type { DesiredOrg } from "../model/desired.js";
 import type { LiveOrg } from "../model/live.js";

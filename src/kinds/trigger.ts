@@ -10,10 +10,11 @@
  * The webhook secret is returned only once, on create: when the config sets one it is
  * always "unverified" unless `--force-secrets` selects it.
  */
-import { refId, type TriggerAttributes, type V3Resource } from "../api/wire.js";
+
+import { LiveReadError } from "../core/errors.js";
+import { refId, type TriggerAttributes, type V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredTrigger, VcsRepo } from "../model/desired.js";
-import { LiveReadError } from "../model/errors.js";
 import type { LiveTrigger } from "../model/live.js";
 import { call } from "./calls.js";
 import {

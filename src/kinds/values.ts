@@ -3,7 +3,7 @@
  * lists the service keeps unordered (conventions.md §4), dotted paths, and masking of
  * secrets (design.md §1 "Secrets": shown as `(sensitive)`, never a value).
  */
-import { isSecret } from "../model/secret.js";
+import { isSecret } from "../core/secret.js";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = { [k: string]: JsonValue };

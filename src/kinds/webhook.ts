@@ -10,10 +10,11 @@
  * Defaults (design.md §1 "Plans"): scope `project`, should_verify_tls true, is_enabled true.
  * `events` compare as a set.
  */
-import type { V3Resource, WebhookAttributes } from "../api/wire.js";
+
+import { isSecret } from "../core/secret.js";
+import type { V3Resource, WebhookAttributes } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import { type DesiredWebhook, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
-import { isSecret } from "../model/secret.js";
 import { call } from "./calls.js";
 import {
   addFields,

@@ -1,4 +1,4 @@
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
 
 /**
  * A declared org that the token cannot see (or that does not exist). Nothing can be planned

@@ -15,8 +15,8 @@ import type {
   ReadOnlyApi,
   RequestOptions,
 } from "../api/types.js";
-import type { V3Resource } from "../api/wire.js";
-import { LiveReadError } from "../model/errors.js";
+import { LiveReadError } from "../core/errors.js";
+import type { V3Resource } from "../core/wire.js";
 
 /**
  * Decision: a listing that spans several pages is read again until two reads in a row list

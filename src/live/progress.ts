@@ -1,5 +1,5 @@
 import type { ApiGeneration, Query, ReadOnlyApi, RequestOptions } from "../api/types.js";
-import type { V3Resource } from "../api/wire.js";
+import type { V3Resource } from "../core/wire.js";
 
 export type ProgressCallback = (done: number, total: number) => void;
 

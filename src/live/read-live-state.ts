@@ -14,6 +14,7 @@
  */
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
+import { LiveReadError } from "../core/errors.js";
 import type {
   ContextAttributes,
   ContextEnvVarAttributes,
@@ -29,7 +30,7 @@ import type {
   V3One,
   V3Resource,
   WebhookAttributes,
-} from "../api/wire.js";
+} from "../core/wire.js";
 import { restrictionKeyValue } from "../kinds/context-restriction.js";
 import { lastFourFromMasked } from "../kinds/project-env-var.js";
 import { toLiveTrigger } from "../kinds/trigger.js";
@@ -41,7 +42,6 @@ import type {
   DesiredOrg,
   DesiredProject,
 } from "../model/desired.js";
-import { LiveReadError } from "../model/errors.js";
 import type {
   LiveContext,
   LiveEnvVar,

@@ -11,13 +11,13 @@
  * when something is already wrong, so a correct config never pays for it.
  */
 import type { ReadOnlyApi } from "../api/types.js";
-import type { ProjectAttributes } from "../api/wire.js";
 import type { ConfigDiagnostic } from "../config/diagnostic.js";
 import { formatDiagnostic, sortDiagnostics } from "../config/diagnostic.js";
 import { closest } from "../config/suggest.js";
+import { type SourceLocation, WaybillError } from "../core/errors.js";
+import type { ProjectAttributes } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { type SourceLocation, WaybillError } from "../model/errors.js";
 import type { LiveState } from "../model/live.js";
 import { isUuid, makeIgnoreMatcher } from "./resolve.js";
 

@@ -19,7 +19,7 @@ import type {
   ProjectEnvVarAttributes,
   TriggerAttributes,
   WebhookAttributes,
-} from "../api/wire.js";
+} from "../core/wire.js";
 import { restrictionKeyValue } from "../kinds/context-restriction.js";
 import { toLiveTrigger } from "../kinds/trigger.js";
 import { isLockContextName } from "../lock/claim.js";

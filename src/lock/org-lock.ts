@@ -19,8 +19,8 @@
 import { setMaxListeners } from "node:events";
 import { ApiError } from "../api/errors.js";
 import type { Api, Clock, ReadOnlyApi } from "../api/types.js";
-import type { ContextAttributes } from "../api/wire.js";
-import { WaybillError } from "../model/errors.js";
+import { WaybillError } from "../core/errors.js";
+import type { ContextAttributes } from "../core/wire.js";
 import {
   type Claim,
   claimName,

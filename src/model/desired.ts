@@ -7,13 +7,13 @@
  * from the YAML and is unmanaged; an empty Map / array means "none" and is authoritative.
  * Maps keep the order of the YAML.
  */
-import type { SourceLocation } from "./errors.js";
-import type { MaybeSecret, Secret } from "./secret.js";
+import type { SourceLocation } from "../core/errors.js";
+import type { MaybeSecret, Secret } from "../core/secret.js";
 
 // The API's own names, shared with the emulator through the wire types.
-export { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../api/wire.js";
+export { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../core/wire.js";
 
-import type { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES } from "../api/wire.js";
+import type { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES } from "../core/wire.js";
 
 /** Every declared item knows where it was written, for error messages. */
 export interface Located {

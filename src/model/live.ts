@@ -14,7 +14,7 @@ import type {
   RestrictionTypeWire,
   TriggerAttributes,
   WebhookAttributes,
-} from "../api/wire.js";
+} from "../core/wire.js";
 
 export interface LiveState {
   readonly orgs: readonly LiveOrg[];

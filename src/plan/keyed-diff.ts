@@ -8,7 +8,7 @@
  * the org); in a collection it does not own, there is no guess: the item is ambiguous and
  * the planner fails that item alone, with both ids, until an `id:` pin picks one.
  */
-import { PlanError } from "../model/errors.js";
+import { PlanError } from "../core/errors.js";
 
 export interface KeyedDiffInput<D, L> {
   readonly desired: readonly D[];

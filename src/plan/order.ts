@@ -5,8 +5,9 @@
  * the order its kind needs (create-then-delete where the two can coexist, otherwise
  * delete-then-create). Pure; a cycle is a programming error and throws.
  */
+
+import { PlanError } from "../core/errors.js";
 import { ancestorsOf } from "../model/address.js";
-import { PlanError } from "../model/errors.js";
 import type { Change, Plan } from "./types.js";
 
 export type OperationPhase = "create" | "update" | "delete";

@@ -4,6 +4,8 @@
  * Inputs are never mutated.
  */
 
+import { PlanError } from "../core/errors.js";
+import { resolvedSecretValues } from "../core/secret.js";
 import type {
   ApiCall,
   Comparison,
@@ -24,9 +26,7 @@ import {
   parseAddress,
 } from "../model/address.js";
 import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
-import { PlanError } from "../model/errors.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
-import { resolvedSecretValues } from "../model/secret.js";
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";

@@ -3,9 +3,10 @@
  * (`ApiCall.sensitive_fields`) but never holds a value (design.md §1 "Secrets"), so the
  * executor looks them up in the resolved config by org and address. Pure.
  */
+
+import { isSecret, type Secret } from "../core/secret.js";
 import { parseAddress } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { isSecret, type Secret } from "../model/secret.js";
 
 /**
  * The secrets of the desired item at `address` in `org`, keyed by the field path the

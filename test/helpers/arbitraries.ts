@@ -1,12 +1,12 @@
 /** fast-check arbitraries of desired configs (small, but covering every kind). */
 import fc from "fast-check";
+import { Secret } from "../../src/core/secret.js";
 import {
   type DesiredConfig,
   type DesiredRestriction,
   FILTER_PRESETS,
   type WebhookEvent,
 } from "../../src/model/desired.js";
-import { Secret } from "../../src/model/secret.js";
 import {
   dContext,
   desired,

@@ -3,6 +3,8 @@
  * Ids are derived from names so tests can name them (`ctx:deploy`, `wh:slack`).
  */
 
+import type { SourceLocation } from "../../src/core/errors.js";
+import { Secret } from "../../src/core/secret.js";
 import type { LiveWebhook } from "../../src/kinds/webhook.js";
 import type {
   DesiredConfig,
@@ -16,7 +18,6 @@ import type {
   DesiredWebhook,
   VcsRepo,
 } from "../../src/model/desired.js";
-import type { SourceLocation } from "../../src/model/errors.js";
 import type {
   LiveContext,
   LiveEnvVar,
@@ -28,7 +29,6 @@ import type {
   LiveTrigger,
   NotVisible,
 } from "../../src/model/live.js";
-import { Secret } from "../../src/model/secret.js";
 
 export const source: SourceLocation = { file: "waybill.yaml", line: 1, col: 1 };
 export const ORG = "gh/acme";

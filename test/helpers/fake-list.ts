@@ -6,7 +6,7 @@
  * (test/integration/client-paging.test.ts); this only drives the callers.
  */
 import type { ListOptions, Query } from "../../src/api/types.js";
-import type { V3Resource } from "../../src/api/wire.js";
+import type { V3Resource } from "../../src/core/wire.js";
 
 type Page = { data: unknown[]; page?: { next?: string | null } };
 

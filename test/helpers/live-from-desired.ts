@@ -2,6 +2,8 @@
  * The live state a service would hold right after applying `desired`: what a plan on it
  * must find empty. Ids are derived from names; defaults are what the service fills in.
  */
+
+import { isSecret } from "../../src/core/secret.js";
 import type { LiveWebhook } from "../../src/kinds/webhook.js";
 import type { DesiredConfig, DesiredRestriction } from "../../src/model/desired.js";
 import type {
@@ -13,7 +15,6 @@ import type {
   LiveState,
   LiveTrigger,
 } from "../../src/model/live.js";
-import { isSecret } from "../../src/model/secret.js";
 
 const restriction = (r: DesiredRestriction, orgId: string, i: number): LiveRestriction => {
   switch (r.type) {

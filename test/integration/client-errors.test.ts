@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import { ApiError, InsecureBaseUrlError } from "../../src/api/errors.js";
-import { Secret } from "../../src/model/secret.js";
+import { Secret } from "../../src/core/secret.js";
 import {
   baseSeed,
   type Harness,

@@ -7,7 +7,7 @@ import {
   RequestAbortedError,
   ResponseFormatError,
 } from "../../src/api/errors.js";
-import { Secret } from "../../src/model/secret.js";
+import { Secret } from "../../src/core/secret.js";
 import { createFakeClock } from "../helpers/client-fake-clock.js";
 import {
   baseSeed,

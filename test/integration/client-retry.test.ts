@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import { ApiError, NetworkError, TimeoutError } from "../../src/api/errors.js";
-import { Secret } from "../../src/model/secret.js";
+import { Secret } from "../../src/core/secret.js";
 import { createFakeClock } from "../helpers/client-fake-clock.js";
 import {
   baseSeed,

@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient, type RetryNotice, requestTimeBoundMs } from "../../src/api/client.js";
 import { NetworkError, TimeoutError } from "../../src/api/errors.js";
-import { UsageError } from "../../src/model/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { createFakeClock } from "../helpers/client-fake-clock.js";
 
 const TOKEN = "wbtok_unresponsive_3f9a7c";

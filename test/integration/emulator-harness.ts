@@ -2,7 +2,7 @@
  * Test harness for the emulator's own tests: a seeded emulator on 127.0.0.1 and plain
  * `fetch` calls (never src/api/client: the emulator is tested as the service, from outside).
  */
-import type { V3ErrorBody } from "../../src/api/wire.js";
+import type { V3ErrorBody } from "../../src/core/wire.js";
 import {
   type EmulatorOptions,
   type RunningEmulator,

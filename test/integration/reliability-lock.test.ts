@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import type { Clock } from "../../src/api/types.js";
+import { Secret } from "../../src/core/secret.js";
 import type { Seed } from "../../src/emulator/seed.js";
 import { claimName, isLockContextName } from "../../src/lock/claim.js";
 import { acquireOrgLock, DEFAULT_LOCK_TIMING, OrgLockedError } from "../../src/lock/org-lock.js";
-import { Secret } from "../../src/model/secret.js";
 import { expectNoSecrets, makeTempDir, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";

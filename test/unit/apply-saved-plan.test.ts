@@ -14,7 +14,7 @@ import {
   savedPlanMeta,
   writeSavedPlan,
 } from "../../src/apply/saved-plan.js";
-import { StalePlanError, UsageError } from "../../src/model/errors.js";
+import { StalePlanError, UsageError } from "../../src/core/errors.js";
 import { planChanges } from "../../src/plan/plan.js";
 import {
   dContext,

@@ -19,8 +19,8 @@ import {
   loadConfigOrThrow,
   summarizeConfig,
 } from "../../src/config/index.js";
+import { isSecret } from "../../src/core/secret.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
-import { isSecret } from "../../src/model/secret.js";
 
 const FULL_ENV = {
   PROD_AWS_SECRET: "prod-aws-secret-1111",

@@ -12,6 +12,7 @@ import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
+import { isSecret } from "../../src/core/secret.js";
 import {
   buildExport,
   type ExportSnapshot,
@@ -20,7 +21,6 @@ import {
   renderSingle,
 } from "../../src/export/index.js";
 import type { LiveTrigger } from "../../src/model/live.js";
-import { isSecret } from "../../src/model/secret.js";
 
 const ORG_ID = "00000000-0000-4000-8000-000000000001";
 const GROUP_ID = "00000000-0000-4000-8000-0000000000aa";

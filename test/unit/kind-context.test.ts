@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PlanError } from "../../src/model/errors.js";
-import { Secret } from "../../src/model/secret.js";
+import { PlanError } from "../../src/core/errors.js";
+import { Secret } from "../../src/core/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import type { PlanOptions } from "../../src/plan/types.js";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Secret } from "../../src/model/secret.js";
+import { Secret } from "../../src/core/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import type { PlanOptions } from "../../src/plan/types.js";
 import {

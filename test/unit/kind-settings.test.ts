@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { PlanError } from "../../src/core/errors.js";
 import { KINDS } from "../../src/kinds/registry.js";
 import { RESOURCE_TYPES } from "../../src/model/address.js";
-import { PlanError } from "../../src/model/errors.js";
 import { planChanges } from "../../src/plan/plan.js";
 import {
   desired,

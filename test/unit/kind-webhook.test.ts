@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { Secret } from "../../src/core/secret.js";
 import { SIGNING_SECRET_REMOVAL } from "../../src/kinds/webhook.js";
-import { Secret } from "../../src/model/secret.js";
 import { orderOperations } from "../../src/plan/order.js";
 import { planChanges } from "../../src/plan/plan.js";
 import type { PlanOptions } from "../../src/plan/types.js";

@@ -9,8 +9,8 @@ import {
   secretScrubber,
 } from "../../src/cli/common-options.js";
 import type { CliIO } from "../../src/cli/io.js";
+import { Secret } from "../../src/core/secret.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
-import { Secret } from "../../src/model/secret.js";
 
 const source = { file: "w.yaml", line: 1, col: 1 };
 const io = (env: Record<string, string> = {}, tty = false): CliIO & { err: () => string } => {

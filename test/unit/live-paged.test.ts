@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Query, ReadOnlyApi } from "../../src/api/types.js";
-import type { V3Resource } from "../../src/api/wire.js";
+import { LiveReadError } from "../../src/core/errors.js";
+import type { V3Resource } from "../../src/core/wire.js";
 import { consistentLists, MAX_LIST_READS } from "../../src/live/paged-list.js";
 import { readLiveState } from "../../src/live/read-live-state.js";
 import type { DesiredConfig, DesiredProject } from "../../src/model/desired.js";
-import { LiveReadError } from "../../src/model/errors.js";
 import { fakeListV3 } from "../helpers/fake-list.js";
 
 const source = { file: "waybill.yaml", line: 1, col: 1 };

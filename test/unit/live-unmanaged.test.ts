@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Query, ReadOnlyApi } from "../../src/api/types.js";
-import type { V3Resource } from "../../src/api/wire.js";
+import type { V3Resource } from "../../src/core/wire.js";
 import { listUnmanaged, liveTriggerKey } from "../../src/live/unmanaged.js";
 import type { DesiredOrg } from "../../src/model/desired.js";
 import type { LiveState } from "../../src/model/live.js";

@@ -1,7 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import schema from "../../schemas/plan.schema.json" with { type: "json" };
-import { Secret } from "../../src/model/secret.js";
+import { Secret } from "../../src/core/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import { renderJson } from "../../src/render/json.js";
 import { dContext, desired, dOrg, lContext, live, lOrg } from "../helpers/builders.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isSecret, Secret } from "../../src/core/secret.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
-import { isSecret, Secret } from "../../src/model/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import type { PlanOptions } from "../../src/plan/types.js";
 import { renderJson } from "../../src/render/json.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Secret } from "../../src/model/secret.js";
+import { Secret } from "../../src/core/secret.js";
 import { planChanges } from "../../src/plan/plan.js";
 import { renderText } from "../../src/render/text.js";
 import { dContext, desired, dOrg, lContext, live, lOrg } from "../helpers/builders.js";
