@@ -3,34 +3,14 @@
  * merge of several files (design.md §1: files of the same org merge; the same address
  * declared twice is an error naming both places).
  */
-
 import { formatLocation, type SourceLocation } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
-import { addr, type RestrictionType } from "../model/address.js";
-import type {
-  DesiredConfig,
-  DesiredContext,
-  DesiredEnvVar,
-  DesiredOrg,
-  DesiredPipeline,
-  DesiredProject,
-  DesiredRestriction,
-  DesiredTrigger,
-  DesiredWebhook,
-  OrgSettingName,
-  VcsRepo,
-  WebhookEvent,
-} from "../model/desired.js";
+import type { ConfigBuildContext, ParentName, ResourceKind } from "../kinds/contract.js";
+import { ALL_KINDS } from "../kinds/registry.js";
+import { type AddressSegment, addr, formatAddress } from "../model/address.js";
+import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
-import type {
-  RawContext,
-  RawDocument,
-  RawPipeline,
-  RawProject,
-  RawTrigger,
-  RawVcsRepo,
-  RawWebhook,
-} from "./raw.js";
+import type { RawDocument, RawProject } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
 import {
   type DocPath,
@@ -87,8 +67,6 @@ const declare = (ctx: Ctx, address: string, path: DocPath, where: "key" | "value
 };
 
 const text = (s: string): string => unescapeText(s);
-const opt = <T, R>(v: T | undefined, f: (v: T) => R): R | undefined =>
-  v === undefined ? undefined : f(v);
 
 /** A resolved value for a secret-capable path (references.ts always records one). */
 const resolved = (ctx: Ctx, path: DocPath): MaybeSecret => {
@@ -96,197 +74,91 @@ const resolved = (ctx: Ctx, path: DocPath): MaybeSecret => {
   if (v === undefined) throw new Error(`internal: no resolved value at ${dottedPath(path)}`);
   return v;
 };
-const secret = (ctx: Ctx, path: DocPath): Secret => {
-  const v = resolved(ctx, path);
-  return isSecret(v) ? v : new Secret(v, "literal");
-};
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A UUID in lower case; anything else (a slug, `all-members`) as it is. */
-export const lowerUuid = (v: string): string => (UUID_RE.test(v) ? v.toLowerCase() : v);
-
-const vcs = (r: RawVcsRepo): VcsRepo => ({
-  provider: text(r.provider),
-  repo_id: text(r.repo_id),
-  repo_full_name: text(r.repo_full_name),
+/** The kinds' view of the loader (src/kinds/contract.ts ConfigBuildContext). */
+const buildContext = (ctx: Ctx): ConfigBuildContext => ({
+  at: (path, where) => at(ctx, path, where),
+  value: (path) => resolved(ctx, path),
+  secret: (path) => {
+    const v = resolved(ctx, path);
+    return isSecret(v) ? v : new Secret(v, "literal");
+  },
+  text,
 });
 
-const envMap = (ctx: Ctx, env: Record<string, string>, base: DocPath): Map<string, DesiredEnvVar> =>
-  new Map(
-    Object.keys(env).map((name) => {
-      const path = [...base, name];
-      return [name, { name, value: secret(ctx, path), source: at(ctx, path) }];
-    }),
-  );
+type RawParent = Readonly<Record<string, unknown>>;
+type AnyKind = ResourceKind<unknown, unknown>;
 
-const buildContext = (ctx: Ctx, name: string, raw: RawContext): DesiredContext => {
-  const base = ["contexts", name];
-  declare(ctx, addr.context(name), base);
-  const restrictions = opt(raw.restrictions, (list) =>
-    list.map((r, i): DesiredRestriction => {
-      const path = [...base, "restrictions", i];
-      const source = at(ctx, path, "value");
-      const [type, value] = (
-        r.project !== undefined
-          ? ["project", r.project]
-          : r.expression !== undefined
-            ? ["expression", r.expression]
-            : ["group", r.group ?? ""]
-      ) as [RestrictionType, string];
-      // Ids are UUIDs (spec: api-v3.md Envelopes rule 1), which the service writes in lower
-      // case; an id written in upper case is the same id, so it is lowered here, once, and
-      // every comparison after (restriction keys, duplicates, pins) meets one spelling.
-      const v = type === "expression" ? text(value) : lowerUuid(text(value));
-      declare(ctx, addr.contextRestriction(name, type, v), path, "value");
-      if (type === "project") return { type, project: v, source };
-      if (type === "expression") return { type, expression: v, source };
-      return { type, group: v, source };
-    }),
-  );
-  return {
-    name,
-    source: at(ctx, base),
-    ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
-    ...(raw.env !== undefined && { env: envMap(ctx, raw.env, [...base, "env"]) }),
-    ...(restrictions !== undefined && { restrictions }),
-  };
-};
+/** The kinds whose parent is `name`, in the registry's order. */
+const childKinds = (name: ParentName): AnyKind[] => ALL_KINDS.filter((k) => k.parent === name);
 
-const buildWebhook = (ctx: Ctx, base: DocPath, name: string, raw: RawWebhook): DesiredWebhook => ({
-  name,
-  source: at(ctx, base),
-  ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
-  url: resolved(ctx, [...base, "url"]),
-  events: raw.events as WebhookEvent[],
-  ...(raw.scope !== undefined && { scope: raw.scope }),
-  ...(raw.should_verify_tls !== undefined && { should_verify_tls: raw.should_verify_tls }),
-  ...(raw.is_enabled !== undefined && { is_enabled: raw.is_enabled }),
-  ...(raw.signing_secret !== undefined && {
-    signing_secret: secret(ctx, [...base, "signing_secret"]),
-  }),
-});
-
-const buildTrigger = (ctx: Ctx, base: DocPath, key: string, raw: RawTrigger): DesiredTrigger => {
-  const e = raw.event;
-  const webhook = e.webhook;
-  return {
-    key,
-    source: at(ctx, base),
-    ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
-    ...(raw.is_disabled !== undefined && { is_disabled: raw.is_disabled }),
-    ...(raw.config !== undefined && {
-      config: raw.config.ref === undefined ? {} : { ref: text(raw.config.ref) },
-    }),
-    ...(raw.checkout !== undefined && {
-      checkout: raw.checkout.ref === undefined ? {} : { ref: text(raw.checkout.ref) },
-    }),
-    event: {
-      type: e.type,
-      ...(e.vcs !== undefined && { vcs: vcs(e.vcs) }),
-      ...(webhook !== undefined && {
-        webhook: {
-          ...(webhook.source !== undefined && { source: text(webhook.source) }),
-          ...(webhook.secret !== undefined && {
-            secret: secret(ctx, [...base, "event", "webhook", "secret"]),
-          }),
-        },
-      }),
-      ...(e.schedule !== undefined && {
-        schedule: {
-          // Decision: whitespace is normalised ("0  2 * * *" is "0 2 * * *") so spacing is
-          // never a change in a plan.
-          cron_expression: e.schedule.cron_expression.trim().split(/\s+/).join(" "),
-          ...(e.schedule.attribution_actor !== undefined && {
-            attribution_actor: e.schedule.attribution_actor,
-          }),
-        },
-      }),
-      ...(e.filter !== undefined && {
-        filter: {
-          ...(e.filter.preset !== undefined && { preset: e.filter.preset }),
-          ...(e.filter.rules !== undefined && {
-            rules: e.filter.rules.map((r) => ({
-              ...(r.event_type !== undefined && { event_type: text(r.event_type) }),
-              rule: text(r.rule),
-              ...(r.event_ref !== undefined && { event_ref: text(r.event_ref) }),
-            })),
-          }),
-        },
-      }),
-    },
-    ...(raw.parameters !== undefined && {
-      parameters: Object.fromEntries(
-        Object.entries(raw.parameters).map(([k, v]) => [k, typeof v === "string" ? text(v) : v]),
-      ),
-    }),
-  };
-};
-
-const buildPipeline = (
+/**
+ * The collections of the kinds below `parent`, built from the parent's raw object: each
+ * kind's items from `raw[yamlKey]`, under the same key, with their own children. The
+ * desired model's parents have one field per child kind, named by its `yamlKey`
+ * (src/model/desired.ts); test/unit/kind-contract.test.ts checks that every kind's
+ * `collection.desiredIn` reads what this writes.
+ */
+const buildChildren = (
   ctx: Ctx,
+  parent: ParentName,
+  raw: RawParent,
   base: DocPath,
-  name: string,
-  raw: RawPipeline,
-): DesiredPipeline => {
-  const c = raw.config;
-  return {
-    name,
-    source: at(ctx, base),
-    ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
-    ...(raw.description !== undefined && { description: text(raw.description) }),
-    config: {
-      type: c.type,
-      file_path: text(c.file_path),
-      ...(c.file_type !== undefined && { file_type: text(c.file_type) }),
-      ...(c.vcs !== undefined && { vcs: vcs(c.vcs) }),
-      ...(c.hosted !== undefined && { hosted: { provider: text(c.hosted.provider) } }),
-    },
-    ...(raw.checkout !== undefined && { checkout: { vcs: vcs(raw.checkout.vcs) } }),
-    ...(raw.triggers !== undefined && {
-      triggers: new Map(
-        Object.entries(raw.triggers).map(([key, t]) => [
-          key,
-          buildTrigger(ctx, [...base, "triggers", key], key, t),
-        ]),
-      ),
-    }),
-  };
+  segments: readonly AddressSegment[],
+): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const kind of childKinds(parent)) {
+    const part = kind.config;
+    const value = raw[part.yamlKey];
+    if (value === undefined) continue;
+    const one = (key: string, item: unknown, path: DocPath): unknown => {
+      const built = part.build(buildContext(ctx), key, item as never, path);
+      const own = [
+        ...segments,
+        kind.collection.segment.keyed
+          ? { name: kind.collection.segment.name, key: kind.collection.addressKey(built) }
+          : { name: kind.collection.segment.name },
+      ];
+      if (part.declares !== undefined) {
+        declare(ctx, formatAddress(own), path, part.declares);
+      }
+      const children =
+        typeof item === "object" && item !== null && !Array.isArray(item)
+          ? buildChildren(ctx, kind.type as ParentName, item as RawParent, path, own)
+          : {};
+      return Object.keys(children).length === 0 ? built : { ...(built as object), ...children };
+    };
+    const path = [...base, part.yamlKey];
+    switch (part.shape) {
+      case "singleton":
+        out[part.yamlKey] = one("settings", value, path);
+        break;
+      case "list":
+        out[part.yamlKey] = (value as readonly unknown[]).map((item, i) =>
+          one(String(i), item, [...path, i]),
+        );
+        break;
+      case "map":
+        out[part.yamlKey] = new Map(
+          Object.entries(value as RawParent).map(([key, item]) => [
+            key,
+            one(key, item, [...path, key]),
+          ]),
+        );
+        break;
+    }
+  }
+  return out;
 };
 
 const buildProject = (ctx: Ctx, slug: string, raw: RawProject): DesiredProject => {
   const base = ["projects", slug];
   declare(ctx, addr.project(slug), base);
-  const settings = raw.settings;
   return {
     slug,
     source: at(ctx, base),
-    ...(settings !== undefined && {
-      settings: {
-        ...Object.fromEntries(
-          Object.entries(settings).map(([k, v]) => [k, Array.isArray(v) ? v.map(text) : v]),
-        ),
-        source: at(ctx, [...base, "settings"]),
-      },
-    }),
-    ...(raw.env !== undefined && { env: envMap(ctx, raw.env, [...base, "env"]) }),
-    ...(raw.webhooks !== undefined && {
-      webhooks: new Map(
-        Object.entries(raw.webhooks).map(([name, w]) => [
-          name,
-          buildWebhook(ctx, [...base, "webhooks", name], name, w),
-        ]),
-      ),
-    }),
-    ...(raw.pipelines !== undefined && {
-      pipelines: new Map(
-        Object.entries(raw.pipelines).map(([name, p]) => [
-          name,
-          buildPipeline(ctx, [...base, "pipelines", name], name, p),
-        ]),
-      ),
-    }),
-  };
+    ...buildChildren(ctx, "project", raw as RawParent, base, [{ name: "project", key: slug }]),
+  } as DesiredProject;
 };
 
 /** One file's document (already checked) → its org and the addresses it declares. */
@@ -297,26 +169,15 @@ export const buildFile = (
   values: ResolvedValues,
 ): BuiltFile => {
   const ctx: Ctx = { file, positions, values, declarations: [] };
-  if (doc.settings !== undefined) declare(ctx, addr.orgSettings(), ["settings"]);
-  const org: DesiredOrg = {
+  const org = {
     slug: doc.org,
     source: at(ctx, ["org"]),
-    ...(doc.settings !== undefined && {
-      settings: {
-        ...(doc.settings as Partial<Record<OrgSettingName, boolean>>),
-        source: at(ctx, ["settings"]),
-      },
-    }),
-    ...(doc.contexts !== undefined && {
-      contexts: new Map(
-        Object.entries(doc.contexts).map(([name, c]) => [name, buildContext(ctx, name, c)]),
-      ),
-    }),
+    ...buildChildren(ctx, "org", doc as unknown as RawParent, [], []),
     projects: new Map(
       Object.entries(doc.projects ?? {}).map(([slug, p]) => [slug, buildProject(ctx, slug, p)]),
     ),
     ignore: (doc.ignore ?? []).map(text),
-  };
+  } as DesiredOrg;
   return { org, declarations: ctx.declarations };
 };
 

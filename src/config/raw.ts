@@ -1,98 +1,22 @@
 /**
  * The raw YAML document, as written, once it has passed schemas/waybill.schema.json.
  *
- * These types are hand-written next to the schema; `RAW_KEYS` lists, per schema object
+ * These types are hand-written next to the schema (an item's type in its kind's module); `RAW_KEYS` lists, per schema object
  * (`$defs` name or nested path), the keys the TS type declares, and
  * test/unit/config-schema.test.ts walks the schema and fails when the two differ. The
  * `KeysMatch` checks below fail to compile when a type and its key list differ, so the
  * chain schema ⇄ RAW_KEYS ⇄ TS types cannot drift.
  */
 
-/** Enumerations the raw types use; test/unit/config-schema.test.ts compares them with the schema. */
-export const PIPELINE_CONFIG_TYPES = ["vcs", "hosted"] as const;
-export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
-export const ATTRIBUTION_ACTORS = ["system", "current"] as const;
-/**
- * Decision: the spec types webhook `scope` as a string without values; `project` is the
- * only scope the V2 API knows (design.md "Plans"), so other values are refused as typos.
- */
-export const WEBHOOK_SCOPES = ["project"] as const;
+import type { RawContext } from "../kinds/context.js";
+import type { RawRestriction } from "../kinds/context-restriction.js";
+import type { RawPipeline, RawPipelineConfig } from "../kinds/pipeline.js";
+import type { RawFilterRule, RawTrigger, RawTriggerEvent } from "../kinds/trigger.js";
+import type { RawVcsRepo } from "../kinds/vcs.js";
+import type { RawWebhook } from "../kinds/webhook.js";
 
-export interface RawVcsRepo {
-  provider: string;
-  repo_id: string;
-  repo_full_name: string;
-}
-
-/**
- * Decision: `project:` is a project slug (three segments, as under `projects`) or a UUID;
- * `group:` is a UUID or `all-members` (group names are not resolved: the live model keys
- * group restrictions by id).
- */
-export interface RawRestriction {
-  project?: string;
-  expression?: string;
-  group?: string;
-}
-
-export interface RawContext {
-  id?: string;
-  env?: Record<string, string>;
-  restrictions?: RawRestriction[];
-}
-
-export interface RawWebhook {
-  id?: string;
-  url: string;
-  events: string[];
-  scope?: (typeof WEBHOOK_SCOPES)[number];
-  should_verify_tls?: boolean;
-  is_enabled?: boolean;
-  signing_secret?: string;
-}
-
-export interface RawPipelineConfig {
-  type: (typeof PIPELINE_CONFIG_TYPES)[number];
-  file_path: string;
-  file_type?: string;
-  vcs?: RawVcsRepo;
-  hosted?: { provider: string };
-}
-
-export interface RawPipeline {
-  id?: string;
-  description?: string;
-  config: RawPipelineConfig;
-  checkout?: { vcs: RawVcsRepo };
-  triggers?: Record<string, RawTrigger>;
-}
-
-export interface RawFilterRule {
-  event_type?: string;
-  rule: string;
-  event_ref?: string;
-}
-
-export interface RawTriggerEvent {
-  type: (typeof TRIGGER_EVENT_TYPES)[number];
-  vcs?: RawVcsRepo;
-  webhook?: { source?: string; secret?: string };
-  schedule?: {
-    cron_expression: string;
-    attribution_actor?: (typeof ATTRIBUTION_ACTORS)[number];
-  };
-  filter?: { preset?: string; rules?: RawFilterRule[] };
-}
-
-export interface RawTrigger {
-  id?: string;
-  is_disabled?: boolean;
-  config?: { ref?: string };
-  checkout?: { ref?: string };
-  event: RawTriggerEvent;
-  /** Decision: parameter values are scalars (string, number, boolean), as pipeline parameters are. */
-  parameters?: Record<string, string | number | boolean>;
-}
+// The raw item types live with their kinds (src/kinds/*.ts, the kind's `config` part); the
+// parents' raw types and the checks of every type against the schema are here.
 
 export interface RawProject {
   settings?: Record<string, boolean | string[]>;

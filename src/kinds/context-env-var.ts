@@ -11,7 +11,7 @@ import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
-import { envVarKindBase } from "./env-var-common.js";
+import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { pageOptions, scopeId } from "./listing.js";
 
 const toLiveEnvVar = (i: V3Resource<ContextEnvVarAttributes>): LiveEnvVar =>
@@ -74,4 +74,5 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
     // spec: api-v3.md Contexts: deleting a context deletes its env vars.
     onParentDelete: "cascades",
   },
+  config: envVarConfig,
 };

@@ -18,7 +18,7 @@ import type {
   RestrictionTypeWire,
   V3Resource,
 } from "../core/wire.js";
-import { addr, restrictionKey } from "../model/address.js";
+import { addr, type RestrictionType, restrictionKey } from "../model/address.js";
 import type { DesiredRestriction } from "../model/desired.js";
 import type { LiveRestriction } from "../model/live.js";
 import { call } from "./calls.js";
@@ -26,6 +26,19 @@ import { newComparison } from "./compare.js";
 import type { KindRefs, ListScope, ResourceKind } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
+import { lowerUuid } from "./vcs.js";
+
+/**
+ * A restriction as written (exactly one key: the schema says so).
+ * Decision: `project:` is a project slug (three segments, as under `projects`) or a UUID;
+ * `group:` is a UUID or `all-members` (group names are not resolved: the live model keys
+ * group restrictions by id).
+ */
+export interface RawRestriction {
+  project?: string;
+  expression?: string;
+  group?: string;
+}
 
 /**
  * The key a config would write for a live restriction (src/model/live.ts LiveRestriction):
@@ -187,5 +200,26 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         item.action === "create" && item.after?.match_pattern === null
           ? `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`
           : undefined,
+    },
+    config: {
+      yamlKey: "restrictions",
+      shape: "list",
+      schemaDef: "restriction",
+      declares: "value",
+      build: (ctx, _index, r: RawRestriction, path): DesiredRestriction => {
+        const source = ctx.at(path, "value");
+        const [type, value] = (
+          r.project !== undefined
+            ? ["project", r.project]
+            : r.expression !== undefined
+              ? ["expression", r.expression]
+              : ["group", r.group ?? ""]
+        ) as [RestrictionType, string];
+        // A project or group id is a UUID: lowered (src/kinds/vcs.ts lowerUuid).
+        const v = type === "expression" ? ctx.text(value) : lowerUuid(ctx.text(value));
+        if (type === "project") return { type, project: v, source };
+        if (type === "expression") return { type, expression: v, source };
+        return { type, group: v, source };
+      },
     },
   };

@@ -13,8 +13,17 @@ import type { DesiredContext, DesiredRestriction } from "../model/desired.js";
 import type { LiveContext } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
+import type { RawRestriction } from "./context-restriction.js";
 import type { AfterCreateStep, ResourceKind } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
+import { lowerUuid } from "./vcs.js";
+
+/** A context as written under `contexts:` (its `env` and `restrictions` are its children's). */
+export interface RawContext {
+  id?: string;
+  env?: Record<string, string>;
+  restrictions?: RawRestriction[];
+}
 
 const toLiveContext = (c: V3Resource<ContextAttributes>): LiveContext => ({
   id: requireId(c, "context"),
@@ -116,5 +125,16 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
       if ((item.desired.restrictions ?? []).some((r) => r.type === "group")) return undefined;
       return "the org setting is_context_group_restriction_required is true, so a new context needs a group restriction to be usable; add one to its restrictions (e.g. - group: all-members, or a group id)";
     },
+  },
+  config: {
+    yamlKey: "contexts",
+    shape: "map",
+    schemaDef: "context",
+    declares: "key",
+    build: (ctx, name, raw: RawContext, path): DesiredContext => ({
+      name,
+      source: ctx.at(path),
+      ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
+    }),
   },
 };

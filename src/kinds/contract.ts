@@ -11,6 +11,8 @@
  * Change and its `calls`, so adding one is adding a function to the kind's module.
  */
 import type { ApiGeneration, ListOptions, ReadOnlyApi } from "../api/types.js";
+import type { SourceLocation } from "../core/errors.js";
+import type { MaybeSecret, Secret } from "../core/secret.js";
 import type { ResourceType } from "../model/address.js";
 import type {
   DesiredContext,
@@ -249,6 +251,51 @@ export interface Collection<D, L, P extends ParentName> {
   refuse?(item: PlannedItem<D>, org: PlanParents["org"]): string | undefined;
 }
 
+/** A path in a config document: map keys and list indexes from the root. */
+export type DocPath = readonly (string | number)[];
+
+/**
+ * What a kind's config builder may ask of the loader (src/config/build.ts implements it):
+ * where a path was written, the resolved value of a secret-capable path, plain text.
+ */
+export interface ConfigBuildContext {
+  /** Where the node at `path` was written (its key, or its value); looked up on first read. */
+  at(path: DocPath, where?: "key" | "value"): SourceLocation;
+  /** The resolved value of a path that may hold `${NAME}` (a secret when it references one). */
+  value(path: DocPath): MaybeSecret;
+  /** The resolved value of a path that is always a secret (env values, signing secrets). */
+  secret(path: DocPath): Secret;
+  /** A plain string of the document, `$${` unescaped to `${` (src/config/references.ts). */
+  text(s: string): string;
+}
+
+/**
+ * A kind's part of the config: where its items are written and how one item, once the
+ * document passed the schema (schemas/waybill.schema.json) and the rules, becomes the
+ * desired item. `R` is the raw item as written (its keys are checked against the schema by
+ * src/config/raw.ts). The loader walks parents generically: a kind's items are built from
+ * `parent[yamlKey]` and stored under the same key in the desired parent.
+ */
+export interface ConfigPart<D, R> {
+  /** The key of the collection in its parent's YAML (and in the desired model). */
+  readonly yamlKey: string;
+  /** `map`: `name: item` entries; `list`: a sequence; `singleton`: one object. */
+  readonly shape: "map" | "list" | "singleton";
+  /** The schema's `$defs` entry of one item (schemas/waybill.schema.json). */
+  readonly schemaDef: string;
+  /**
+   * Whether the item's address is recorded as declared (two files declaring it is an
+   * error naming both places), at its key or at its value (a list item).
+   */
+  readonly declares?: "key" | "value";
+  /**
+   * One item → the desired item, without its children (the loader adds each child kind's
+   * collection under its `yamlKey`). `key` is the map key (`settings` for a singleton, the
+   * index for a list item).
+   */
+  build(ctx: ConfigBuildContext, key: string, raw: R, path: DocPath): D;
+}
+
 /**
  * A resource kind. `D` is the desired item as the config declares it, `L` the live item
  * as src/live read it.
@@ -328,4 +375,6 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   liveItems(org: LiveOrg): Iterable<{ readonly key: string; readonly item: L }>;
   /** The kind's collection under its parent, as the planner walks it. */
   readonly collection: Collection<D, L, P>;
+  /** The kind's part of the config: its YAML key, schema entry and builder. */
+  readonly config: ConfigPart<D, never>;
 }

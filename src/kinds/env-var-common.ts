@@ -6,7 +6,7 @@
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { addSecret, compareSecret, newComparison } from "./compare.js";
-import type { ResourceKind } from "./contract.js";
+import type { ConfigPart, ResourceKind } from "./contract.js";
 import { SENSITIVE } from "./values.js";
 
 export type EnvVarKindBase = Pick<
@@ -43,4 +43,12 @@ export const envVarKindBase: EnvVarKindBase = {
     return acc;
   },
   unresolvedSecrets: (d) => (d.value.isResolved ? [] : ["value"]),
+};
+
+/** An `env:` map of a context or a project: `NAME: value` (always a secret). */
+export const envVarConfig: ConfigPart<DesiredEnvVar, string> = {
+  yamlKey: "env",
+  shape: "map",
+  schemaDef: "envMap",
+  build: (ctx, name, _raw, path) => ({ name, value: ctx.secret(path), source: ctx.at(path) }),
 };

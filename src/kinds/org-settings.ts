@@ -26,6 +26,10 @@ export const orgSettingsKind = settingsKind<OrgSettingsDesired, OrgSettingsAttri
     if (org.settings !== undefined) yield { key: "org_settings", item: org.settings };
   },
   name: "org_settings",
+  yamlKey: "settings",
+  schemaDef: "orgSettings",
+  // Two files of one org both declaring `settings:` is an error naming both places.
+  declares: "key",
   desiredIn: (org) => org.settings,
   liveIn: (org) => org.settings,
 });

@@ -13,6 +13,26 @@ import { call } from "./calls.js";
 import { addFields, compareFields, type FieldRule, newComparison } from "./compare.js";
 import type { ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
+import type { RawTrigger } from "./trigger.js";
+
+export const PIPELINE_CONFIG_TYPES = ["vcs", "hosted"] as const;
+
+export interface RawPipelineConfig {
+  type: (typeof PIPELINE_CONFIG_TYPES)[number];
+  file_path: string;
+  file_type?: string;
+  vcs?: RawVcsRepo;
+  hosted?: { provider: string };
+}
+
+/** A pipeline as written under a project's `pipelines:` (`triggers` are its children's). */
+export interface RawPipeline {
+  id?: string;
+  description?: string;
+  config: RawPipelineConfig;
+  checkout?: { vcs: RawVcsRepo };
+  triggers?: Record<string, RawTrigger>;
+}
 
 /**
  * A listed pipeline. `synthetic` is false here: the synthetic OAuth pipeline is told apart
@@ -25,6 +45,7 @@ const toLivePipeline = (p: V3Resource<PipelineAttributes>): LivePipeline => ({
 });
 
 import { type JsonObject, toJson, toJsonObject } from "./values.js";
+import { buildVcs, lowerUuid, type RawVcsRepo } from "./vcs.js";
 
 export const PIPELINE_UPDATE_FIELDS = [
   "name",
@@ -144,6 +165,28 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
       clash: (d, l) => l.name === d.name || l.id === d.id,
       refusal: (id) =>
         `this is the synthetic OAuth pipeline (id ${id}), which the service derives from the project and cannot be created, updated or deleted; remove it from the config`,
+    },
+  },
+  config: {
+    yamlKey: "pipelines",
+    shape: "map",
+    schemaDef: "pipeline",
+    build: (ctx, name, raw: RawPipeline, path): DesiredPipeline => {
+      const c = raw.config;
+      return {
+        name,
+        source: ctx.at(path),
+        ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
+        ...(raw.description !== undefined && { description: ctx.text(raw.description) }),
+        config: {
+          type: c.type,
+          file_path: ctx.text(c.file_path),
+          ...(c.file_type !== undefined && { file_type: ctx.text(c.file_type) }),
+          ...(c.vcs !== undefined && { vcs: buildVcs(ctx, c.vcs) }),
+          ...(c.hosted !== undefined && { hosted: { provider: ctx.text(c.hosted.provider) } }),
+        },
+        ...(raw.checkout !== undefined && { checkout: { vcs: buildVcs(ctx, raw.checkout.vcs) } }),
+      };
     },
   },
 };

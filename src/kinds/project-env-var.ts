@@ -16,7 +16,7 @@ import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import type { CallPhase, ResourceKind } from "./contract.js";
-import { envVarKindBase } from "./env-var-common.js";
+import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { foundProjects, pageOptions, scopeId } from "./listing.js";
 
 /**
@@ -124,4 +124,5 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
     keyParam: "name",
     onParentDelete: "cascades",
   },
+  config: envVarConfig,
 };

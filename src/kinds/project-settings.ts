@@ -32,6 +32,8 @@ export const projectSettingsKind = settingsKind<
     }
   },
   name: "settings",
+  yamlKey: "settings",
+  schemaDef: "projectSettings",
   desiredIn: (p) => p.settings,
   liveIn: (p) => p.settings,
 });

@@ -55,6 +55,10 @@ export const settingsKind = <
   /** The declared and the read settings in the parent. */
   readonly desiredIn: (parent: PlanParents[P]["desired"]) => D | undefined;
   readonly liveIn: (parent: PlanParents[P]["live"]) => L | undefined;
+  /** The key in the parent's YAML (`settings` for both), and whether the address is declared. */
+  readonly yamlKey: string;
+  readonly schemaDef: string;
+  readonly declares?: "key";
 }): ResourceKind<D, L, P> => ({
   type: spec.type,
   parent: spec.parent,
@@ -109,5 +113,22 @@ export const settingsKind = <
     },
     addressKey: () => "settings",
     onParentDelete: "cascades",
+  },
+  // Only the keys the YAML lists are managed (design.md §1 "Plans"); list values are text.
+  config: {
+    yamlKey: spec.yamlKey,
+    shape: "singleton",
+    schemaDef: spec.schemaDef,
+    ...(spec.declares === undefined ? {} : { declares: spec.declares }),
+    build: (ctx, _key, raw: Readonly<Record<string, boolean | readonly string[]>>, path) =>
+      ({
+        ...Object.fromEntries(
+          Object.entries(raw).map(([k, v]) => [
+            k,
+            Array.isArray(v) ? v.map((x: string) => ctx.text(x)) : v,
+          ]),
+        ),
+        source: ctx.at(path),
+      }) as unknown as D,
   },
 });

@@ -28,6 +28,7 @@ import {
 import type { ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId } from "./listing.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
+import { buildVcs, lowerUuid, type RawVcsRepo } from "./vcs.js";
 
 const RULES: readonly FieldRule[] = [
   { path: "is_disabled", mode: "update", default: false },
@@ -115,6 +116,37 @@ const liveView = (l: LiveTrigger): JsonObject => {
     parameters: liveParameters(l),
   });
 };
+
+export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
+export const ATTRIBUTION_ACTORS = ["system", "current"] as const;
+
+export interface RawFilterRule {
+  event_type?: string;
+  rule: string;
+  event_ref?: string;
+}
+
+export interface RawTriggerEvent {
+  type: (typeof TRIGGER_EVENT_TYPES)[number];
+  vcs?: RawVcsRepo;
+  webhook?: { source?: string; secret?: string };
+  schedule?: {
+    cron_expression: string;
+    attribution_actor?: (typeof ATTRIBUTION_ACTORS)[number];
+  };
+  filter?: { preset?: string; rules?: RawFilterRule[] };
+}
+
+/** A trigger as written under a pipeline's `triggers:`. */
+export interface RawTrigger {
+  id?: string;
+  is_disabled?: boolean;
+  config?: { ref?: string };
+  checkout?: { ref?: string };
+  event: RawTriggerEvent;
+  /** Decision: parameter values are scalars (string, number, boolean), as pipeline parameters are. */
+  parameters?: Record<string, string | number | boolean>;
+}
 
 /** A listed trigger as the planner sees it: its pipeline's id comes from its references. */
 export const toLiveTrigger = (t: V3Resource<TriggerAttributes>): LiveTrigger => {
@@ -277,6 +309,70 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
         l.id === d.id,
       refusal: (id) =>
         `this is the synthetic OAuth trigger (id ${id}), which cannot be created, updated or deleted; remove it from the config`,
+    },
+  },
+  config: {
+    yamlKey: "triggers",
+    shape: "map",
+    schemaDef: "trigger",
+    build: (ctx, key, raw: RawTrigger, path): DesiredTrigger => {
+      const e = raw.event;
+      const webhook = e.webhook;
+      const text = (v: string) => ctx.text(v);
+      return {
+        key,
+        source: ctx.at(path),
+        ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
+        ...(raw.is_disabled !== undefined && { is_disabled: raw.is_disabled }),
+        ...(raw.config !== undefined && {
+          config: raw.config.ref === undefined ? {} : { ref: text(raw.config.ref) },
+        }),
+        ...(raw.checkout !== undefined && {
+          checkout: raw.checkout.ref === undefined ? {} : { ref: text(raw.checkout.ref) },
+        }),
+        event: {
+          type: e.type,
+          ...(e.vcs !== undefined && { vcs: buildVcs(ctx, e.vcs) }),
+          ...(webhook !== undefined && {
+            webhook: {
+              ...(webhook.source !== undefined && { source: text(webhook.source) }),
+              ...(webhook.secret !== undefined && {
+                secret: ctx.secret([...path, "event", "webhook", "secret"]),
+              }),
+            },
+          }),
+          ...(e.schedule !== undefined && {
+            schedule: {
+              // Decision: whitespace is normalised ("0  2 * * *" is "0 2 * * *") so spacing
+              // is never a change in a plan.
+              cron_expression: e.schedule.cron_expression.trim().split(/\s+/).join(" "),
+              ...(e.schedule.attribution_actor !== undefined && {
+                attribution_actor: e.schedule.attribution_actor,
+              }),
+            },
+          }),
+          ...(e.filter !== undefined && {
+            filter: {
+              ...(e.filter.preset !== undefined && { preset: e.filter.preset }),
+              ...(e.filter.rules !== undefined && {
+                rules: e.filter.rules.map((r) => ({
+                  ...(r.event_type !== undefined && { event_type: text(r.event_type) }),
+                  rule: text(r.rule),
+                  ...(r.event_ref !== undefined && { event_ref: text(r.event_ref) }),
+                })),
+              }),
+            },
+          }),
+        },
+        ...(raw.parameters !== undefined && {
+          parameters: Object.fromEntries(
+            Object.entries(raw.parameters).map(([k, v]) => [
+              k,
+              typeof v === "string" ? text(v) : v,
+            ]),
+          ),
+        }),
+      };
     },
   },
 };

@@ -14,7 +14,11 @@
 import { isSecret } from "../core/secret.js";
 import type { V3Resource, WebhookAttributes } from "../core/wire.js";
 import { addr } from "../model/address.js";
-import { type DesiredWebhook, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
+import {
+  type DesiredWebhook,
+  MAX_WEBHOOKS_PER_PROJECT,
+  type WebhookEvent,
+} from "../model/desired.js";
 import { call } from "./calls.js";
 import {
   addFields,
@@ -27,8 +31,26 @@ import {
 import type { ApiCall, ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
 import { type JsonObject, SENSITIVE, toJson } from "./values.js";
+import { lowerUuid } from "./vcs.js";
 
 export type LiveWebhook = WebhookAttributes & { readonly id: string };
+
+/**
+ * Decision: the spec types webhook `scope` as a string without values; `project` is the
+ * only scope the V2 API knows (design.md "Plans"), so other values are refused as typos.
+ */
+export const WEBHOOK_SCOPES = ["project"] as const;
+
+/** A webhook as written under a project's `webhooks:`. */
+export interface RawWebhook {
+  id?: string;
+  url: string;
+  events: string[];
+  scope?: (typeof WEBHOOK_SCOPES)[number];
+  should_verify_tls?: boolean;
+  is_enabled?: boolean;
+  signing_secret?: string;
+}
 
 const toLiveWebhook = (w: V3Resource<WebhookAttributes>): LiveWebhook => ({
   ...w.attributes,
@@ -232,5 +254,23 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
         ? "delete_before_create"
         : undefined;
     },
+  },
+  config: {
+    yamlKey: "webhooks",
+    shape: "map",
+    schemaDef: "webhook",
+    build: (ctx, name, raw: RawWebhook, path): DesiredWebhook => ({
+      name,
+      source: ctx.at(path),
+      ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
+      url: ctx.value([...path, "url"]),
+      events: raw.events as WebhookEvent[],
+      ...(raw.scope !== undefined && { scope: raw.scope }),
+      ...(raw.should_verify_tls !== undefined && { should_verify_tls: raw.should_verify_tls }),
+      ...(raw.is_enabled !== undefined && { is_enabled: raw.is_enabled }),
+      ...(raw.signing_secret !== undefined && {
+        signing_secret: ctx.secret([...path, "signing_secret"]),
+      }),
+    }),
   },
 };

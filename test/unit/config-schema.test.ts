@@ -10,15 +10,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import {
-  ATTRIBUTION_ACTORS,
-  PIPELINE_CONFIG_TYPES,
-  RAW_KEYS,
-  RAW_REQUIRED,
-  TRIGGER_EVENT_TYPES,
-  WEBHOOK_SCOPES,
-} from "../../src/config/raw.js";
+import { RAW_KEYS, RAW_REQUIRED } from "../../src/config/raw.js";
 import { readConfigSchema } from "../../src/config/schema-check.js";
+import { PIPELINE_CONFIG_TYPES } from "../../src/kinds/pipeline.js";
+import { ATTRIBUTION_ACTORS, TRIGGER_EVENT_TYPES } from "../../src/kinds/trigger.js";
+import { WEBHOOK_SCOPES } from "../../src/kinds/webhook.js";
 import {
   FILTER_PRESETS,
   ORG_SETTING_NAMES,

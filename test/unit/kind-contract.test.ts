@@ -62,3 +62,33 @@ describe("the kind contract", () => {
     ).toEqual(["context", "context_restriction", "pipeline", "trigger", "webhook"]);
   });
 });
+
+describe("the kinds' config parts", () => {
+  it("name a $defs entry of the config schema", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const schema = JSON.parse(await readFile("schemas/waybill.schema.json", "utf8")) as {
+      $defs: Record<string, unknown>;
+    };
+    for (const kind of ALL_KINDS) {
+      expect(Object.keys(schema.$defs), kind.type).toContain(kind.config.schemaDef);
+    }
+  });
+
+  it("the loader stores every kind's items where the planner and apply read them", async () => {
+    const { loadConfig } = await import("../../src/config/index.js");
+    // examples/full.yaml declares an item of every kind.
+    const r = await loadConfig("examples/full.yaml", { env: {}, resolveSecrets: false });
+    if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join("\n"));
+    for (const kind of ALL_KINDS) {
+      const items = r.config.orgs.flatMap((org) => [...kind.desiredItems(org)]);
+      expect(items.length, kind.type).toBeGreaterThan(0);
+      for (const { address, item } of items) {
+        const segment = kind.collection.segment;
+        const last = segment.keyed
+          ? `${segment.name}[${JSON.stringify(kind.collection.addressKey(item))}]`
+          : segment.name;
+        expect(address.endsWith(last), address).toBe(true);
+      }
+    }
+  });
+});
