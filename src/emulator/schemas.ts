@@ -3,21 +3,24 @@
  * checked by the same rules. spec: api-v3.md "Endpoints" (each body shape) and "Resource fields
  * that are given".
  */
-import { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../core/wire.js";
+import {
+  EVENT_PRESETS,
+  ORG_SETTINGS,
+  PROJECT_BOOL_SETTINGS,
+  PROJECT_LIST_SETTING,
+  RESTRICTION_TYPES,
+  TRIGGER_EVENT_TYPES,
+  WEBHOOK_EVENT_NAMES,
+} from "./spec-names.js";
 import { type Schema, s } from "./validate.js";
 
-/** spec: api-v3.md "Org settings": the 18 booleans. */
-export const ORG_SETTINGS_KEYS = ORG_SETTING_NAMES;
+/** spec: api-v3.md "Org settings": the 18 booleans (the emulator's own list: spec-names.ts). */
+export const ORG_SETTINGS_KEYS = ORG_SETTINGS;
 
 /** spec: api-v3.md "Project settings": 12 booleans plus `pr_only_branch_overrides`. */
-export const PROJECT_BOOL_SETTINGS_KEYS = PROJECT_SETTING_NAMES.filter(
-  (k): k is Exclude<(typeof PROJECT_SETTING_NAMES)[number], "pr_only_branch_overrides"> =>
-    k !== "pr_only_branch_overrides",
-);
+export const PROJECT_BOOL_SETTINGS_KEYS = PROJECT_BOOL_SETTINGS;
 
-export { WEBHOOK_EVENTS };
-export const RESTRICTION_TYPES = ["project", "expression", "group"] as const;
-export const TRIGGER_EVENT_TYPES = ["vcs", "webhook", "schedule"] as const;
+export { RESTRICTION_TYPES, TRIGGER_EVENT_TYPES };
 
 const nonEmpty = () => s.str({ nonEmpty: true });
 
@@ -27,7 +30,7 @@ export const orgSettingsSchema: Schema = s.obj(
 
 export const projectSettingsSchema: Schema = s.obj({
   ...Object.fromEntries(PROJECT_BOOL_SETTINGS_KEYS.map((k) => [k, s.bool()])),
-  pr_only_branch_overrides: s.arr(s.str()),
+  [PROJECT_LIST_SETTING]: s.arr(s.str()),
 });
 
 export const vcsRepoSchema: Schema = s.obj(
@@ -74,7 +77,7 @@ const webhookProps = {
   name: nonEmpty(),
   scope: nonEmpty(),
   url: nonEmpty(),
-  events: s.arr(s.str({ oneOf: WEBHOOK_EVENTS })),
+  events: s.arr(s.str({ oneOf: WEBHOOK_EVENT_NAMES })),
   should_verify_tls: s.bool(),
   signing_secret: s.str(),
   is_enabled: s.bool(),
@@ -87,7 +90,7 @@ export const webhookCreateSchema = enveloped(
 export const webhookUpdateSchema: Schema = s.obj({
   name: nonEmpty(),
   url: nonEmpty(),
-  events: s.arr(s.str({ oneOf: WEBHOOK_EVENTS })),
+  events: s.arr(s.str({ oneOf: WEBHOOK_EVENT_NAMES })),
   should_verify_tls: s.bool(),
   signing_secret: s.str(),
 });
@@ -125,7 +128,10 @@ export const pipelineUpdateSchema: Schema = s.obj({
 });
 
 const triggerFilterSchema: Schema = s.obj({
-  preset: nonEmpty(),
+  // Decision: a preset outside the spec's list (api-v2-v1.md "Enumerations", event_preset)
+  // is a 400, the less forgiving reading of POST /triggers' "201, 400": a client that sends
+  // a misspelt preset must meet the refusal here, not first on the real service.
+  preset: s.str({ oneOf: EVENT_PRESETS }),
   rules: s.arr(s.obj({ event_type: s.str(), rule: nonEmpty(), event_ref: s.str() }, ["rule"])),
 });
 const webhookEventSchema: Schema = s.obj({ name: s.str(), source: s.str(), secret: s.str() });

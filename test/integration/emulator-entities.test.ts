@@ -661,6 +661,18 @@ describe("triggers", () => {
   const syntheticPipelineId = async () =>
     list(await t.get(`/api/v3/pipelines?filter[project_id]=${P_OAUTH}`))[0]!.id!;
 
+  it("a filter preset outside the spec's event_preset values is 400 (Decision: less forgiving)", async () => {
+    const event = (preset: string) => ({
+      type: "vcs",
+      vcs: repo,
+      filter: { preset },
+    });
+    const bad = await create({ event: event("all-push") });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad).source?.pointer).toBe("/data/attributes/event/filter/preset");
+    expect((await create({ event: event("only-tags") })).status).toBe(201);
+  });
+
   it("list needs filter[project_id] or filter[pipeline_id] (400)", async () => {
     expect((await t.get("/api/v3/triggers")).status).toBe(400);
     expect(ids(list(await t.get(`/api/v3/triggers?filter[pipeline_id]=${PIPE}`)))).toEqual([
