@@ -8,7 +8,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TRIGGER_EVENT_TYPES as CONFIG_TRIGGER_TYPES } from "../../src/config/raw.js";
 import {
   EVENT_PRESETS,
   ORG_SETTINGS,
@@ -18,6 +17,7 @@ import {
   TRIGGER_EVENT_TYPES,
   WEBHOOK_EVENT_NAMES,
 } from "../../src/emulator/spec-names.js";
+import { TRIGGER_EVENT_TYPES as CONFIG_TRIGGER_TYPES } from "../../src/kinds/trigger.js";
 import {
   FILTER_PRESETS,
   ORG_SETTING_NAMES,
