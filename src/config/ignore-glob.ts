@@ -8,15 +8,28 @@
  * instead of silently ignoring nothing. To ignore everything under an item, name the item:
  * children of an ignored address are ignored too.
  */
+import type { ParentName } from "../kinds/contract.js";
+import { ALL_KINDS, kindOf } from "../kinds/registry.js";
 import { compileAddressGlob, parseAddress } from "../model/address.js";
 
-/** Allowed segment names after each parent segment; "" is the root. */
-const SHAPES: Readonly<Record<string, Readonly<Record<string, "keyed" | "bare">>>> = {
-  "": { org_settings: "bare", context: "keyed", project: "keyed" },
-  context: { env: "keyed", restriction: "keyed" },
-  project: { settings: "bare", env: "keyed", webhook: "keyed", pipeline: "keyed" },
-  pipeline: { trigger: "keyed" },
-};
+/** The address segment a parent's children follow; "" is the root (the org). */
+const parentSegment = (parent: ParentName): string =>
+  parent === "org" ? "" : parent === "project" ? "project" : kindOf(parent).collection.segment.name;
+
+/**
+ * Allowed segment names after each parent segment; "" is the root. From the kind registry
+ * (each kind's parent and address segment), so an address of a new kind is a valid glob.
+ */
+const SHAPES: Readonly<Record<string, Readonly<Record<string, "keyed" | "bare">>>> = (() => {
+  const out: Record<string, Record<string, "keyed" | "bare">> = { "": {} };
+  for (const kind of ALL_KINDS) {
+    const { name, keyed } = kind.collection.segment;
+    (out[parentSegment(kind.parent)] ??= {})[name] = keyed ? "keyed" : "bare";
+  }
+  // Projects are declared by the config, not a kind of their own (yet).
+  (out[""] as Record<string, "keyed" | "bare">).project = "keyed";
+  return out;
+})();
 
 const EXAMPLE = 'e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"]';
 

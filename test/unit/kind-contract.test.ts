@@ -64,6 +64,14 @@ describe("the kind contract", () => {
 });
 
 describe("the kinds' config parts", () => {
+  it("the JSON plan schema's resource types are the registry's", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const schema = JSON.parse(await readFile("schemas/plan.schema.json", "utf8")) as {
+      $defs: { resourceType: { enum: string[] } };
+    };
+    expect(schema.$defs.resourceType.enum).toEqual(Object.keys(KINDS));
+  });
+
   it("name a $defs entry of the config schema", async () => {
     const { readFile } = await import("node:fs/promises");
     const schema = JSON.parse(await readFile("schemas/waybill.schema.json", "utf8")) as {
