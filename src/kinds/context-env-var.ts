@@ -47,6 +47,15 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
         pageOptions(options, toLiveEnvVar),
       )
     ).map(toLiveEnvVar),
+  livePlace: {
+    under: "context",
+    // A context no declaration manages is deleted: its env is read too, so that the plan
+    // says how many secrets the delete destroys (design.md §1 "Ownership").
+    readFor: (decl) => decl === undefined || decl.env !== undefined,
+    store: (items) => ({ env: items }),
+    stored: (c) => c.env,
+  },
+  unmanaged: { listed: true, key: (l) => l.name },
   adopt: {
     by: "resend",
     why: "spec: api-v3.md Contexts: env-vars/set sets the variable by name, so sending it again is safe",

@@ -161,6 +161,15 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         )
       ).map(toLive);
     },
+    livePlace: {
+      under: "context",
+      // Only a declared `restrictions:` is read: a deleted context takes its restrictions
+      // with it, and the plan says nothing about them.
+      readFor: (decl) => decl?.restrictions !== undefined,
+      store: (items) => ({ restrictions: items }),
+      stored: (c) => c.restrictions,
+    },
+    unmanaged: { listed: true, key: (l) => restrictionKey(l.restriction_type, l.key_value) },
     // The created restriction is the one with the planned type and match_pattern (the
     // service's own words: a project id, the org id for all members).
     adopt: {

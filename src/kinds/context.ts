@@ -80,6 +80,15 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
         pageOptions(options, toLiveContext),
       )
     ).map(toLiveContext),
+  // The org's contexts are the parent the reader walks (src/live/read-live-state.ts): it
+  // lists them itself, leaves the lock's claims out and starts each one's reads early.
+  livePlace: {
+    under: "org",
+    readFor: (org) => org.contexts !== undefined,
+    store: (items) => ({ contexts: items }),
+    stored: (org) => org.contexts,
+  },
+  unmanaged: { listed: true, key: (l) => l.name },
   adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
   // Decision: only when the config manages the context's `restrictions`; a context whose
   // restrictions are unmanaged keeps what the service added (the next plan does not look).

@@ -125,6 +125,77 @@ export type ListOptionsOf<L> = Pick<ListOptions<unknown>, "signal"> & {
 };
 
 /**
+ * Where a kind's collection sits in the live tree (src/model/live.ts), so that the live
+ * reader (src/live/read-live-state.ts) and drift's unmanaged list (src/live/unmanaged.ts)
+ * walk the registry instead of naming kinds:
+ * - `under`: the record the items are kept in, and whose ids the listing's scope holds;
+ * - `readFor`: whether a declaration of that parent has the reader list the collection
+ *   (design.md §1 "Ownership": only what the config declares is read, so an absent key
+ *   costs no request);
+ * - `store` / `stored`: where the listed items go in the parent's live record, and where
+ *   they are found again (drift lists only what the plan's read did not list already).
+ *
+ * Why not `collection` (the planner's view): the reader's rules differ from "the collection
+ * is declared" in three places — org settings are read with `contexts` too (a context may
+ * need a group restriction), a context no declaration manages has its env read (the plan
+ * says how many secrets its delete destroys), and triggers hang off a pipeline but are
+ * listed once per project when `pipelines` is declared (one listing, not one per
+ * pipeline). And `stored` is the record as read (the synthetic pipeline included), where
+ * `collection.liveIn` is what the planner diffs.
+ *
+ * Why three fixed parents rather than a generic one: the live tree has exactly these
+ * records, and the walk (org → contexts / projects → their collections) owns what is
+ * particular to each parent (a context's pinned declaration and `ignore`, a project's "not
+ * visible", the early start of children as the parent's pages arrive). A kind under a new
+ * parent adds a variant here and a step to the walk. Pure and total (no I/O): the
+ * reader's failure semantics are `list`'s.
+ *
+ * Methods, not function-typed properties, so that a kind's `LivePlace<LiveWebhook>` is a
+ * `LivePlace<unknown>` in the registry (method parameters are bivariant).
+ */
+export type LivePlace<L> =
+  | {
+      readonly under: "org";
+      /** Whether this org declaration (one of the files naming the org) has it read. */
+      readFor(org: DesiredOrg): boolean;
+      store(items: readonly L[]): Omit<Partial<LiveOrg>, "status" | "id" | "slug">;
+      stored(org: LiveOrg): readonly L[] | undefined;
+    }
+  | {
+      readonly under: "context";
+      /**
+       * Whether the context's declaration has it read; `undefined`: a live context no
+       * declaration manages (it is deleted, and the plan says what that destroys).
+       */
+      readFor(decl: DesiredContext | undefined): boolean;
+      store(items: readonly L[]): Omit<Partial<LiveContext>, "id" | "name">;
+      stored(context: LiveContext): readonly L[] | undefined;
+    }
+  | {
+      readonly under: "project";
+      /** Whether the declared project has it read (undeclared projects are never read). */
+      readFor(decl: DesiredProject): boolean;
+      store(items: readonly L[]): Omit<Partial<LiveProject>, "status" | "id" | "slug">;
+      stored(project: LiveProject): readonly L[] | undefined;
+    };
+
+/**
+ * A kind's line in drift's unmanaged list (src/live/unmanaged.ts): the live items under a
+ * declared parent that the config does not manage (design.md §1 "Ownership": a collection
+ * key left out is unmanaged) or that `ignore` excludes. `listed`: each item is a line at
+ * `segment["key"]` under its parent's address (`context["x"].env["A"]`; the step's name is
+ * `collection.segment.name`). Not listed: the kind's items are not separate things a user
+ * could have forgotten (settings are managed key by key), with the reason in words.
+ */
+export type UnmanagedLine<L> =
+  | {
+      readonly listed: true;
+      /** The item's key in its address step (usually `liveAddressKey`). */
+      key(l: L): string;
+    }
+  | { readonly listed: false; readonly why: string };
+
+/**
  * What apply does after a create whose outcome is uncertain (a timeout, a lost connection,
  * a 5xx; design.md §1 "Apply"): `relist` lists the parent's items again (`list`) and adopts
  * the one `matches` says this change made; `resend` sends the call again, because it is
@@ -357,6 +428,14 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    * `LiveReadError` for an item the service returned without what identity needs.
    */
   list(api: ReadOnlyApi, scope: ListScope, options?: ListOptionsOf<L>): Promise<L[]>;
+  /**
+   * Where `list`'s items sit in the live tree and when the config has them read (see
+   * LivePlace). Required, so a new kind is read by the live reader and looked at by drift
+   * without editing src/live; a kind that left it out would silently never be read.
+   */
+  readonly livePlace: LivePlace<L>;
+  /** Its line in drift's unmanaged list (see UnmanagedLine). */
+  readonly unmanaged: UnmanagedLine<L>;
   /** After an uncertain create: re-list and adopt, or re-send. */
   readonly adopt: AdoptRule<D, L>;
   /** A step apply runs after creating `d` in the org `orgId`, if any. */

@@ -19,6 +19,14 @@ export const orgSettingsKind = settingsKind<OrgSettingsDesired, OrgSettingsAttri
   updateRoute: "/orgs/{org_id}/update-settings",
   // spec: api-v3.md Orgs: GET /orgs/:id/settings is a singleton (no id).
   readRoute: (scope) => `/orgs/${scopeId(scope, "org_id")}/settings`,
+  place: {
+    under: "org",
+    // Also read with contexts: the org setting is_context_group_restriction_required
+    // decides whether a new context may be planned without a group restriction (src/plan).
+    readFor: (org) => org.settings !== undefined || org.contexts !== undefined,
+    store: (items) => ({ settings: items[0] }),
+    stored: (org) => (org.settings === undefined ? undefined : [org.settings]),
+  },
   declared: function* (org) {
     if (org.settings !== undefined) yield { address: addr.orgSettings(), item: org.settings };
   },

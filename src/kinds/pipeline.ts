@@ -134,6 +134,13 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
         pageOptions(options, toLivePipeline),
       )
     ).map(toLivePipeline),
+  livePlace: {
+    under: "project",
+    readFor: (decl) => decl.pipelines !== undefined,
+    store: (items) => ({ pipelines: items }),
+    stored: (p) => p.pipelines,
+  },
+  unmanaged: { listed: true, key: (l) => l.name },
   adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
   fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {

@@ -88,6 +88,13 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
       return tv === undefined ? { name: v.name } : { name: v.name, truncated_value: tv };
     });
   },
+  livePlace: {
+    under: "project",
+    readFor: (decl) => decl.env !== undefined,
+    store: (items) => ({ env: items }),
+    stored: (p) => p.env,
+  },
+  unmanaged: { listed: true, key: (l) => l.name },
   adopt: {
     by: "resend",
     why: "the POST sets the named variable (spec: api-v3.md Projects, 201/404 only), so sending it again cannot duplicate it",

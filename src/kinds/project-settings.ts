@@ -21,6 +21,12 @@ export const projectSettingsKind = settingsKind<
   names: PROJECT_SETTING_NAMES,
   updateRoute: "/projects/{project_id}/update-settings",
   readRoute: (scope) => `/projects/${scopeId(scope, "project_id")}/settings`,
+  place: {
+    under: "project",
+    readFor: (decl) => decl.settings !== undefined,
+    store: (items) => ({ settings: items[0] }),
+    stored: (p) => (p.settings === undefined ? undefined : [p.settings]),
+  },
   declared: function* (org) {
     for (const [slug, p] of org.projects) {
       if (p.settings !== undefined) yield { address: addr.projectSettings(slug), item: p.settings };

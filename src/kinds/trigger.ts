@@ -164,6 +164,20 @@ export const toLiveTrigger = (t: V3Resource<TriggerAttributes>): LiveTrigger => 
   };
 };
 
+/**
+ * The key of a live trigger in drift's unmanaged list: `schedule.name` / `webhook.name`
+ * (design.md §1 "Identity"). Decision: a vcs trigger, which has no name in the API, is shown
+ * by its event repo (`vcs:acme/api`), the field it is matched by; a trigger without either
+ * (not per spec) by its id, so that its line still names one item.
+ */
+export const liveTriggerKey = (t: TriggerAttributes & { readonly id: string }): string => {
+  const e = t.event;
+  if (e.type === "schedule" && e.schedule?.name) return e.schedule.name;
+  if (e.type === "webhook" && e.webhook?.name) return e.webhook.name;
+  if (e.type === "vcs" && e.vcs?.repo_full_name) return `vcs:${e.vcs.repo_full_name}`;
+  return t.id;
+};
+
 const desiredKey = (d: DesiredTrigger): string =>
   d.event.type === "vcs" ? repoKey(d.event.vcs) : nameKey(d.key);
 
@@ -267,6 +281,15 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
       await api.listV3<TriggerAttributes>("/triggers", filter, pageOptions(options, toLiveTrigger))
     ).map(toLiveTrigger);
   },
+  // Listed once per project (every pipeline's triggers in one listing), read whenever the
+  // project declares `pipelines` (a pipeline's `triggers` is owned by its pipeline).
+  livePlace: {
+    under: "project",
+    readFor: (decl) => decl.pipelines !== undefined,
+    store: (items) => ({ triggers: items }),
+    stored: (p) => p.triggers,
+  },
+  unmanaged: { listed: true, key: (l) => liveTriggerKey(l) },
   // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
   // its filter too; schedule and webhook triggers are their name.
   adopt: {

@@ -225,6 +225,13 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
         pageOptions(options, toLiveWebhook),
       )
     ).map(toLiveWebhook),
+  livePlace: {
+    under: "project",
+    readFor: (decl) => decl.webhooks !== undefined,
+    store: (items) => ({ webhooks: items }),
+    stored: (p) => p.webhooks,
+  },
+  unmanaged: { listed: true, key: (l) => l.name },
   adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
   fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {

@@ -11,48 +11,27 @@
  *      webhooks, pipelines + triggers (each chain starts as soon as its parent is known —
  *      as soon as the page of the org listing that names it arrives, src/live/paged-list.ts);
  *   4. project ids met in restrictions that no referenced slug resolved → `GET /projects/{id}`.
+ *
+ * Issue 16: the reader is the walk only (org → contexts / projects → their collections, the
+ * levels above, a project's "not visible", the slug resolution). What is read under each
+ * parent, when, how, and where it goes in the live tree is each kind's (`list`, `livePlace`
+ * in src/kinds/contract.ts), so a kind added to the registry is read without a change here.
  */
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
-import { LiveReadError } from "../core/errors.js";
-import type {
-  ContextAttributes,
-  ContextEnvVarAttributes,
-  ContextRestrictionAttributes,
-  OrgAttributes,
-  OrgSettingsAttributes,
-  PipelineAttributes,
-  ProjectAttributes,
-  ProjectEnvVarAttributes,
-  ProjectSettingsAttributes,
-  TriggerAttributes,
-  V2ProjectEnvVar,
-  V3One,
-  V3Resource,
-  WebhookAttributes,
-} from "../core/wire.js";
+import type { OrgAttributes, ProjectAttributes, V3One, V3Resource } from "../core/wire.js";
 import { restrictionKeyValue } from "../kinds/context-restriction.js";
-import { lastFourFromMasked } from "../kinds/project-env-var.js";
-import { toLiveTrigger } from "../kinds/trigger.js";
+import type { ListScope } from "../kinds/contract.js";
+import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
-import { addr } from "../model/address.js";
+import { addr, type ResourceType } from "../model/address.js";
 import type {
   DesiredConfig,
   DesiredContext,
   DesiredOrg,
   DesiredProject,
 } from "../model/desired.js";
-import type {
-  LiveContext,
-  LiveEnvVar,
-  LiveOrg,
-  LivePipeline,
-  LiveProject,
-  LiveRestriction,
-  LiveState,
-  LiveTrigger,
-  NotVisible,
-} from "../model/live.js";
+import type { LiveContext, LiveOrg, LiveProject, LiveState, NotVisible } from "../model/live.js";
 import { OrgNotVisibleError } from "./errors.js";
 import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
@@ -63,6 +42,7 @@ import {
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";
+import { kindsUnder, mergeParts } from "./walk.js";
 
 export interface ReadLiveOptions {
   /** Called as reads start and end: "Reading live state… done/total". */
@@ -72,9 +52,8 @@ export interface ReadLiveOptions {
 /** What one org's declarations need read (several files may declare the same org). */
 interface OrgNeeds {
   readonly slug: string;
-  readonly settings: boolean;
-  /** `contexts` declared somewhere: the org's contexts are read, every page. */
-  readonly contexts: boolean;
+  /** The org-level collections some declaration has read (`livePlace.readFor`). */
+  readonly orgReads: ReadonlySet<ResourceType>;
   readonly contextsByName: ReadonlyMap<string, DesiredContext>;
   readonly contextsById: ReadonlyMap<string, DesiredContext>;
   readonly projects: ReadonlyMap<string, DesiredProject>;
@@ -118,10 +97,11 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
     }
     return {
       slug,
-      // Also read with contexts: the org setting is_context_group_restriction_required
-      // decides whether a new context may be planned without a group restriction (src/plan).
-      settings: decls.some((o) => o.settings !== undefined || o.contexts !== undefined),
-      contexts: decls.some((o) => o.contexts !== undefined),
+      orgReads: new Set(
+        kindsUnder("org")
+          .filter(({ place }) => decls.some((o) => place.readFor(o)))
+          .map(({ kind }) => kind.type),
+      ),
       contextsByName,
       contextsById,
       projects,
@@ -161,11 +141,22 @@ const resolveOrg = async (api: ReadOnlyApi, slug: string): Promise<V3Resource<Or
   return org;
 };
 
+/**
+ * The contexts are the parent the walk reads itself (its pages start each context's reads);
+ * every other org-level collection (org settings) is listed here, by its kind.
+ */
+const isWalkedParent = (type: ResourceType): boolean => type === KINDS.context.type;
+
 const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
   const org = await resolveOrg(api, needs.slug);
   const orgId = org.id as string;
+  const scope: ListScope = { org_id: orgId };
 
-  const settingsP = needs.settings ? readOrgSettings(api, orgId) : Promise.resolve(undefined);
+  const orgPartsP = Promise.all(
+    kindsUnder("org")
+      .filter(({ kind }) => needs.orgReads.has(kind.type) && !isWalkedParent(kind.type))
+      .map(async ({ kind, place }) => place.store(await kind.list(api, scope))),
+  );
   // Each slug's promise settles on its own, so a project's reads start as soon as its own
   // id is known, not when the slowest slug is.
   const resolving = resolveProjectSlugs(api, orgId, needs.referencedSlugs);
@@ -177,7 +168,7 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
     return ids;
   });
   // Restriction keys need the referenced slugs' ids, not the projects' own reads.
-  const contextsP = needs.contexts
+  const contextsP = needs.orgReads.has(KINDS.context.type)
     ? Promise.all([readContexts(api, orgId, needs), projectIdsP]).then(async ([raw, ids]) => ({
         contexts: await resolveRestrictionKeys(api, orgId, raw.contexts, ids),
         lockNames: raw.lockNames,
@@ -190,13 +181,13 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
         if (r === undefined || r.status === "not_visible") {
           return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
         }
-        return [slug, await readProject(api, r.id, slug, project)];
+        return [slug, await readProject(api, orgId, r.id, slug, project)];
       },
     ),
   );
 
-  const [settings, projectIds, contextRead, projects] = await Promise.all([
-    settingsP,
+  const [orgParts, projectIds, contextRead, projects] = await Promise.all([
+    orgPartsP,
     projectIdsP,
     contextsP,
     projectsP,
@@ -206,27 +197,13 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
     status: "found",
     id: orgId,
     slug: needs.slug,
-    ...(settings !== undefined ? { settings } : {}),
+    ...mergeParts(orgParts),
     ...(contextRead !== undefined
       ? { contexts: contextRead.contexts, lockNames: contextRead.lockNames }
       : {}),
     projects: new Map(projects),
     projectIds,
   };
-};
-
-const readOrgSettings = async (api: ReadOnlyApi, orgId: string): Promise<OrgSettingsAttributes> => {
-  // spec: api-v3.md Orgs: GET /orgs/:id/settings is a singleton (no id).
-  const body = await api.get<V3One<OrgSettingsAttributes>>("v3", `/orgs/${orgId}/settings`);
-  return singletonAttributes(body, `GET /api/v3/orgs/${orgId}/settings`);
-};
-
-const singletonAttributes = <A>(body: V3One<A> | undefined, what: string): A => {
-  const attributes = body?.data?.attributes;
-  if (attributes === undefined || attributes === null || typeof attributes !== "object") {
-    throw new LiveReadError(`${what} answered without data.attributes`);
-  }
-  return attributes;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -312,133 +289,55 @@ const resolveOneSlug = async (api: ReadOnlyApi, slug: string): Promise<Resolved>
 };
 
 /**
- * Read one declared project's declared collections. A 403/404 on any of them makes the
- * project "not visible" (issue 4: reported, never planned as a create over something that
- * may exist); any other failure rejects the whole read.
+ * Read one declared project's declared collections, each by its kind (`livePlace.readFor`
+ * says which). A 403/404 on any of them makes the project "not visible" (issue 4: reported,
+ * never planned as a create over something that may exist); any other failure rejects the
+ * whole read.
  */
 const readProject = async (
   api: ReadOnlyApi,
+  orgId: string,
   id: string,
   slug: string,
   desired: DesiredProject,
 ): Promise<LiveProject | NotVisible> => {
-  const guard = async <T>(what: string, run: () => Promise<T>): Promise<T | NotVisible> => {
-    try {
-      return await run();
-    } catch (err) {
-      if (isNotVisible(err)) return { status: "not_visible", reason: notVisibleReason(what, err) };
-      throw err;
-    }
-  };
-  const skip = Promise.resolve(undefined);
-  const [settings, env, webhooks, pipelines, triggers] = await Promise.all([
-    desired.settings === undefined
-      ? skip
-      : guard(`GET /api/v3/projects/${id}/settings`, async () =>
-          singletonAttributes(
-            await api.get<V3One<ProjectSettingsAttributes>>("v3", `/projects/${id}/settings`),
-            `GET /api/v3/projects/${id}/settings`,
-          ),
-        ),
-    desired.env === undefined
-      ? skip
-      : guard(`GET /api/v3/projects/${id}/environment-variables`, () =>
-          readProjectEnv(api, id, slug),
-        ),
-    desired.webhooks === undefined
-      ? skip
-      : guard(`GET /api/v3/webhooks?filter[project_id]=${id}`, async () =>
-          (await api.listV3<WebhookAttributes>("/webhooks", { "filter[project_id]": id })).map(
-            (w) => ({ ...w.attributes, id: requireId(w, "webhook") }),
-          ),
-        ),
-    desired.pipelines === undefined
-      ? skip
-      : guard(`GET /api/v3/pipelines?filter[project_id]=${id}`, async () =>
-          (await api.listV3<PipelineAttributes>("/pipelines", { "filter[project_id]": id })).map(
-            (p): LivePipeline => ({
-              ...p.attributes,
-              id: requireId(p, "pipeline"),
-              synthetic: false,
-            }),
-          ),
-        ),
-    desired.pipelines === undefined
-      ? skip
-      : guard(`GET /api/v3/triggers?filter[project_id]=${id}`, async () =>
-          (await api.listV3<TriggerAttributes>("/triggers", { "filter[project_id]": id })).map(
-            toLiveTrigger,
-          ),
-        ),
-  ]);
-  for (const r of [settings, env, webhooks, pipelines, triggers]) {
-    if (isNotVisibleEntry(r)) return r;
+  // The slug too: the V2 routes take it (project env vars' last four).
+  const scope: ListScope = { org_id: orgId, project_id: id, project_slug: slug };
+  const parts = await Promise.all(
+    kindsUnder("project")
+      .filter(({ place }) => place.readFor(desired))
+      .map(async ({ kind, place }) => {
+        try {
+          return place.store(await kind.list(api, scope));
+        } catch (err) {
+          if (!isNotVisible(err)) throw err;
+          // The API error names the method, route and status; this names the collection.
+          const what = `the ${kind.type} listing of project ${slug}`;
+          const hidden: NotVisible = { status: "not_visible", reason: notVisibleReason(what, err) };
+          return hidden;
+        }
+      }),
+  );
+  const read: Exclude<(typeof parts)[number], NotVisible>[] = [];
+  for (const part of parts) {
+    if (isNotVisibleEntry(part)) return part;
+    read.push(part);
   }
-  return {
-    status: "found",
-    id,
-    slug,
-    ...(settings !== undefined ? { settings: settings as ProjectSettingsAttributes } : {}),
-    ...(env !== undefined ? { env: env as LiveEnvVar[] } : {}),
-    ...(webhooks !== undefined ? { webhooks: webhooks as LiveProject["webhooks"] } : {}),
-    ...(pipelines !== undefined ? { pipelines: pipelines as LivePipeline[] } : {}),
-    ...(triggers !== undefined ? { triggers: triggers as LiveTrigger[] } : {}),
-  };
+  return { status: "found", id, slug, ...mergeParts(read) };
 };
 
 const isNotVisibleEntry = (v: unknown): v is NotVisible =>
   typeof v === "object" && v !== null && (v as { status?: unknown }).status === "not_visible";
 
-const requireId = (r: V3Resource<unknown>, kind: string): string => {
-  if (!r.id) throw new LiveReadError(`the service listed a ${kind} without an id`);
-  return r.id;
-};
-
-/**
- * spec: api-v3.md "Project environment variable": V3 does not name the value field. When the
- * V3 items carry no `truncated_value`, the last four characters come from V2's masked value
- * (spec: api-v2-v1.md: `GET /project/{project-slug}/envvar`, `xxxx` plus the last four).
- */
-const readProjectEnv = async (
-  api: ReadOnlyApi,
-  id: string,
-  slug: string,
-): Promise<LiveEnvVar[]> => {
-  const items = await api.listV3<ProjectEnvVarAttributes>(`/projects/${id}/environment-variables`);
-  const vars = items.map((i) => i.attributes);
-  if (vars.every((v) => v.truncated_value !== undefined)) {
-    return vars.map((v) => ({ name: v.name, truncated_value: v.truncated_value }));
-  }
-  const v2 = await api.listV2<V2ProjectEnvVar>(`/project/${v2Slug(slug)}/envvar`);
-  const lastFour = new Map(v2.map((v) => [v.name, lastFourFromMasked(v.value)]));
-  return vars.map((v) => {
-    const tv = v.truncated_value ?? lastFour.get(v.name);
-    return tv === undefined ? { name: v.name } : { name: v.name, truncated_value: tv };
-  });
-};
-
-/** spec: api-v2-v1.md: the project slug `<vcs>/<org>/<repo>` goes in the path, `/` kept. */
-const v2Slug = (slug: string): string => slug.split("/").map(encodeURIComponent).join("/");
-
 // ---------------------------------------------------------------------------------------
 // Contexts
 // ---------------------------------------------------------------------------------------
-
-interface RawContext {
-  readonly id: string;
-  readonly name: string;
-  readonly env?: readonly LiveEnvVar[];
-  readonly restrictions?: readonly V3Resource<ContextRestrictionAttributes>[];
-}
 
 /**
  * Which live context a declaration manages: the pinned one when the declaration has an
  * `id:`, else every live context of that exact name (the planner reports an ambiguity).
  */
-const declarationFor = (
-  ctx: { id: string; name: string },
-  needs: OrgNeeds,
-): DesiredContext | undefined => {
+const declarationFor = (ctx: LiveContext, needs: OrgNeeds): DesiredContext | undefined => {
   const pinned = needs.contextsById.get(ctx.id);
   if (pinned) return pinned;
   const byName = needs.contextsByName.get(ctx.name);
@@ -450,88 +349,70 @@ const readContexts = async (
   api: ReadOnlyApi,
   orgId: string,
   needs: OrgNeeds,
-): Promise<{ contexts: RawContext[]; lockNames: string[] }> => {
-  // spec: api-v3.md Contexts: filter[org_id] required; filter[name] is a substring search,
-  // so exact names are matched here, on the full list (design.md §1 "Identity"). Each
-  // context's reads start as soon as its page arrives (issue 8).
+): Promise<{ contexts: LiveContext[]; lockNames: string[] }> => {
+  // The context kind's listing matches no name (spec: api-v3.md Contexts: filter[name] is a
+  // substring search): exact names are matched here, on the full list (design.md §1
+  // "Identity"). Each context's reads start as soon as its page arrives (issue 8).
   // Issue 15: the listing's reads start as its items first arrive; the contexts returned are
   // those of the confirmed listing (src/live/paged-list.ts), each read once.
-  const byId = new Map<string, Promise<RawContext>>();
-  const start = (c: V3Resource<ContextAttributes>): Promise<RawContext> => {
-    const id = requireId(c, "context");
-    let read = byId.get(id);
+  const byId = new Map<string, Promise<LiveContext>>();
+  const start = (c: LiveContext): Promise<LiveContext> => {
+    let read = byId.get(c.id);
     if (read === undefined) {
-      read = readContext(api, c, needs);
+      read = readContext(api, orgId, c, needs);
       // Awaited below; if a later page fails first, this keeps an early read's failure from
       // being an unhandled rejection (the listing's error is the one reported).
       read.catch(() => undefined);
-      byId.set(id, read);
+      byId.set(c.id, read);
     }
     return read;
   };
   // Issue 15: the org lock's claims (src/lock/claim.ts) are contexts too, but never the
   // config's: not read, not planned, never deleted by an authoritative `contexts:`.
-  const ours = (c: V3Resource<ContextAttributes>): boolean => !isLockContextName(c.attributes.name);
-  const listed = await api.listV3<ContextAttributes>(
-    "/contexts",
-    { "filter[org_id]": orgId },
+  const ours = (c: LiveContext): boolean => !isLockContextName(c.name);
+  const listed = await KINDS.context.list(
+    api,
+    { org_id: orgId },
     { onPage: (items) => items.filter(ours).forEach(start) },
   );
   return {
     contexts: await Promise.all(listed.filter(ours).map(start)),
-    lockNames: listed.filter((c) => !ours(c)).map((c) => c.attributes.name),
+    lockNames: listed.filter((c) => !ours(c)).map((c) => c.name),
   };
 };
 
+/** One context's collections, each by its kind (`livePlace.readFor` says which). */
 const readContext = async (
   api: ReadOnlyApi,
-  c: V3Resource<ContextAttributes>,
+  orgId: string,
+  c: LiveContext,
   needs: OrgNeeds,
-): Promise<RawContext> => {
-  const id = requireId(c, "context");
-  const name = c.attributes.name;
-  const decl = declarationFor({ id, name }, needs);
-  const ignored = needs.isIgnored(addr.context(name));
-  // A context the config does not declare is deleted: the plan must say how many
-  // secrets that destroys (design.md §1 "Ownership"), so its env is read too — unless
-  // `ignore` excludes it, when nothing about it is planned.
-  const readEnv = !ignored && (decl ? decl.env !== undefined : true);
-  const readRestrictions = !ignored && decl?.restrictions !== undefined;
-  const [env, restrictions] = await Promise.all([
-    readEnv
-      ? api
-          .listV3<ContextEnvVarAttributes>(`/contexts/${id}/env-vars`)
-          .then((items) =>
-            items.map((i) =>
-              i.attributes.truncated_value === undefined
-                ? { name: i.attributes.name }
-                : { name: i.attributes.name, truncated_value: i.attributes.truncated_value },
-            ),
-          )
-      : undefined,
-    readRestrictions
-      ? api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
-          "filter[context_id]": id,
-        })
-      : undefined,
-  ]);
-  return {
-    id,
-    name,
-    ...(env !== undefined ? { env } : {}),
-    ...(restrictions !== undefined ? { restrictions } : {}),
-  };
+): Promise<LiveContext> => {
+  const decl = declarationFor(c, needs);
+  // A context that `ignore` excludes is not planned: nothing of it is read.
+  if (needs.isIgnored(addr.context(c.name))) return { id: c.id, name: c.name };
+  // Restrictions are listed without project slugs (not known yet at this level): their
+  // keys are resolved once the org's are (resolveRestrictionKeys).
+  const scope: ListScope = { org_id: orgId, context_id: c.id };
+  const parts = await Promise.all(
+    kindsUnder("context")
+      .filter(({ place }) => place.readFor(decl))
+      .map(async ({ kind, place }) => place.store(await kind.list(api, scope))),
+  );
+  return { id: c.id, name: c.name, ...mergeParts(parts) };
 };
 
 /**
  * Restriction key values (src/model/live.ts LiveRestriction.key_value): a project id becomes
  * its slug — from the slugs the config references first, else one `GET /projects/{id}` per
- * unknown id (in parallel, each id once); an unresolvable id stays the id.
+ * unknown id (in parallel, each id once); an unresolvable id stays the id. This is the
+ * slug resolution's last step (the walk's, like the org's slug → id lookups), applied to
+ * the restrictions the context_restriction kind listed.
  */
 const resolveRestrictionKeys = async (
   api: ReadOnlyApi,
   orgId: string,
-  contexts: readonly RawContext[],
+  contexts: readonly LiveContext[],
   projectIds: ReadonlyMap<string, string>,
 ): Promise<LiveContext[]> => {
   const slugById = new Map<string, string>();
@@ -539,9 +420,8 @@ const resolveRestrictionKeys = async (
   const unknown = new Set<string>();
   for (const c of contexts) {
     for (const r of c.restrictions ?? []) {
-      const a = r.attributes;
-      if (a.restriction_type === "project" && !slugById.has(a.match_pattern))
-        unknown.add(a.match_pattern);
+      if (r.restriction_type === "project" && !slugById.has(r.match_pattern))
+        unknown.add(r.match_pattern);
     }
   }
   const looked = await Promise.all(
@@ -557,26 +437,17 @@ const resolveRestrictionKeys = async (
   );
   for (const [id, slug] of looked) if (slug !== undefined) slugById.set(id, slug);
 
-  return contexts.map((c) => ({
-    id: c.id,
-    name: c.name,
-    ...(c.env !== undefined ? { env: c.env } : {}),
-    ...(c.restrictions !== undefined
-      ? {
-          restrictions: c.restrictions.map(
-            (r): LiveRestriction => ({
-              id: requireId(r, "context restriction"),
-              restriction_type: r.attributes.restriction_type,
-              match_pattern: r.attributes.match_pattern,
-              key_value: restrictionKeyValue(
-                r.attributes.restriction_type,
-                r.attributes.match_pattern,
-                orgId,
-                (id) => slugById.get(id),
-              ),
-            }),
-          ),
-        }
-      : {}),
-  }));
+  return contexts.map((c) =>
+    c.restrictions === undefined
+      ? c
+      : {
+          ...c,
+          restrictions: c.restrictions.map((r) => ({
+            ...r,
+            key_value: restrictionKeyValue(r.restriction_type, r.match_pattern, orgId, (id) =>
+              slugById.get(id),
+            ),
+          })),
+        },
+  );
 };

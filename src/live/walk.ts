@@ -1,0 +1,31 @@
+/**
+ * The kinds of the registry by where their collections sit in the live tree (a kind's
+ * `livePlace`, src/kinds/contract.ts): what the live reader and drift's unmanaged list walk,
+ * so neither names a kind's route, wire type or place in the tree.
+ */
+import type { LivePlace, ResourceKind } from "../kinds/contract.js";
+import { ALL_KINDS } from "../kinds/registry.js";
+
+/** A kind with its items' types forgotten, next to its place narrowed to one parent. */
+export interface Placed<U extends LivePlace<unknown>["under"]> {
+  readonly kind: ResourceKind<unknown, unknown>;
+  readonly place: Extract<LivePlace<unknown>, { readonly under: U }>;
+}
+
+/** Every kind whose collection is kept under `under`, in the registry's order. */
+export const kindsUnder = <U extends LivePlace<unknown>["under"]>(under: U): Placed<U>[] =>
+  ALL_KINDS.flatMap((kind) => {
+    const place = kind.livePlace;
+    // `place.under === under` does not narrow a union by a type parameter; the test above
+    // is what makes this the U variant.
+    return place.under === under
+      ? [{ kind, place: place as Extract<LivePlace<unknown>, { readonly under: U }> }]
+      : [];
+  });
+
+/** The parts the kinds' `store` gave, as one record (each kind fills its own keys). */
+export const mergeParts = <T extends object>(parts: readonly T[]): Partial<T> => {
+  const out: Partial<T> = {};
+  for (const part of parts) Object.assign(out, part);
+  return out;
+};
