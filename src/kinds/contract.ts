@@ -153,31 +153,49 @@ export type ListOptionsOf<L> = Pick<ListOptions<unknown>, "signal"> & {
  * Methods, not function-typed properties, so that a kind's `LivePlace<LiveWebhook>` is a
  * `LivePlace<unknown>` in the registry (method parameters are bivariant).
  */
-export type LivePlace<L> =
-  | {
-      readonly under: "org";
-      /** Whether this org declaration (one of the files naming the org) has it read. */
-      readFor(org: DesiredOrg): boolean;
-      store(items: readonly L[]): Omit<Partial<LiveOrg>, "status" | "id" | "slug">;
-      stored(org: LiveOrg): readonly L[] | undefined;
-    }
-  | {
-      readonly under: "context";
-      /**
-       * Whether the context's declaration has it read; `undefined`: a live context no
-       * declaration manages (it is deleted, and the plan says what that destroys).
-       */
-      readFor(decl: DesiredContext | undefined): boolean;
-      store(items: readonly L[]): Omit<Partial<LiveContext>, "id" | "name">;
-      stored(context: LiveContext): readonly L[] | undefined;
-    }
-  | {
-      readonly under: "project";
-      /** Whether the declared project has it read (undeclared projects are never read). */
-      readFor(decl: DesiredProject): boolean;
-      store(items: readonly L[]): Omit<Partial<LiveProject>, "status" | "id" | "slug">;
-      stored(project: LiveProject): readonly L[] | undefined;
-    };
+export type LivePlace<L> = LivePlaces<L>[keyof LivePlaces<L>];
+
+/** The three variants of LivePlace, by the record they keep their items in. */
+export interface LivePlaces<L> {
+  readonly org: {
+    readonly under: "org";
+    /** Whether this org declaration (one of the files naming the org) has it read. */
+    readFor(org: DesiredOrg): boolean;
+    store(items: readonly L[]): Omit<Partial<LiveOrg>, "status" | "id" | "slug">;
+    stored(org: LiveOrg): readonly L[] | undefined;
+  };
+  readonly context: {
+    readonly under: "context";
+    /**
+     * Whether the context's declaration has it read; `undefined`: a live context no
+     * declaration manages (it is deleted, and the plan says what that destroys).
+     */
+    readFor(decl: DesiredContext | undefined): boolean;
+    store(items: readonly L[]): Omit<Partial<LiveContext>, "id" | "name">;
+    stored(context: LiveContext): readonly L[] | undefined;
+  };
+  readonly project: {
+    readonly under: "project";
+    /** Whether the declared project has it read (undeclared projects are never read). */
+    readFor(decl: DesiredProject): boolean;
+    store(items: readonly L[]): Omit<Partial<LiveProject>, "status" | "id" | "slug">;
+    stored(project: LiveProject): readonly L[] | undefined;
+  };
+}
+
+/**
+ * Which record of the live tree a kind's items are kept in, by the kind's parent: a
+ * pipeline's triggers are kept (and listed) per project.
+ */
+export interface LiveUnder {
+  readonly org: "org";
+  readonly context: "context";
+  readonly project: "project";
+  readonly pipeline: "project";
+}
+
+/** The place a kind under parent `P` must give: a project kind cannot say `under: "org"`. */
+export type LivePlaceUnder<L, P extends ParentName> = LivePlaces<L>[LiveUnder[P]];
 
 /**
  * A kind's line in drift's unmanaged list (src/live/unmanaged.ts): the live items under a
@@ -433,7 +451,7 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    * LivePlace). Required, so a new kind is read by the live reader and looked at by drift
    * without editing src/live; a kind that left it out would silently never be read.
    */
-  readonly livePlace: LivePlace<L>;
+  readonly livePlace: LivePlaceUnder<L, P>;
   /** Its line in drift's unmanaged list (see UnmanagedLine). */
   readonly unmanaged: UnmanagedLine<L>;
   /** After an uncertain create: re-list and adopt, or re-send. */

@@ -10,7 +10,7 @@ import type { LiveOrg } from "../model/live.js";
 import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
-import type { ListScope, LivePlace, PlanParents, ResourceKind } from "./contract.js";
+import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
@@ -49,7 +49,7 @@ export const settingsKind = <
   /** Where the declared settings are in the org, with their addresses. */
   readonly declared: (org: DesiredOrg) => Iterable<{ address: string; item: D }>;
   /** Where the singleton sits in the live tree, and when it is read. */
-  readonly place: LivePlace<L>;
+  readonly place: LivePlaceUnder<L, P>;
   /** Where the read settings are in the org, with their fingerprint keys. */
   readonly read: (org: LiveOrg) => Iterable<{ key: string; item: L }>;
   /** The YAML key and address segment: `org_settings` at the top, `settings` in a project. */

@@ -9,26 +9,25 @@
  * their triggers). Undeclared projects are not listed: Waybill never owns the project list,
  * and listing every project of a large org would drown the drift report. Settings keys that
  * are not declared are not listed either: settings maps are managed key by key by design.
+ *
+ * Issue 16: this module is the walk only (org → contexts / projects → their collections,
+ * a pipeline's triggers). Each kind says its line (`unmanaged`, src/kinds/contract.ts),
+ * where its items are in the live tree and when they were read (`livePlace`), how they are
+ * listed when they were not (`list`), and its address step (`collection.segment`).
  */
 import type { ReadOnlyApi } from "../api/types.js";
-import type {
-  ContextAttributes,
-  ContextEnvVarAttributes,
-  ContextRestrictionAttributes,
-  PipelineAttributes,
-  ProjectEnvVarAttributes,
-  TriggerAttributes,
-  WebhookAttributes,
-} from "../core/wire.js";
-import { restrictionKeyValue } from "../kinds/context-restriction.js";
-import { toLiveTrigger } from "../kinds/trigger.js";
+import type { ListScope, ResourceKind } from "../kinds/contract.js";
+import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
-import { addr, type ResourceType, type RestrictionType } from "../model/address.js";
-import type { DesiredOrg, DesiredProject } from "../model/desired.js";
-import type { LiveOrg, LiveProject, LiveState, LiveTrigger } from "../model/live.js";
+import { addr, formatAddress, type ResourceType } from "../model/address.js";
+import type { DesiredContext, DesiredOrg, DesiredProject } from "../model/desired.js";
+import type { LiveContext, LiveOrg, LiveProject, LiveState } from "../model/live.js";
 import { consistentLists } from "./paged-list.js";
 import { makeIgnoreMatcher } from "./resolve.js";
 import { probeSynthetic } from "./synthetic.js";
+import { kindsUnder, type Placed } from "./walk.js";
+
+export { liveTriggerKey } from "../kinds/trigger.js";
 
 export interface UnmanagedItem {
   readonly address: string;
@@ -37,20 +36,47 @@ export interface UnmanagedItem {
   readonly why: "unmanaged" | "ignored";
 }
 
-/**
- * The key of a live trigger in an address: `schedule.name` / `webhook.name` (design.md §1
- * "Identity"). Decision: a vcs trigger, which has no name in the API, is shown by its event
- * repo (`vcs:acme/api`), the field it is matched by.
- */
-export const liveTriggerKey = (t: TriggerAttributes & { readonly id: string }): string => {
-  const e = t.event;
-  if (e.type === "schedule" && e.schedule?.name) return e.schedule.name;
-  if (e.type === "webhook" && e.webhook?.name) return e.webhook.name;
-  if (e.type === "vcs" && e.vcs?.repo_full_name) return `vcs:${e.vcs.repo_full_name}`;
-  return t.id;
+type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;
+
+/** A live item's address: its kind's step (`env["A"]`) under its parent's address. */
+const lineAddress = <L>(
+  parent: string | undefined,
+  kind: ResourceKind<unknown, L>,
+  l: L,
+): string | undefined => {
+  if (!kind.unmanaged.listed) return undefined;
+  const step = formatAddress([{ name: kind.collection.segment.name, key: kind.unmanaged.key(l) }]);
+  return parent === undefined ? step : `${parent}.${step}`;
 };
 
-type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;
+/**
+ * The items of one kind under one declared parent: those the plan's read kept (`stored`),
+ * else, when the config leaves the collection out, a listing of their own; a collection
+ * the config declares but that was not read (its parent is ignored) has nothing to list.
+ */
+const itemsOf = async (
+  api: ReadOnlyApi,
+  {
+    kind,
+    read,
+    declared,
+  }: {
+    kind: ResourceKind<unknown, unknown>;
+    read: readonly unknown[] | undefined;
+    declared: boolean;
+  },
+  scope: ListScope,
+): Promise<{ items: readonly unknown[]; read: boolean }> => {
+  if (read !== undefined) return { items: read, read: true };
+  return { items: declared ? [] : await kind.list(api, scope), read: false };
+};
+
+/** The kinds listed under a parent (not the settings), but those the walk goes into itself. */
+const leafLines = <U extends "context" | "project">(under: U): Placed<U>[] =>
+  kindsUnder(under).filter(
+    ({ kind }) =>
+      kind.unmanaged.listed && kind.parent === under && kind.collection.childParam === undefined,
+  );
 
 export const listUnmanaged = async (
   rawApi: ReadOnlyApi,
@@ -73,7 +99,7 @@ export const listUnmanaged = async (
         ...[...org.projects].map(async ([slug, p]) => {
           if (p.status !== "found") return;
           const project = decls.map((d) => d.projects.get(slug)).find((x) => x !== undefined);
-          if (project) await projectItems(api, p, project, emit);
+          if (project) await projectItems(api, org, p, project, emit);
         }),
       ]);
       return out;
@@ -88,122 +114,122 @@ const contextItems = async (
   decls: readonly DesiredOrg[],
   emit: Emit,
 ): Promise<void> => {
-  if (org.contexts === undefined) {
-    const listed = await api.listV3<ContextAttributes>("/contexts", { "filter[org_id]": org.id });
+  const contexts = KINDS.context;
+  const read = contexts.livePlace.stored(org);
+  if (read === undefined) {
+    const listed = await contexts.list(api, { org_id: org.id });
     // Issue 15: the org lock's claims are Waybill's own, never "unmanaged".
-    for (const c of listed)
-      if (!isLockContextName(c.attributes.name))
-        emit(addr.context(c.attributes.name), "context", true);
+    for (const c of listed) {
+      const address = lineAddress(undefined, contexts, c);
+      if (!isLockContextName(c.name) && address) emit(address, contexts.type, true);
+    }
     return;
   }
   const declared = new Map(decls.flatMap((d) => [...(d.contexts ?? new Map()).entries()]));
+  // A project restriction's key is its slug, when the plan's read resolved it.
+  const slugById = new Map(
+    [...(org.projectIds ?? new Map<string, string>())].map(([s, id]) => [id, s]),
+  );
   await Promise.all(
-    org.contexts.map(async (c) => {
-      emit(addr.context(c.name), "context", false);
+    read.map(async (c) => {
+      const address = lineAddress(undefined, contexts, c);
+      if (address) emit(address, contexts.type, false);
       const decl = declared.get(c.name);
-      if (!decl) return;
-      const [env, restrictions] = await Promise.all([
-        c.env
-          ? c.env.map((e) => e.name)
-          : decl.env === undefined
-            ? api
-                .listV3<ContextEnvVarAttributes>(`/contexts/${c.id}/env-vars`)
-                .then((items) => items.map((i) => i.attributes.name))
-            : [],
-        c.restrictions
-          ? c.restrictions.map((r) => [r.restriction_type, r.key_value] as const)
-          : decl.restrictions === undefined
-            ? api
-                .listV3<ContextRestrictionAttributes>("/context-restrictions", {
-                  "filter[context_id]": c.id,
-                })
-                .then((items) =>
-                  items.map(
-                    (i) =>
-                      [
-                        i.attributes.restriction_type,
-                        restrictionKeyValue(
-                          i.attributes.restriction_type,
-                          i.attributes.match_pattern,
-                          org.id,
-                          (id) =>
-                            [...(org.projectIds ?? new Map<string, string>())].find(
-                              ([, pid]) => pid === id,
-                            )?.[0],
-                        ),
-                      ] as const,
-                  ),
-                )
-            : [],
-      ]);
-      for (const name of env) emit(addr.contextEnvVar(c.name, name), "context_env_var", !c.env);
-      for (const [type, value] of restrictions) {
-        emit(
-          addr.contextRestriction(c.name, type as RestrictionType, value),
-          "context_restriction",
-          !c.restrictions,
-        );
-      }
+      if (decl) await contextChildren(api, org, c, decl, address ?? "", slugById, emit);
     }),
   );
 };
 
+const contextChildren = async (
+  api: ReadOnlyApi,
+  org: LiveOrg,
+  c: LiveContext,
+  decl: DesiredContext,
+  address: string,
+  slugById: ReadonlyMap<string, string>,
+  emit: Emit,
+): Promise<void> => {
+  const scope: ListScope = {
+    org_id: org.id,
+    context_id: c.id,
+    projectSlug: (id) => slugById.get(id),
+  };
+  const found = await Promise.all(
+    leafLines("context").map(async ({ kind, place }) => ({
+      kind,
+      ...(await itemsOf(
+        api,
+        { kind, read: place.stored(c), declared: place.readFor(decl) },
+        scope,
+      )),
+    })),
+  );
+  for (const { kind, items, read } of found) {
+    for (const l of items) {
+      const line = lineAddress(address, kind, l);
+      if (line) emit(line, kind.type, !read);
+    }
+  }
+};
+
 const projectItems = async (
   api: ReadOnlyApi,
+  org: LiveOrg,
   p: LiveProject,
   decl: DesiredProject,
   emit: Emit,
 ): Promise<void> => {
-  const slug = p.slug;
-  const [env, webhooks, pipelines, triggers] = await Promise.all([
-    p.env
-      ? p.env.map((e) => e.name)
-      : api
-          .listV3<ProjectEnvVarAttributes>(`/projects/${p.id}/environment-variables`)
-          .then((items) => items.map((i) => i.attributes.name)),
-    p.webhooks
-      ? p.webhooks.map((w) => w.name)
-      : api
-          .listV3<WebhookAttributes>("/webhooks", { "filter[project_id]": p.id })
-          .then((items) => items.map((i) => i.attributes.name)),
-    p.pipelines
-      ? p.pipelines.map((x) => ({ id: x.id, name: x.name }))
-      : api
-          .listV3<PipelineAttributes>("/pipelines", { "filter[project_id]": p.id })
-          .then((items) => items.map((i) => ({ id: i.id ?? "", name: i.attributes.name }))),
-    p.triggers
-      ? p.triggers
-      : api
-          .listV3<TriggerAttributes>("/triggers", { "filter[project_id]": p.id })
-          .then((items): LiveTrigger[] => items.map(toLiveTrigger)),
+  const address = addr.project(p.slug);
+  // No project_slug: drift lists names only, so the V2 fallback for env vars' last four
+  // is never needed here.
+  const scope: ListScope = { org_id: org.id, project_id: p.id };
+  const pipelines = KINDS.pipeline;
+  const triggers = KINDS.trigger;
+  const [leaves, pl, tr] = await Promise.all([
+    Promise.all(
+      leafLines("project").map(async ({ kind, place }) => ({
+        kind,
+        ...(await itemsOf(
+          api,
+          { kind, read: place.stored(p), declared: place.readFor(decl) },
+          scope,
+        )),
+      })),
+    ),
+    pipelines.livePlace.stored(p) ?? pipelines.list(api, scope),
+    triggers.livePlace.stored(p) ?? triggers.list(api, scope),
   ]);
-  for (const name of env) emit(addr.projectEnvVar(slug, name), "project_env_var", !p.env);
-  for (const name of webhooks) emit(addr.webhook(slug, name), "webhook", !p.webhooks);
+  for (const { kind, items, read } of leaves) {
+    for (const l of items) {
+      const line = lineAddress(address, kind, l);
+      if (line) emit(line, kind.type, !read);
+    }
+  }
   // The synthetic OAuth pipeline and its trigger (spec: api-v3.md Pipelines, Triggers) are
   // listed but can never be managed (design.md §1 "Identity"): they are left out. A read
   // plan marked them already; listed here, each is told apart by its probe (src/live/synthetic.ts).
+  const pipelinesRead = p.pipelines !== undefined;
   const synthetic = new Set(
-    p.pipelines
-      ? p.pipelines.filter((x) => x.synthetic).map((x) => x.id)
+    pipelinesRead
+      ? pl.filter((x) => x.synthetic).map((x) => x.id)
       : (
-          await Promise.all(
-            pipelines.map(async (x) => ((await probeSynthetic(api, x.id)) ? [x.id] : [])),
-          )
+          await Promise.all(pl.map(async (x) => ((await probeSynthetic(api, x.id)) ? [x.id] : [])))
         ).flat(),
   );
-  const pipelineName = new Map(pipelines.map((x) => [x.id, x.name]));
-  for (const x of pipelines) {
-    if (!synthetic.has(x.id)) emit(addr.pipeline(slug, x.name), "pipeline", !p.pipelines);
+  const pipelineName = new Map(pl.map((x) => [x.id, x.name]));
+  for (const x of pl) {
+    if (!synthetic.has(x.id)) emit(addr.pipeline(p.slug, x.name), pipelines.type, !pipelinesRead);
   }
-  for (const t of triggers) {
+  for (const t of tr) {
     if (t.synthetic || synthetic.has(t.pipeline_id)) continue;
     const pipeline = pipelineName.get(t.pipeline_id) ?? t.pipeline_id;
     // A trigger is unmanaged when its pipeline is, or when its declared pipeline leaves
     // `triggers` out; a trigger of an undeclared pipeline in a managed collection goes with
     // its pipeline's delete.
     const declaredPipeline = decl.pipelines?.get(pipeline);
-    const unmanaged = p.pipelines === undefined || declaredPipeline?.triggers === undefined;
-    const planned = p.pipelines !== undefined && declaredPipeline === undefined;
-    emit(addr.trigger(slug, pipeline, liveTriggerKey(t)), "trigger", unmanaged && !planned);
+    const unmanaged = !pipelinesRead || declaredPipeline?.triggers === undefined;
+    const planned = pipelinesRead && declaredPipeline === undefined;
+    const line = lineAddress(addr.pipeline(p.slug, pipeline), triggers, t);
+    if (line) emit(line, triggers.type, unmanaged && !planned);
   }
 };

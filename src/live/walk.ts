@@ -3,13 +3,13 @@
  * `livePlace`, src/kinds/contract.ts): what the live reader and drift's unmanaged list walk,
  * so neither names a kind's route, wire type or place in the tree.
  */
-import type { LivePlace, ResourceKind } from "../kinds/contract.js";
+import type { LivePlace, LivePlaces, ResourceKind } from "../kinds/contract.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 
 /** A kind with its items' types forgotten, next to its place narrowed to one parent. */
 export interface Placed<U extends LivePlace<unknown>["under"]> {
   readonly kind: ResourceKind<unknown, unknown>;
-  readonly place: Extract<LivePlace<unknown>, { readonly under: U }>;
+  readonly place: LivePlaces<unknown>[U];
 }
 
 /** Every kind whose collection is kept under `under`, in the registry's order. */
@@ -18,9 +18,7 @@ export const kindsUnder = <U extends LivePlace<unknown>["under"]>(under: U): Pla
     const place = kind.livePlace;
     // `place.under === under` does not narrow a union by a type parameter; the test above
     // is what makes this the U variant.
-    return place.under === under
-      ? [{ kind, place: place as Extract<LivePlace<unknown>, { readonly under: U }> }]
-      : [];
+    return place.under === under ? [{ kind, place: place as LivePlaces<unknown>[U] }] : [];
   });
 
 /** The parts the kinds' `store` gave, as one record (each kind fills its own keys). */
