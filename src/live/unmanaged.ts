@@ -71,6 +71,24 @@ const itemsOf = async (
   return { items: declared ? [] : await kind.list(api, scope), read: false };
 };
 
+/** One line per item found under a parent; `read` items are listed only when ignored. */
+const emitLines = (
+  parent: string,
+  found: readonly {
+    kind: ResourceKind<unknown, unknown>;
+    items: readonly unknown[];
+    read: boolean;
+  }[],
+  emit: Emit,
+): void => {
+  for (const { kind, items, read } of found) {
+    for (const l of items) {
+      const line = lineAddress(parent, kind, l);
+      if (line) emit(line, kind.type, !read);
+    }
+  }
+};
+
 /** The kinds listed under a parent (not the settings), but those the walk goes into itself. */
 const leafLines = <U extends "context" | "project">(under: U): Placed<U>[] =>
   kindsUnder(under).filter(
@@ -164,12 +182,7 @@ const contextChildren = async (
       )),
     })),
   );
-  for (const { kind, items, read } of found) {
-    for (const l of items) {
-      const line = lineAddress(address, kind, l);
-      if (line) emit(line, kind.type, !read);
-    }
-  }
+  emitLines(address, found, emit);
 };
 
 const projectItems = async (
@@ -199,12 +212,7 @@ const projectItems = async (
     pipelines.livePlace.stored(p) ?? pipelines.list(api, scope),
     triggers.livePlace.stored(p) ?? triggers.list(api, scope),
   ]);
-  for (const { kind, items, read } of leaves) {
-    for (const l of items) {
-      const line = lineAddress(address, kind, l);
-      if (line) emit(line, kind.type, !read);
-    }
-  }
+  emitLines(address, leaves, emit);
   // The synthetic OAuth pipeline and its trigger (spec: api-v3.md Pipelines, Triggers) are
   // listed but can never be managed (design.md §1 "Identity"): they are left out. A read
   // plan marked them already; listed here, each is told apart by its probe (src/live/synthetic.ts).
