@@ -24,7 +24,8 @@ const SHAPES: Readonly<Record<string, Readonly<Record<string, "keyed" | "bare">>
   const out: Record<string, Record<string, "keyed" | "bare">> = { "": {} };
   for (const kind of ALL_KINDS) {
     const { name, keyed } = kind.collection.segment;
-    (out[parentSegment(kind.parent)] ??= {})[name] = keyed ? "keyed" : "bare";
+    const parent = parentSegment(kind.parent);
+    out[parent] = { ...out[parent], [name]: keyed ? "keyed" : "bare" };
   }
   // Projects are declared by the config, not a kind of their own (yet).
   (out[""] as Record<string, "keyed" | "bare">).project = "keyed";
