@@ -1,17 +1,16 @@
 /**
  * Saved plans (issue 5; design.md §1 "Plans"): `plan --out FILE` writes the JSON plan plus
  * what `apply FILE` needs to check it — format version, Waybill version, base URL, org ids,
- * the digest of the resolved config (src/config/digest.ts: no secret value or hash of one)
+ * the digest of the resolved config (src/config/digest.ts: no secret value or hash of one;
+ * the cli computes it and passes it in, so apply does not depend on config)
  * and a fingerprint of every live item read (a hash of its non-secret attributes). Written
  * with mode 0600. `apply FILE` re-plans and refuses (exit 3) when the changes differ.
  */
 import { createHash } from "node:crypto";
-import { configDigest } from "../config/digest.js";
-import { readRegularFile } from "../config/read-regular.js";
 import { StalePlanError, UsageError } from "../core/errors.js";
+import { readRegularFile } from "../core/read-regular.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
-import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import type { Change, Plan } from "../plan/types.js";
 import { writePrivateFile } from "./private-file.js";
@@ -78,13 +77,14 @@ export const savedPlanMeta = (input: {
   /** The Waybill version (src/cli/version.ts VERSION). */
   readonly version: string;
   readonly baseUrl: string;
-  readonly desired: DesiredConfig;
+  /** `configDigest(desired)` (src/config/digest.ts), computed by the caller. */
+  readonly configDigest: string;
   readonly live: LiveState;
   readonly forceSecrets?: readonly string[];
 }): SavedPlanMeta => ({
   waybill_version: input.version,
   base_url: input.baseUrl,
-  config_digest: configDigest(input.desired),
+  config_digest: input.configDigest,
   live_fingerprints: liveFingerprints(input.live),
   ...(input.forceSecrets && input.forceSecrets.length > 0
     ? { force_secrets: input.forceSecrets }

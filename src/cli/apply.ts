@@ -25,11 +25,11 @@ import {
 } from "../apply/saved-plan.js";
 import { GuardError, UsageError } from "../core/errors.js";
 import { kindOf } from "../kinds/registry.js";
-import { runPlan } from "../live/plan-run.js";
 import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { Plan } from "../plan/types.js";
 import { renderTextLines } from "../render/index.js";
+import { runPlan } from "../run/plan-run.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   APPLY_RETRY,

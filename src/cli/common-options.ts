@@ -15,9 +15,9 @@ import {
 } from "../api/client.js";
 import type { Api, RequestLogEntry } from "../api/types.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
-import { readRegularFile } from "../config/read-regular.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
 import { UsageError } from "../core/errors.js";
+import { readRegularFile } from "../core/read-regular.js";
 import { resolvedSecretValues, Secret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { createRedactor } from "../model/redactor.js";

@@ -5,11 +5,11 @@
  * Exit 0 none, 2 drift, 1 error.
  */
 
-import { runPlan } from "../live/plan-run.js";
 import { listUnmanaged, type UnmanagedItem } from "../live/unmanaged.js";
 import { ancestorsOf, compileAddressGlob } from "../model/address.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson } from "../render/index.js";
+import { runPlan } from "../run/plan-run.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   addCommonOptions,

@@ -4,11 +4,12 @@
  * (design.md §2). The plan goes to stdout, progress to stderr.
  */
 import { savedPlanMeta, writeSavedPlan } from "../apply/saved-plan.js";
+import { configDigest } from "../config/digest.js";
 import { UsageError } from "../core/errors.js";
-import { runPlan } from "../live/plan-run.js";
 import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson, renderMarkdown, renderTextLines } from "../render/index.js";
+import { runPlan } from "../run/plan-run.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   addCommonOptions,
@@ -135,7 +136,13 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     await writeSavedPlan(
       flags.out,
       plan,
-      savedPlanMeta({ version: VERSION, baseUrl: connection.baseUrl, desired, live, forceSecrets }),
+      savedPlanMeta({
+        version: VERSION,
+        baseUrl: connection.baseUrl,
+        configDigest: configDigest(desired),
+        live,
+        forceSecrets,
+      }),
     );
     io.stderr.write(`Saved the plan to ${flags.out}\n`);
   }

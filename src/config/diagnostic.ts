@@ -50,7 +50,7 @@ export const DIAGNOSTIC_CODES = [
   "project_outside_org",
   "duplicate_address",
   "ambiguous_trigger",
-  // references the service does not know (found at plan time, src/live/unknown-projects.ts)
+  // references the service does not know (found at plan time, src/run/unknown-projects.ts)
   "unknown_project",
   // secret references
   "env_missing",

@@ -4,11 +4,11 @@
  */
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { readRegularFile } from "../core/read-regular.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
 import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
 import type { RawDocument } from "./raw.js";
-import { readRegularFile } from "./read-regular.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
@@ -156,7 +156,7 @@ type Decoded =
  */
 const readText = (path: string, maxBytes: number): Decoded => {
   // A device, FIFO or /proc file (`${file:/dev/urandom}`, `/proc/self/pagemap`) would never
-  // end: only regular files are read, and never past the bound (src/config/read-regular.ts).
+  // end: only regular files are read, and never past the bound (src/core/read-regular.ts).
   const read = readRegularFile(path, maxBytes);
   if (!read.ok) {
     if (read.code === "too_large") {

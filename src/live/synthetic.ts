@@ -3,7 +3,7 @@
  * pipeline"; `GET /pipelines/:id` needs `filter[project_id]` "to resolve a synthetic OAuth
  * pipeline"). The list does not mark it, so the only test is a `GET /pipelines/{id}` WITHOUT
  * the filter: 404 means synthetic. That costs one request per pipeline, so only the
- * pipelines a plan would change or delete are probed (src/live/plan-run.ts).
+ * pipelines a plan would change or delete are probed (src/run/plan-run.ts).
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import { parseAddress } from "../model/address.js";

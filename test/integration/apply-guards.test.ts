@@ -7,9 +7,10 @@ import { readFile, stat } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import { savedPlanMeta, writeSavedPlan } from "../../src/apply/saved-plan.js";
+import { configDigest } from "../../src/config/digest.js";
 import { loadConfigOrThrow } from "../../src/config/index.js";
 import type { Seed } from "../../src/emulator/seed.js";
-import { runPlan } from "../../src/live/plan-run.js";
+import { runPlan } from "../../src/run/plan-run.js";
 import { expectNoSecrets, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, configWrites, contextNames, createConfig } from "./apply-fixture.js";
@@ -56,7 +57,11 @@ describe("waybill apply: approval, guards, saved plans", () => {
     const api = createApiClient({ baseUrl: suite.emulator.url, token: suite.emulator.token });
     try {
       const { plan, live } = await runPlan(api.readOnly(), desired, {});
-      await writeSavedPlan(out, plan, savedPlanMeta({ version: "test", baseUrl, desired, live }));
+      await writeSavedPlan(
+        out,
+        plan,
+        savedPlanMeta({ version: "test", baseUrl, configDigest: configDigest(desired), live }),
+      );
       return plan;
     } finally {
       await api.close();

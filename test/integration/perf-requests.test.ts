@@ -12,8 +12,8 @@ import type { ApiClient } from "../../src/api/client.js";
 import { createApiClient } from "../../src/api/client.js";
 import { runApply } from "../../src/apply/run-apply.js";
 import { loadConfig } from "../../src/config/index.js";
-import { runPlan } from "../../src/live/plan-run.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
+import { runPlan } from "../../src/run/plan-run.js";
 import { makeTempDir, type TempDir } from "../helpers/cli.js";
 import { type LoggedRequest, startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 

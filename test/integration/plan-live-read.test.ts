@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import { loadConfig } from "../../src/config/index.js";
-import { runPlan } from "../../src/live/plan-run.js";
 import { readLiveState } from "../../src/live/read-live-state.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import type { LiveProject } from "../../src/model/live.js";
+import { runPlan } from "../../src/run/plan-run.js";
 import { makeTempDir, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import {

@@ -12,7 +12,7 @@ import { ApiError, NetworkError, TimeoutError } from "../../src/api/errors.js";
 import { uncertainty } from "../../src/apply/executor.js";
 import { runApply } from "../../src/apply/run-apply.js";
 import { loadConfigOrThrow } from "../../src/config/load.js";
-import { runPlan } from "../../src/live/plan-run.js";
+import { runPlan } from "../../src/run/plan-run.js";
 import { expectNoSecrets } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";

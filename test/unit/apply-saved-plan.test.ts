@@ -14,6 +14,7 @@ import {
   savedPlanMeta,
   writeSavedPlan,
 } from "../../src/apply/saved-plan.js";
+import { configDigest } from "../../src/config/digest.js";
 import { StalePlanError, UsageError } from "../../src/core/errors.js";
 import { planChanges } from "../../src/plan/plan.js";
 import {
@@ -66,7 +67,7 @@ describe("saved plans", () => {
     const meta = savedPlanMeta({
       version: "9.9.9",
       baseUrl: "https://svc",
-      desired: config,
+      configDigest: configDigest(config),
       live: state,
     });
     await writeSavedPlan(file, plan, meta);
@@ -95,7 +96,7 @@ describe("saved plans", () => {
     const meta = savedPlanMeta({
       version: "1",
       baseUrl: "https://svc",
-      desired: config,
+      configDigest: configDigest(config),
       live: before,
     });
     const file = tmp.path("stale.json");
@@ -132,7 +133,12 @@ describe("saved plans", () => {
     await writeSavedPlan(
       file,
       plan,
-      savedPlanMeta({ version: "1", baseUrl: "https://svc/", desired: config, live: state }),
+      savedPlanMeta({
+        version: "1",
+        baseUrl: "https://svc/",
+        configDigest: configDigest(config),
+        live: state,
+      }),
     );
     const saved = await readSavedPlan(file);
     expect(() => checkTarget(saved, "https://svc", plan)).not.toThrow();
@@ -162,7 +168,12 @@ describe("saved plans", () => {
       writeSavedPlan(
         tmp.path("no.json"),
         plan,
-        savedPlanMeta({ version: "1", baseUrl: "https://svc", desired: config, live: state }),
+        savedPlanMeta({
+          version: "1",
+          baseUrl: "https://svc",
+          configDigest: configDigest(config),
+          live: state,
+        }),
       ),
     ).rejects.toThrow(/cannot be saved/);
   });

@@ -13,7 +13,7 @@ import { readSavedPlan } from "../../src/apply/saved-plan.js";
 import { resolveConnection } from "../../src/cli/common-options.js";
 import type { CliIO } from "../../src/cli/io.js";
 import { type LoadResult, loadConfig } from "../../src/config/index.js";
-import { readRegularFile } from "../../src/config/read-regular.js";
+import { readRegularFile } from "../../src/core/read-regular.js";
 
 let dir: string;
 beforeEach(async () => {

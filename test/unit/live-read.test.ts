@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { Query, ReadOnlyApi } from "../../src/api/types.js";
 import { Secret } from "../../src/core/secret.js";
 import { OrgNotVisibleError } from "../../src/live/errors.js";
-import { runPlanWith } from "../../src/live/plan-run.js";
 import { readLiveState } from "../../src/live/read-live-state.js";
 import type {
   DesiredConfig,
@@ -11,6 +10,7 @@ import type {
   DesiredProject,
 } from "../../src/model/desired.js";
 import type { LiveProject } from "../../src/model/live.js";
+import { runPlanWith } from "../../src/run/plan-run.js";
 import { fakeListV3 } from "../helpers/fake-list.js";
 
 const source = { file: "waybill.yaml", line: 1, col: 1 };

@@ -1,10 +1,10 @@
 /**
- * Which project references are plan-time config errors (src/live/unknown-projects.ts), and
+ * Which project references are plan-time config errors (src/run/unknown-projects.ts), and
  * how they read: only slugs that did not resolve; not ids, not ignored items, not a project
  * that exists but could not be read.
  */
 import { describe, expect, it } from "vitest";
-import { findUnknownProjects, unknownProjectDiagnostics } from "../../src/live/unknown-projects.js";
+import { findUnknownProjects, unknownProjectDiagnostics } from "../../src/run/unknown-projects.js";
 import {
   dContext,
   desired,

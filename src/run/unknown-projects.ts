@@ -16,10 +16,10 @@ import { formatDiagnostic, sortDiagnostics } from "../config/diagnostic.js";
 import { closest } from "../config/suggest.js";
 import { type SourceLocation, WaybillError } from "../core/errors.js";
 import type { ProjectAttributes } from "../core/wire.js";
+import { isUuid, makeIgnoreMatcher } from "../live/resolve.js";
 import { addr } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
-import { isUuid, makeIgnoreMatcher } from "./resolve.js";
 
 export interface UnknownProjectRef {
   readonly org: string;

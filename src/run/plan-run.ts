@@ -4,13 +4,18 @@
  * then plan again with what the probes found.
  */
 import type { ReadOnlyApi } from "../api/types.js";
+import { type ProgressCallback, withProgress } from "../live/progress.js";
+import { readLiveState } from "../live/read-live-state.js";
+import {
+  type ChangeLike,
+  markSynthetic,
+  pipelinesTouched,
+  probeSynthetic,
+} from "../live/synthetic.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import { planChanges } from "../plan/plan.js";
 import type { Plan, PlanOptions } from "../plan/types.js";
-import { type ProgressCallback, withProgress } from "./progress.js";
-import { readLiveState } from "./read-live-state.js";
-import { type ChangeLike, markSynthetic, pipelinesTouched, probeSynthetic } from "./synthetic.js";
 import { checkProjectReferences } from "./unknown-projects.js";
 
 export interface PlanRunOptions {
