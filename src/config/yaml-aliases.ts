@@ -12,7 +12,8 @@
  * like any other here).
  *
  * When the document passes, every alias is replaced in place by the node it names, so the
- * plain value is built without `yaml`'s per-alias searches (the nodes they add are bounded).
+ * plain value is built without `yaml`'s per-alias searches (the nodes they add are bounded);
+ * `restore` then puts the aliases back, so the document's positions are the text's again.
  */
 import type * as Yaml from "yaml";
 
@@ -29,7 +30,13 @@ export interface AliasLimits {
 }
 
 export type AliasCheck =
-  | { readonly ok: true; readonly aliases: number; readonly added: number }
+  | {
+      readonly ok: true;
+      readonly aliases: number;
+      readonly added: number;
+      /** Put every replaced alias back where it was written. */
+      readonly restore: () => void;
+    }
   | {
       readonly ok: false;
       readonly problem: "recursive" | "too_many" | "too_large";
@@ -59,7 +66,7 @@ export const expandAliases = (
   const anchors = new Map<string, unknown>();
   const open = new Set<unknown>();
   const sizes = new Map<unknown, number>();
-  const replacements: { slot: Slot; target: unknown }[] = [];
+  const replacements: { slot: Slot; target: unknown; alias: unknown }[] = [];
   let aliases = 0;
   let added = 0;
   let failure: AliasCheck | undefined;
@@ -83,7 +90,7 @@ export const expandAliases = (
       const n = sizes.get(target) ?? 1;
       added += n - 1;
       if (added > limits.nodes) return fail("too_large", node);
-      if (slot) replacements.push({ slot, target });
+      if (slot) replacements.push({ slot, target, alias: node });
       return n;
     }
     const anchor = (node as { anchor?: string }).anchor;
@@ -108,10 +115,14 @@ export const expandAliases = (
 
   size(doc.contents, undefined);
   if (failure) return failure;
-  for (const { slot, target } of replacements) {
-    if (slot.kind === "item") slot.seq.items[slot.index] = target;
-    else if (slot.kind === "key") slot.pair.key = target;
-    else slot.pair.value = target;
-  }
-  return { ok: true, aliases, added };
+  const fill = (slot: Slot, node: unknown): void => {
+    if (slot.kind === "item") slot.seq.items[slot.index] = node;
+    else if (slot.kind === "key") slot.pair.key = node;
+    else slot.pair.value = node;
+  };
+  for (const { slot, target } of replacements) fill(slot, target);
+  const restore = (): void => {
+    for (const { slot, alias } of replacements) fill(slot, alias);
+  };
+  return { ok: true, aliases, added, restore };
 };

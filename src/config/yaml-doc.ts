@@ -1,26 +1,24 @@
 /**
  * YAML text → plain value plus the source position of every key and value (pure).
  *
- * The `yaml` package keeps source ranges; we index them by document path so that schema
- * and rule errors, which speak in paths, can point at a line and column. Plain YAML is
- * first read by the faster yaml-fast.ts; `yaml` then runs only when a position is asked
- * for, i.e. when there is something to report.
+ * One parser, the `yaml` package (issue 16), for values, diagnostics and positions alike.
+ * It keeps the source range of every node; we index them by document path so that schema
+ * and rule errors, which speak in paths, can point at a line and column. That index is
+ * built on its first look-up, from the parsed document kept for it: only diagnostics look
+ * positions up, so a valid config never pays for the walk (bench/README.md, "Config
+ * loading").
  */
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import { type AliasLimits, DEFAULT_ALIAS_LIMITS, expandAliases } from "./yaml-aliases.js";
-import { parseYamlFast } from "./yaml-fast.js";
 
 /**
- * The `yaml` package, loaded on first use: a valid config never needs it (20-30 ms of
- * start-up, issue 8). Synchronous, because position look-ups are; `yaml` ships CommonJS.
+ * `yaml` ships CommonJS; it is required when a file is parsed rather than imported, so a
+ * command that reads no config (`--version`, `force-unlock`) does not load it. (Written
+ * `createRequire(import.meta.url)(…)` for scripts/release.js's single-file bundle.)
  */
-let yamlPackage: typeof Yaml | undefined;
-const loadYaml = (): typeof Yaml => {
-  yamlPackage ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
-  return yamlPackage;
-};
+const loadYaml = (): typeof Yaml => createRequire(import.meta.url)("yaml") as typeof Yaml;
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -102,54 +100,59 @@ const yamlMessage = (code: string, message: string): { code: DiagnosticCode; mes
   }
 };
 
+/** Whether a map anywhere in the document has a key that is not a scalar, or a duplicate key. */
+const hasKeyProblem = (yaml: typeof Yaml, node: unknown): boolean => {
+  if (yaml.isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      if (!yaml.isScalar(pair.key)) return true;
+      const name = String(pair.key.value);
+      if (seen.has(name)) return true;
+      seen.add(name);
+      if (hasKeyProblem(yaml, pair.value)) return true;
+    }
+  } else if (yaml.isSeq(node)) {
+    for (const item of node.items) if (hasKeyProblem(yaml, item)) return true;
+  }
+  return false;
+};
+
 /**
- * Parse one file. Plain YAML (nearly every config) is read by yaml-fast.ts, and its
- * positions are indexed by the full parser only on the first look-up: only diagnostics
- * look positions up, so a valid config never pays for them. Anything else is read by
- * the full parser at once, with its diagnostics.
+ * Parse one file: its value and a lazy position index, or its diagnostics. Never throws for
+ * bad YAML.
+ *
+ * What is done for every file is what yaml must do anyway (lex, parse, compose, toJS) plus
+ * one cheap pass over the keys (duplicates, collection keys) and, when the text has an
+ * anchor, the alias check. The walk that indexes positions by path (the work of every
+ * diagnostic's file:line:col) runs on the first look-up, or at once when a key problem
+ * must be reported.
  */
 export const parseYaml = (
   file: string,
   text: string,
   options: ParseYamlOptions = {},
 ): ParsedYaml => {
-  const value = parseYamlFast(text);
-  if (value === undefined) return parseYamlFull(file, text, options);
-  let index: PositionIndex | undefined;
-  const positions: PositionIndex = {
-    get(key) {
-      if (index === undefined) {
-        const full = parseYamlFull(file, text, options);
-        // The full parser accepts every document the fast one does (tested); were it ever
-        // to refuse one, positions fall back to the top of the file rather than fail.
-        index = full.ok ? full.positions : new Map();
-      }
-      return index.get(key);
-    },
-  };
-  return { ok: true, value, positions };
-};
-
-/** The full parser: every YAML feature, every diagnostic, and the position index. */
-export const parseYamlFull = (
-  file: string,
-  text: string,
-  options: ParseYamlOptions = {},
-): ParsedYaml => {
-  const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } = loadYaml();
-  const lineCounter = new LineCounter();
+  const yaml = loadYaml();
+  const { isAlias, isMap, isPair, isScalar, isSeq, visit } = yaml;
+  // The parser records where each line starts as it goes (one number per line); offsets
+  // become line:col only when a diagnostic or a look-up asks.
+  const lineCounter = new yaml.LineCounter();
   const pos = (offset: number): Pos => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, col: p.col };
   };
-  const doc = parseDocument(text, {
+  const doc = yaml.parseDocument(text, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: false, // duplicates are reported below, naming both places
+    // Duplicates are reported by the walk below, naming both places; yaml's own check
+    // compares each key with every earlier key of its map (quadratic in a 1 MB map).
+    uniqueKeys: false,
+    // The concrete syntax tree is dropped once the document is composed: only the nodes'
+    // ranges are kept, which is all the positions need.
     keepSourceTokens: false,
     // Issue 7 (fuzz): yaml's warnings go to process.emitWarning, which prints a Node
-    // "(node:PID) Warning" on stderr (a collection as a map key); the walk below reports
-    // those as diagnostics already.
+    // "(node:PID) Warning" on stderr (a collection as a map key); they are reported below
+    // as diagnostics already.
     logLevel: "error",
   });
   // Decision: only the first YAML error of a file is reported; the parser's later errors
@@ -182,9 +185,8 @@ export const parseYamlFull = (
       ],
     };
   }
+  const contents = doc.contents;
 
-  const diagnostics: ConfigDiagnostic[] = [];
-  const index = new Map<string, NodePositions>();
   const startOf = (node: unknown): Pos | undefined => {
     const range = (node as { range?: readonly number[] } | null)?.range;
     return range?.[0] === undefined ? undefined : pos(range[0]);
@@ -193,50 +195,62 @@ export const parseYamlFull = (
   // every node was a quarter of the time to load a 1 MB config (issue 7: under one second).
   const childKey = (key: string, depth: number, segment: PathSegment): string =>
     `${key.slice(0, -1)}${depth > 0 ? "," : ""}${JSON.stringify(String(segment))}]`;
-  const walk = (node: unknown, path: DocPath, keyPos: Pos | undefined, key: string): void => {
-    // An empty value (`key:` and nothing) has a zero-length range after the colon; point
-    // at the key instead, which is where the user looks.
-    const range = (node as { range?: readonly number[] } | null)?.range;
-    const empty = range !== undefined && range[0] === range[1];
-    const valuePos = (empty ? keyPos : undefined) ?? startOf(node) ?? keyPos ?? START;
-    index.set(key, keyPos ? { key: keyPos, value: valuePos } : { value: valuePos });
-    if (isAlias(node)) return; // not followed: the alias's target is indexed where it is written
-    if (isMap(node)) {
-      const seen = new Map<string, Pos>();
-      for (const pair of node.items) {
-        const kPos = startOf(pair.key) ?? valuePos;
-        if (!isScalar(pair.key)) {
-          diagnostics.push({
-            file,
-            ...kPos,
-            path: dottedPath(path),
-            code: "yaml_syntax",
-            message: "map keys must be plain strings",
-          });
-          continue;
+  /**
+   * Index every node's position by path, from the document as written (aliases not
+   * followed: a path through an alias points at the alias). `report` receives the key
+   * problems; the index skips the entries they concern.
+   */
+  const indexPositions = (report?: (d: ConfigDiagnostic) => void): Map<string, NodePositions> => {
+    const index = new Map<string, NodePositions>();
+    const walk = (node: unknown, path: DocPath, keyPos: Pos | undefined, key: string): void => {
+      // An empty value (`key:` and nothing) has a zero-length range after the colon; point
+      // at the key instead, which is where the user looks.
+      const range = (node as { range?: readonly number[] } | null)?.range;
+      const empty = range !== undefined && range[0] === range[1];
+      const valuePos = (empty ? keyPos : undefined) ?? startOf(node) ?? keyPos ?? START;
+      index.set(key, keyPos ? { key: keyPos, value: valuePos } : { value: valuePos });
+      if (isAlias(node)) return; // not followed: the alias's target is indexed where it is written
+      if (isMap(node)) {
+        const seen = new Map<string, Pos>();
+        for (const pair of node.items) {
+          const kPos = startOf(pair.key) ?? valuePos;
+          if (!isScalar(pair.key)) {
+            report?.({
+              file,
+              ...kPos,
+              path: dottedPath(path),
+              code: "yaml_syntax",
+              message: "map keys must be plain strings",
+            });
+            continue;
+          }
+          const name = String(pair.key.value);
+          const first = seen.get(name);
+          if (first) {
+            report?.({
+              file,
+              ...kPos,
+              path: dottedPath([...path, name]),
+              code: "duplicate_key",
+              message: `duplicate key "${name}"; it is already defined at line ${first.line}:${first.col}`,
+            });
+            continue;
+          }
+          seen.set(name, kPos);
+          walk(pair.value, [...path, name], kPos, childKey(key, path.length, name));
         }
-        const name = String(pair.key.value);
-        const first = seen.get(name);
-        if (first) {
-          diagnostics.push({
-            file,
-            ...kPos,
-            path: dottedPath([...path, name]),
-            code: "duplicate_key",
-            message: `duplicate key "${name}"; it is already defined at line ${first.line}:${first.col}`,
-          });
-          continue;
-        }
-        seen.set(name, kPos);
-        walk(pair.value, [...path, name], kPos, childKey(key, path.length, name));
+      } else if (isSeq(node)) {
+        node.items.forEach((item, i) => {
+          walk(item, [...path, i], undefined, childKey(key, path.length, i));
+        });
       }
-    } else if (isSeq(node)) {
-      node.items.forEach((item, i) => {
-        walk(item, [...path, i], undefined, childKey(key, path.length, i));
-      });
-    }
+    };
+    walk(contents, [], undefined, pathKey([]));
+    return index;
   };
-  walk(doc.contents, [], undefined, pathKey([]));
+
+  const diagnostics: ConfigDiagnostic[] = [];
+  if (hasKeyProblem(yaml, contents)) indexPositions((d) => diagnostics.push(d));
 
   // Issue 7 (fuzz): an alias inside the node it names (`&a [*a]`) makes toJS build a cyclic
   // value, and every later walk over it overflows the stack; issue 21: an alias bomb far
@@ -280,5 +294,15 @@ export const parseYamlFull = (
     });
   }
   if (diagnostics.length > 0) return { ok: false, diagnostics };
-  return { ok: true, value, positions: index };
+  // The value is built: put the aliases back, so positions are those of the text as
+  // written (a path through an alias points at the alias, not at its anchor).
+  aliases?.restore();
+  let index: Map<string, NodePositions> | undefined;
+  const positions: PositionIndex = {
+    get(key) {
+      index ??= indexPositions();
+      return index.get(key);
+    },
+  };
+  return { ok: true, value, positions };
 };
