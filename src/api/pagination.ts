@@ -105,7 +105,7 @@ export const newItems = (seen: Set<string>, items: readonly unknown[]): unknown[
   return fresh;
 };
 
-/** A V2 list page: `{ items: [...], next_page_token }` (spec: api-v2-v1.md conventions). */
+/** A V2 list page: `{ items: [...], next_page_token }` (spec: api-v2-v1.md "Resources and their fields": the V2 conventions). */
 export const readV2Page = (body: unknown): PageRead => {
   if (!isRecord(body)) return { ok: false, reason: "the body is not a JSON object" };
   if (!Array.isArray(body.items)) {

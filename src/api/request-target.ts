@@ -14,7 +14,7 @@ const encodeKey = (key: string): string =>
 /**
  * `?a=1&b=x` from a query object, in the object's order; `undefined` values are left out.
  * Values are percent-encoded (a cursor is sent back byte for byte: spec: api-v3.md
- * Envelopes, "sent back unchanged as `page[cursor]`").
+ * Envelopes: "sent back unchanged as `page[cursor]`").
  */
 export const queryString = (query: Query | undefined): string => {
   if (query === undefined) return "";

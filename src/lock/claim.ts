@@ -5,8 +5,8 @@
  * spec: api-v3.md "Context environment variable": values are never returned (only the last
  * four characters), while a context's name is returned by every read.
  *
- * Why a context, and why names unique per run: spec: api-v3.md says nothing of context names
- * being unique, and "POST is replayable only where its own description says so", so no
+ * Why a context, and why names unique per run: nothing in spec: api-v3.md Contexts makes
+ * names unique, and "POST is replayable only where its own description says so", so no
  * create is a compare-and-set. The protocol (src/lock/org-lock.ts) therefore only needs
  * writes that land and reads that see them: every contender writes its own claim, then
  * reads all claims, and holds the lock only when it sees no other live claim. Two

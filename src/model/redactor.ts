@@ -29,7 +29,7 @@ export const MIN_SECRET_LENGTH = 4;
  * token) leaks the start of it; below 10 characters the start of a secret is too often an
  * ordinary word or URL start (`production`, `https://`) that error messages need, and leaks
  * at most ~60 bits of a random token, of which the service already shows the last four
- * characters (spec: api-v3.md, `truncated_value`). The secret itself is masked at any length
+ * characters (spec: api-v3.md "Context environment variable": `truncated_value`). The secret itself is masked at any length
  * from MIN_SECRET_LENGTH on.
  */
 export const PREFIX_MIN = 10;
