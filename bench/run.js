@@ -24,6 +24,7 @@ if (!existsSync(join(root, "dist", "emulator", "index.js"))) {
   process.exit(1);
 }
 const { startEmulator } = await import(dist("emulator/index.js"));
+const { loadUndici } = await import(dist("api/undici-lean.js"));
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -388,7 +389,13 @@ if (only.has("plan")) {
     `## fixed costs (median of 3, no request): Node alone ${fmt(nodeAlone.wallMs)} ms;` +
       ` + Waybill's modules (waybill --version) ${fmt(v.version.wallMs)} ms;` +
       ` + loading the ${managed}-item config (waybill validate) ${fmt(v.cli.wallMs)} ms wall,` +
-      ` ${fmt(v.cli.cpuMs)} ms CPU, peak RSS ${fmt(v.cli.maxRssBytes / 2 ** 20, 1)} MB, exit ${v.cli.code}\n`,
+      ` ${fmt(v.cli.cpuMs)} ms CPU, peak RSS ${fmt(v.cli.maxRssBytes / 2 ** 20, 1)} MB, exit ${v.cli.code}`,
+  );
+  // src/api/undici-lean.ts falls back to undici's whole index (~100 ms more start-up) if an
+  // upgrade moves the Agent module; that costs time, not behaviour, so it is shown here.
+  const undici = loadUndici().loadedFrom;
+  console.log(
+    `undici's Agent loaded from: ${undici}${undici === "lean" ? "" : " (SLOWER: update the path in src/api/undici-lean.ts)"}\n`,
   );
 
   await measure(

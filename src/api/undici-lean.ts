@@ -9,8 +9,8 @@
  *
  * Decision: undici 7 has no `exports` map, so its `lib/` files can be required; they are not
  * a documented entry point, though, so if a later undici moves the file, this falls back to
- * the package index (slower start, same behaviour), and test/unit/undici-lean.test.ts fails
- * so the move is noticed rather than silently costing start-up time.
+ * the package index (slower start, same behaviour); `npm run bench` prints which way it
+ * loaded, so the move is noticed rather than silently costing start-up time.
  */
 import { createRequire } from "node:module";
 import type { Agent } from "undici";

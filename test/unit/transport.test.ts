@@ -19,14 +19,6 @@ const withServer = async (
   }
 };
 
-describe("loadUndici", () => {
-  it("loads undici's Agent without the package index", () => {
-    // If this fails after an undici upgrade, its lib/ layout moved: update the path in
-    // src/api/undici-lean.ts (the client still works through the slower fallback).
-    expect(loadUndici().loadedFrom).toBe("lean");
-  });
-});
-
 describe("startExchange", () => {
   it("collects status, headers and the whole body", async () => {
     await withServer(
