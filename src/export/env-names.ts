@@ -13,6 +13,10 @@
  * Readable enough to set by hand, and one export never reuses a name (see assignEnvNames).
  */
 
+import type { EnvNameRequest } from "../kinds/config-doc.js";
+
+export type { EnvNameRequest } from "../kinds/config-doc.js";
+
 /** One secret the exported config needs: which placeholder feeds which address. */
 export interface EnvVarNeed {
   /** The environment variable name, e.g. `CTX_DEPLOY_PROD_AWS_REGION`. */
@@ -20,15 +24,7 @@ export interface EnvVarNeed {
   /** The address it feeds, e.g. `context["deploy-prod"].env["AWS_REGION"]`. */
   readonly address: string;
   /** What the value is, for the stderr list: `env var`, `signing_secret`, `webhook secret`. */
-  readonly what: "env var" | "signing_secret" | "webhook secret";
-}
-
-/** A placeholder asked for by the builder, before collisions are resolved. */
-export interface EnvNameRequest {
-  /** Name parts, each turned into a name token: `["CTX", "deploy-prod", "AWS_REGION"]`. */
-  readonly parts: readonly string[];
-  readonly address: string;
-  readonly what: EnvVarNeed["what"];
+  readonly what: EnvNameRequest["what"];
 }
 
 /**

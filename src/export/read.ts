@@ -4,52 +4,24 @@
  * never returns a partial list), so the exported config never omits an item that exists.
  */
 import type { ReadOnlyApi } from "../api/types.js";
-import { LiveReadError } from "../core/errors.js";
-import type {
-  ContextAttributes,
-  ContextEnvVarAttributes,
-  ContextRestrictionAttributes,
-  OrgAttributes,
-  OrgSettingsAttributes,
-  PipelineAttributes,
-  ProjectAttributes,
-  ProjectEnvVarAttributes,
-  ProjectSettingsAttributes,
-  TriggerAttributes,
-  V3One,
-  V3Resource,
-  WebhookAttributes,
-} from "../core/wire.js";
+import type { OrgAttributes, ProjectAttributes, V3One } from "../core/wire.js";
 import { restrictionKeyValue } from "../kinds/context-restriction.js";
-import { toLiveTrigger } from "../kinds/trigger.js";
-import type { LiveWebhook } from "../kinds/webhook.js";
+import { requireId } from "../kinds/listing.js";
+import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
 import { isNotVisible } from "../live/resolve.js";
 import { probeSynthetic } from "../live/synthetic.js";
 import { isLockContextName } from "../lock/claim.js";
-import type { LivePipeline } from "../model/live.js";
+import type { LiveContext, LiveOrg, LiveProject, LiveRestriction } from "../model/live.js";
 import { ExportError } from "./errors.js";
-import type { ExportSnapshot, SnapshotContext, SnapshotProject } from "./snapshot.js";
+import type { ExportSnapshot } from "./snapshot.js";
 
 /** Which projects to export. */
 export type ProjectSelection =
   | { readonly kind: "none" }
   | { readonly kind: "all" }
   | { readonly kind: "slugs"; readonly slugs: readonly string[] };
-
-const requireId = (r: V3Resource<unknown>, what: string): string => {
-  if (!r.id) throw new LiveReadError(`the service listed a ${what} without an id`);
-  return r.id;
-};
-
-const attributesOf = <A>(body: V3One<A> | undefined, what: string): A => {
-  const a = body?.data?.attributes;
-  if (a === undefined || a === null || typeof a !== "object") {
-    throw new LiveReadError(`${what} answered without data.attributes`);
-  }
-  return a;
-};
 
 /**
  * A `--project` value: a full slug (`gh/acme/api`) or, as a shorthand, the part after the
@@ -81,27 +53,32 @@ export const readExportSnapshot = async (
 
   // spec: api-v3.md Projects: filter[org_id] alone lists the org's projects (50 a page).
   // Needed for --all-projects, for --project, and to write project restrictions as slugs.
+  // Everything else is read through the kinds' own listings (src/kinds/contract.ts `list`).
+  const orgScope = { org_id: orgId };
   const [settings, listedProjects, listedContexts] = await Promise.all([
-    api
-      .get<V3One<OrgSettingsAttributes>>("v3", `/orgs/${orgId}/settings`)
-      .then((b) => attributesOf(b, `GET /api/v3/orgs/${orgId}/settings`)),
+    KINDS.org_settings.list(api, orgScope),
     api.listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId }),
-    api.listV3<ContextAttributes>("/contexts", { "filter[org_id]": orgId }),
+    KINDS.context.list(api, orgScope),
   ]);
   const projectIdBySlug = new Map<string, string>();
   for (const p of listedProjects) projectIdBySlug.set(p.attributes.slug, requireId(p, "project"));
 
   const chosen = chooseProjects(orgSlug, selection, projectIdBySlug);
-  const [contexts, projects] = await Promise.all([
-    // Issue 15: the org lock's claims are contexts, never part of the org's configuration.
-    Promise.all(
-      listedContexts
-        .filter((c) => !isLockContextName(c.attributes.name))
-        .map((c) => readContext(api, c, orgId, projectIdBySlug)),
-    ),
+  // Issue 15: the org lock's claims are contexts, never part of the org's configuration.
+  const contexts = listedContexts.filter((c) => !isLockContextName(c.name));
+  const [contextReads, projectReads] = await Promise.all([
+    Promise.all(contexts.map((c) => readContext(api, c, orgId, projectIdBySlug))),
     Promise.all(chosen.map(([slug, id]) => readProject(api, slug, id))),
   ]);
-  return { org: { id: orgId, slug: orgSlug }, settings, contexts, projects };
+  const live: LiveOrg = {
+    status: "found",
+    id: orgId,
+    slug: orgSlug,
+    ...(settings[0] === undefined ? {} : { settings: settings[0] }),
+    contexts: contextReads,
+    projects: new Map(projectReads.map((p) => [p.slug, p])),
+  };
+  return live;
 };
 
 const chooseProjects = (
@@ -135,31 +112,25 @@ const chooseProjects = (
 
 const readContext = async (
   api: ReadOnlyApi,
-  c: V3Resource<ContextAttributes>,
+  c: LiveContext,
   orgId: string,
   projectIdBySlug: ReadonlyMap<string, string>,
-): Promise<SnapshotContext> => {
-  const id = requireId(c, "context");
-  const [env, restrictions] = await Promise.all([
-    api.listV3<ContextEnvVarAttributes>(`/contexts/${id}/env-vars`),
-    // spec: api-v3.md Context restrictions: the list holds all three types.
-    api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
-      "filter[context_id]": id,
-    }),
-  ]);
+): Promise<LiveContext> => {
   const slugById = new Map<string, string>();
   for (const [slug, pid] of projectIdBySlug) slugById.set(pid, slug);
+  const scope = { org_id: orgId, context_id: c.id, projectSlug: (id: string) => slugById.get(id) };
+  const [env, restrictions] = await Promise.all([
+    KINDS.context_env_var.list(api, scope),
+    // spec: api-v3.md Context restrictions: the list holds all three types.
+    KINDS.context_restriction.list(api, scope),
+  ]);
   // A project restriction may name a project the org listing did not show (another org's,
   // or not visible): look each such id up once; one that stays unknown is written as its id.
   const unknown = [
     ...new Set(
       restrictions
-        .filter(
-          (r) =>
-            r.attributes.restriction_type === "project" &&
-            !slugById.has(r.attributes.match_pattern),
-        )
-        .map((r) => r.attributes.match_pattern),
+        .filter((r) => r.restriction_type === "project" && !slugById.has(r.match_pattern))
+        .map((r) => r.match_pattern),
     ),
   ];
   await Promise.all(
@@ -174,57 +145,45 @@ const readContext = async (
     }),
   );
   return {
-    id,
-    name: c.attributes.name,
-    env: env.map((e) => e.attributes.name),
-    restrictions: restrictions.map((r) => ({
-      id: requireId(r, "context restriction"),
-      type: r.attributes.restriction_type,
-      match_pattern: r.attributes.match_pattern,
-      value: restrictionKeyValue(
-        r.attributes.restriction_type,
-        r.attributes.match_pattern,
-        orgId,
-        (id) => slugById.get(id),
-      ),
-    })),
+    ...c,
+    env,
+    restrictions: restrictions.map(
+      (r): LiveRestriction => ({
+        ...r,
+        key_value: restrictionKeyValue(r.restriction_type, r.match_pattern, orgId, (id) =>
+          slugById.get(id),
+        ),
+      }),
+    ),
   };
 };
 
-const readProject = async (
-  api: ReadOnlyApi,
-  slug: string,
-  id: string,
-): Promise<SnapshotProject> => {
+const readProject = async (api: ReadOnlyApi, slug: string, id: string): Promise<LiveProject> => {
+  const scope = { project_id: id };
+  // No project_slug in the scope: only the names are needed (values are never exported),
+  // so the project env vars' last four are not looked up in V2.
   const [settings, env, webhooks, pipelines, triggers] = await Promise.all([
-    api
-      .get<V3One<ProjectSettingsAttributes>>("v3", `/projects/${id}/settings`)
-      .then((b) => attributesOf(b, `GET /api/v3/projects/${id}/settings`)),
-    // Only the names are needed: values are never exported.
-    api.listV3<ProjectEnvVarAttributes>(`/projects/${id}/environment-variables`),
-    api.listV3<WebhookAttributes>("/webhooks", { "filter[project_id]": id }),
-    api.listV3<PipelineAttributes>("/pipelines", { "filter[project_id]": id }),
-    api.listV3<TriggerAttributes>("/triggers", { "filter[project_id]": id }),
+    KINDS.project_settings.list(api, scope),
+    KINDS.project_env_var.list(api, scope),
+    KINDS.webhook.list(api, scope),
+    KINDS.pipeline.list(api, scope),
+    // One listing for the project's triggers (not one per pipeline).
+    KINDS.trigger.list(api, scope),
   ]);
   // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is
   // not fetchable by id without filter[project_id]: one probe per pipeline tells it apart.
-  const live: LivePipeline[] = await Promise.all(
-    pipelines.map(async (p) => {
-      const pid = requireId(p, "pipeline");
-      return { ...p.attributes, id: pid, synthetic: await probeSynthetic(api, pid) };
-    }),
+  const live = await Promise.all(
+    pipelines.map(async (p) => ({ ...p, synthetic: await probeSynthetic(api, p.id) })),
   );
   const synthetic = new Set(live.filter((p) => p.synthetic).map((p) => p.id));
   return {
+    status: "found",
     id,
     slug,
-    settings,
-    env: env.map((e) => e.attributes.name),
-    webhooks: webhooks.map((w): LiveWebhook => ({ ...w.attributes, id: requireId(w, "webhook") })),
+    ...(settings[0] === undefined ? {} : { settings: settings[0] }),
+    env,
+    webhooks,
     pipelines: live,
-    triggers: triggers.map((t) => {
-      const lt = toLiveTrigger(t);
-      return synthetic.has(lt.pipeline_id) ? { ...lt, synthetic: true } : lt;
-    }),
+    triggers: triggers.map((t) => (synthetic.has(t.pipeline_id) ? { ...t, synthetic: true } : t)),
   };
 };

@@ -10,6 +10,7 @@ import { addr } from "../model/address.js";
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
+import { envVarEntries, scopeName } from "./config-doc.js";
 import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { pageOptions, scopeId } from "./listing.js";
@@ -32,6 +33,16 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
   replaceOrder: "never",
   replaceOrderWhy: "the value is set in place (upsert); the name is the identity",
   ...envVarKindBase,
+  configPlace: { field: "env", form: "map" },
+  // Values are never returned: every variable is a placeholder CTX_<CONTEXT>_<VAR>.
+  toConfig: (items, scope, ctx) => {
+    const context = scopeName(scope, "parent");
+    return envVarEntries(
+      items,
+      (name) => addr.contextEnvVar(context, name),
+      (name, address) => ctx.env(["CTX", context, name], address, "env var"),
+    );
+  },
   createCalls: () => [setCall("create")],
   updateCalls: () => [setCall("update")],
   deleteCalls: () => [

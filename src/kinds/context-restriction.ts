@@ -23,6 +23,7 @@ import type { DesiredRestriction } from "../model/desired.js";
 import type { LiveRestriction } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
+import { type ConfigEntry, escapeText, groupBy, idsOf, scopeName } from "./config-doc.js";
 import type { KindRefs, ListScope, ResourceKind } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
@@ -106,6 +107,62 @@ export const matchPattern = (d: DesiredRestriction, env: KindRefs): string | und
   }
 };
 
+/** The order export writes a context's restrictions in: by type, then by value. */
+const RESTRICTION_ORDER: Readonly<Record<RestrictionType, number>> = {
+  project: 0,
+  expression: 1,
+  group: 2,
+};
+
+const PROJECT_SLUG = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const UUID = /^[0-9a-f-]{36}$/i;
+
+/**
+ * A context's live restrictions as the config writes them: `{<type>: <value>}` (a project
+ * slug, or its id when it could not be resolved; the expression; a group id or
+ * `all-members`), sorted by type then value. Several live restrictions with one key, or a
+ * value the schema does not allow, go under `ignore`.
+ */
+const restrictionEntries = (
+  items: readonly LiveRestriction[],
+  context: string,
+): ConfigEntry<LiveRestriction>[] => {
+  const out: ConfigEntry<LiveRestriction>[] = [];
+  const byKey = groupBy(items, (r) => restrictionKey(r.restriction_type, r.key_value));
+  const sorted = [...byKey.values()].sort(([a], [z]) =>
+    a!.restriction_type === z!.restriction_type
+      ? a!.key_value < z!.key_value
+        ? -1
+        : a!.key_value > z!.key_value
+          ? 1
+          : 0
+      : RESTRICTION_ORDER[a!.restriction_type] - RESTRICTION_ORDER[z!.restriction_type],
+  );
+  for (const list of sorted) {
+    const r = list[0]!;
+    const type = r.restriction_type;
+    const value = r.key_value;
+    const glob = addr.contextRestriction(context, type, value);
+    const ignore = (reason: string) => out.push({ ignored: { glob, reason } });
+    if (list.length > 1) {
+      ignore(`${list.length} live restrictions share this key (ids ${idsOf(list)})`);
+    } else if (type === "project" && !PROJECT_SLUG.test(value) && !UUID.test(value)) {
+      ignore("the project is neither a slug nor an id");
+    } else if (type === "group" && value !== "all-members" && !UUID.test(value)) {
+      ignore("the group pattern is not a group id");
+    } else if (value === "") {
+      ignore("the pattern is empty");
+    } else {
+      out.push({
+        written: restrictionKey(type, value),
+        item: r,
+        doc: { [type]: escapeText(value) },
+      });
+    }
+  }
+  return out;
+};
+
 export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction, "context"> =
   {
     type: "context_restriction",
@@ -137,6 +194,9 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
     }),
     compare: () => newComparison(),
     unresolvedSecrets: () => [],
+    // A list: a restriction has no key of its own in the config, only `{<type>: <value>}`.
+    configPlace: { field: "restrictions", form: "list" },
+    toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
     createCalls: () => [
       call("create", "POST", "/context-restrictions", {
         body: "envelope",

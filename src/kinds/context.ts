@@ -13,6 +13,7 @@ import type { DesiredContext, DesiredRestriction } from "../model/desired.js";
 import type { LiveContext } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
+import { namedEntries } from "./config-doc.js";
 import type { RawRestriction } from "./context-restriction.js";
 import type { AfterCreateStep, ResourceKind } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
@@ -57,6 +58,10 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
   liveView: (l) => ({ name: l.name }),
   compare: () => newComparison(),
   unresolvedSecrets: () => [],
+  // A context's own document is empty: export adds its `env` and `restrictions` (its
+  // children's collections) to it.
+  configPlace: { field: "contexts", form: "map" },
+  toConfig: (items) => namedEntries(items, "context", addr.context, () => ({})),
   createCalls: () => [
     call("create", "POST", "/contexts", {
       body: "envelope",

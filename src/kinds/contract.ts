@@ -21,6 +21,7 @@ import type {
   DesiredProject,
 } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LivePipeline, LiveProject } from "../model/live.js";
+import type { ConfigContext, ConfigEntry, ConfigPlace, ConfigScope } from "./config-doc.js";
 import type { JsonObject, JsonValue } from "./values.js";
 
 export type CallPhase = "create" | "update" | "delete";
@@ -433,6 +434,22 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   compare(d: D, l: L, env: KindEnv): Comparison;
   /** Paths of secrets in the desired item that were not resolved (`--skip-secrets`). */
   unresolvedSecrets(d: D): readonly string[];
+  /**
+   * Where `waybill export` writes this kind's collection in its parent's document: the
+   * member and its form (src/kinds/config-doc.ts). Data, so export's walk
+   * (src/export/build.ts) writes every kind without knowing it.
+   */
+  readonly configPlace: ConfigPlace;
+  /**
+   * Live → config for `waybill export` (issue 6): this kind's live items of one parent (as
+   * `collection.liveIn` gives them) in the config's words, in output order. Each item is
+   * written under its key (its document; a secret as a `${env:…}` placeholder asked of
+   * `ctx`, since the service never returns one), or left under `ignore` with why when the
+   * config format cannot express it (a name shared by several items, a value the schema does
+   * not allow, ...), so plan leaves it alone. What is written must plan with no changes:
+   * fields as the service holds them, defaults the planner fills in left out. Pure, total.
+   */
+  toConfig(items: readonly L[], scope: ConfigScope, ctx: ConfigContext): readonly ConfigEntry<L>[];
   /** Calls that create the item. */
   createCalls(d: D): readonly ApiCall[];
   /** Calls that apply an in-place update with these field changes. */

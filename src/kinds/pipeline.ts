@@ -11,6 +11,15 @@ import type { DesiredPipeline } from "../model/desired.js";
 import type { LivePipeline } from "../model/live.js";
 import { call } from "./calls.js";
 import { addFields, compareFields, type FieldRule, newComparison } from "./compare.js";
+import {
+  type DocMap,
+  escapeText,
+  hasVcs,
+  namedEntries,
+  type Skip,
+  scopeName,
+  vcsDoc,
+} from "./config-doc.js";
 import type { ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
 import type { RawTrigger } from "./trigger.js";
@@ -78,6 +87,36 @@ const view = (p: {
     checkout: p.checkout,
   });
 
+/** One pipeline's document, without its name (export adds its `triggers`). */
+const pipelineDoc = (p: LivePipeline): DocMap | Skip => {
+  const c = p.config;
+  if (typeof c?.file_path !== "string" || c.file_path === "")
+    return { skip: "no config.file_path" };
+  const config: DocMap = { type: c.type, file_path: escapeText(c.file_path) };
+  if (typeof c.file_type === "string" && c.file_type !== "")
+    config.file_type = escapeText(c.file_type);
+  if (c.type === "vcs") {
+    if (!hasVcs(c.vcs)) return { skip: "config.vcs is incomplete" };
+    config.vcs = vcsDoc(c.vcs);
+  } else if (c.type === "hosted") {
+    if (typeof c.hosted?.provider !== "string" || c.hosted.provider === "")
+      return { skip: "config.hosted is incomplete" };
+    config.hosted = { provider: escapeText(c.hosted.provider) };
+  } else {
+    return { skip: `config.type ${JSON.stringify(c.type)} is neither vcs nor hosted` };
+  }
+  const out: DocMap = {};
+  // Decision: an empty description is left out (nothing to manage); any other is written.
+  if (typeof p.description === "string" && p.description !== "")
+    out.description = escapeText(p.description);
+  out.config = config;
+  if (hasVcs(p.checkout?.vcs)) out.checkout = { vcs: vcsDoc(p.checkout.vcs) };
+  // spec: api-v3.md Pipelines: POST /pipelines requires `checkout`; the config says so for a
+  // hosted pipeline (src/config/rules.ts), so one read without it cannot be written.
+  else if (c.type === "hosted") return { skip: "a hosted pipeline without checkout.vcs" };
+  return out;
+};
+
 export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"> = {
   type: "pipeline",
   parent: "project",
@@ -98,6 +137,11 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
     return acc;
   },
   unresolvedSecrets: () => [],
+  configPlace: { field: "pipelines", form: "map" },
+  toConfig: (items, scope) => {
+    const slug = scopeName(scope, "project");
+    return namedEntries(items, "pipeline", (name) => addr.pipeline(slug, name), pipelineDoc);
+  },
   // Decision: the create body needs `checkout` (spec: POST /pipelines lists it without `?`);
   // when the YAML leaves it out, apply sends config.vcs as the checkout source (what a user
   // who did not mention it expects) and the comparison leaves the live checkout alone.

@@ -15,6 +15,7 @@ import { addr } from "../model/address.js";
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
+import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
 import type { CallPhase, ResourceKind } from "./contract.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { foundProjects, pageOptions, scopeId } from "./listing.js";
@@ -53,6 +54,16 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
   replaceOrder: "never",
   replaceOrderWhy: "a changed value is an update: one POST that overwrites it",
   ...envVarKindBase,
+  configPlace: { field: "env", form: "map" },
+  // Values are never returned: every variable is a placeholder PROJECT_<PROJECT>_<VAR>.
+  toConfig: (items, scope, ctx) => {
+    const slug = scopeName(scope, "project");
+    return envVarEntries(
+      items,
+      (name) => addr.projectEnvVar(slug, name),
+      (name, address) => ctx.env(["PROJECT", projectShortName(slug), name], address, "env var"),
+    );
+  },
   createCalls: () => [postCall("create", "sets the variable (safe to re-send: keyed by name)")],
   updateCalls: () => [
     postCall(

@@ -10,6 +10,7 @@ import type { LiveOrg } from "../model/live.js";
 import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
+import { settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
@@ -80,6 +81,9 @@ export const settingsKind = <
     return acc;
   },
   unresolvedSecrets: () => [],
+  configPlace: { field: "settings", form: "single" },
+  toConfig: (items) =>
+    items.map((l) => ({ written: "settings", item: l, doc: settingsDoc(l, spec.names) })),
   createCalls: () => [],
   updateCalls: (fields) => [
     call("update", "POST", spec.updateRoute, {

@@ -14,7 +14,7 @@
 import { LiveReadError } from "../core/errors.js";
 import { refId, type TriggerAttributes, type V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
-import type { DesiredTrigger, VcsRepo } from "../model/desired.js";
+import { type DesiredTrigger, FILTER_PRESETS, type VcsRepo } from "../model/desired.js";
 import type { LiveTrigger } from "../model/live.js";
 import { call } from "./calls.js";
 import {
@@ -25,6 +25,22 @@ import {
   type FieldRule,
   newComparison,
 } from "./compare.js";
+import {
+  byString,
+  type ConfigContext,
+  type ConfigEntry,
+  type DocMap,
+  type DocValue,
+  escapeText,
+  groupBy,
+  hasVcs,
+  idsOf,
+  isSkip,
+  projectShortName,
+  type Skip,
+  scopeName,
+  vcsDoc,
+} from "./config-doc.js";
 import type { ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId } from "./listing.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
@@ -189,6 +205,206 @@ const liveKey = (l: LiveTrigger): string =>
 const sameFilter = (d: DesiredTrigger, l: LiveTrigger): boolean =>
   deepEqual(toJson(exactFilter(d.event.filter)), toJson(exactFilter(l.event.filter)));
 
+const canonicalJson = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x !== null && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).sort(([a], [z]) =>
+            a < z ? -1 : a > z ? 1 : 0,
+          ),
+        )
+      : x,
+  );
+
+const filterDoc = (f: LiveTrigger["event"]["filter"]): DocMap | undefined | Skip => {
+  if (f === undefined || f === null) return undefined;
+  const out: DocMap = {};
+  if (f.preset !== undefined) {
+    if (!(FILTER_PRESETS as readonly string[]).includes(f.preset))
+      return { skip: `filter preset ${JSON.stringify(f.preset)} is unknown to the config format` };
+    out.preset = f.preset;
+  }
+  // An empty rules list is the same as none (the comparison above reads them equal).
+  if (f.rules !== undefined && f.rules.length > 0) {
+    const rules: DocValue[] = [];
+    for (const r of f.rules) {
+      if (typeof r.rule !== "string" || r.rule === "") return { skip: "a filter rule is empty" };
+      const rule: DocMap = {};
+      if (typeof r.event_type === "string" && r.event_type !== "")
+        rule.event_type = escapeText(r.event_type);
+      rule.rule = escapeText(r.rule);
+      if (typeof r.event_ref === "string" && r.event_ref !== "")
+        rule.event_ref = escapeText(r.event_ref);
+      rules.push(rule);
+    }
+    out.rules = rules;
+  }
+  return out;
+};
+
+const CRON_FIELDS = /^\s*\S+(\s+\S+){4}\s*$/;
+
+/** One trigger's document, without its key. Default left out: is_disabled false. */
+const triggerDoc = (
+  ctx: ConfigContext,
+  t: LiveTrigger,
+  envParts: readonly string[],
+  address: string,
+): DocMap | Skip => {
+  const e = t.event;
+  const out: DocMap = {};
+  if (t.is_disabled === true) out.is_disabled = true;
+  // spec: api-v3.md Triggers: config.ref and checkout.ref are optional (`config? {ref
+  // string?}`), so a trigger without them is written without them.
+  if (typeof t.config?.ref === "string" && t.config.ref !== "")
+    out.config = { ref: escapeText(t.config.ref) };
+  if (typeof t.checkout?.ref === "string" && t.checkout.ref !== "")
+    out.checkout = { ref: escapeText(t.checkout.ref) };
+  const event: DocMap = { type: e.type };
+  if (e.type === "vcs") {
+    if (!hasVcs(e.vcs)) return { skip: "event.vcs is incomplete" };
+    event.vcs = vcsDoc(e.vcs);
+  } else if (e.type === "webhook") {
+    const webhook: DocMap = {};
+    if (typeof e.webhook?.source === "string" && e.webhook.source !== "")
+      webhook.source = escapeText(e.webhook.source);
+    // Decision: every webhook trigger gets a secret placeholder (issue 6). The service
+    // never returns the secret, so the plan counts it as unverified and never re-sets it
+    // unless --force-secrets selects it.
+    webhook.secret = ctx.env(envParts, address, "webhook secret");
+    event.webhook = webhook;
+  } else if (e.type === "schedule") {
+    const sc = e.schedule;
+    if (typeof sc?.cron_expression !== "string" || !CRON_FIELDS.test(sc.cron_expression))
+      return { skip: "the cron expression does not have five fields" };
+    const schedule: DocMap = { cron_expression: sc.cron_expression.trim().split(/\s+/).join(" ") };
+    if (sc.attribution_actor === "system" || sc.attribution_actor === "current")
+      schedule.attribution_actor = sc.attribution_actor;
+    event.schedule = schedule;
+  } else {
+    return { skip: `event.type ${JSON.stringify(e.type)} is unknown` };
+  }
+  const filter = filterDoc(e.filter);
+  if (isSkip(filter)) return filter;
+  if (filter !== undefined) event.filter = filter;
+  out.event = event;
+  if (t.parameters !== undefined && t.parameters !== null) {
+    // spec: api-v3.md Triggers: parameters only for scheduled triggers; the config format
+    // holds string, number and boolean values.
+    const params: DocMap = {};
+    for (const [k, v] of Object.entries(t.parameters)) {
+      if (typeof v === "string") params[k] = escapeText(v);
+      else if (typeof v === "number" || typeof v === "boolean") params[k] = v;
+      else return { skip: `parameter ${JSON.stringify(k)} is not a string, number or boolean` };
+    }
+    if (e.type === "schedule") out.parameters = params;
+    else if (Object.keys(params).length > 0)
+      return { skip: "parameters on a trigger that is not scheduled" };
+  }
+  return out;
+};
+
+/** The name of a named trigger (schedule / webhook), or undefined for vcs. */
+const triggerName = (t: LiveTrigger): string | undefined =>
+  t.event.type === "schedule"
+    ? (t.event.schedule?.name ?? "")
+    : t.event.type === "webhook"
+      ? (t.event.webhook?.name ?? "")
+      : undefined;
+
+/** One pipeline's live triggers as the config writes them (see `toConfig` below). */
+const triggerEntries = (
+  ctx: ConfigContext,
+  slug: string,
+  pipeline: string,
+  triggers: readonly LiveTrigger[],
+): ConfigEntry<LiveTrigger>[] => {
+  const out: ConfigEntry<LiveTrigger>[] = [];
+  const taken = new Set<string>();
+  const skip = (key: string, reason: string) =>
+    out.push({ ignored: { glob: addr.trigger(slug, pipeline, key), reason } });
+
+  // Named triggers: the key is the name (design.md §1 "Identity"); schedule and webhook
+  // triggers share one key space.
+  const named = groupBy(
+    triggers.filter((t) => t.event.type !== "vcs"),
+    (t) => triggerName(t) ?? "",
+  );
+  for (const name of [...named.keys()].sort()) {
+    const list = named.get(name) ?? [];
+    if (name === "") {
+      skip(name, "a named trigger has an empty name");
+      continue;
+    }
+    if (list.length > 1) {
+      skip(name, `${list.length} live triggers share this name (ids ${idsOf(list)})`);
+      continue;
+    }
+    const address = addr.trigger(slug, pipeline, name);
+    const t = list[0]!;
+    const doc = triggerDoc(
+      ctx,
+      t,
+      ["TRIGGER", projectShortName(slug), pipeline, name, "SECRET"],
+      address,
+    );
+    if (isSkip(doc)) {
+      skip(name, doc.skip);
+      continue;
+    }
+    out.push({ written: name, item: t, doc });
+    taken.add(name);
+  }
+
+  // vcs triggers have no name: matched by repo, and by filter among those of one repo
+  // (`tiebreak`). Decision: the key is `vcs:<repo_full_name>` (the address the planner gives
+  // an unmatched live one), with ` (2)`, ` (3)` for further filters of one repo.
+  const vcs = triggers.filter((t) => t.event.type === "vcs");
+  const byRepo = groupBy(vcs, (t) => `${t.event.vcs?.provider}/${t.event.vcs?.repo_id}`);
+  const repos = [...byRepo.values()]
+    .map((list) => ({ list, full: list[0]!.event.vcs?.repo_full_name ?? "" }))
+    .sort(byString((x) => x.full));
+  for (const { list, full } of repos) {
+    const base = `vcs:${full}`;
+    const filters = list.map((t) => canonicalJson(t.event.filter ?? null));
+    if (
+      new Set(filters).size < filters.length ||
+      list.some((t) => t.event.vcs?.repo_full_name !== full)
+    ) {
+      skip(
+        base,
+        `${list.length} live vcs triggers on this repo cannot be told apart by their filters (ids ${idsOf(list)})`,
+      );
+      continue;
+    }
+    const sorted = [...list].sort(byString((t) => canonicalJson(t.event.filter ?? null)));
+    let n = 1;
+    const docs: ConfigEntry<LiveTrigger>[] = [];
+    let failed: string | undefined;
+    for (const t of sorted) {
+      let key = n === 1 ? base : `${base} (${n})`;
+      while (taken.has(key)) key = `${base} (${++n})`;
+      n += 1;
+      const doc = triggerDoc(ctx, t, [], addr.trigger(slug, pipeline, key));
+      if (isSkip(doc)) {
+        failed = doc.skip;
+        break;
+      }
+      docs.push({ written: key, item: t, doc });
+    }
+    if (failed !== undefined) {
+      // Leaving one out would make the others ambiguous: the whole repo is ignored.
+      skip(base, failed);
+      continue;
+    }
+    for (const d of docs) {
+      out.push(d);
+      if ("written" in d) taken.add(d.written);
+    }
+  }
+  return out;
+};
+
 export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> = {
   type: "trigger",
   parent: "pipeline",
@@ -243,6 +459,9 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
     d.event.webhook?.secret !== undefined && !d.event.webhook.secret.isResolved
       ? ["event.webhook.secret"]
       : [],
+  configPlace: { field: "triggers", form: "map" },
+  toConfig: (items, scope, ctx) =>
+    triggerEntries(ctx, scopeName(scope, "project"), scopeName(scope, "parent"), items),
   createCalls: (d) => [
     call("create", "POST", "/triggers", {
       body: "envelope",

@@ -17,6 +17,7 @@ import { addr } from "../model/address.js";
 import {
   type DesiredWebhook,
   MAX_WEBHOOKS_PER_PROJECT,
+  WEBHOOK_EVENTS,
   type WebhookEvent,
 } from "../model/desired.js";
 import { call } from "./calls.js";
@@ -28,6 +29,15 @@ import {
   type FieldRule,
   newComparison,
 } from "./compare.js";
+import {
+  type ConfigContext,
+  type DocMap,
+  escapeText,
+  namedEntries,
+  projectShortName,
+  type Skip,
+  scopeName,
+} from "./config-doc.js";
 import type { ApiCall, ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
 import { type JsonObject, SENSITIVE, toJson } from "./values.js";
@@ -90,6 +100,33 @@ export const autoDisabled = (l: LiveWebhook): string | undefined =>
   !l.is_enabled && typeof l.auto_disabled_at === "string" && l.auto_disabled_at !== ""
     ? l.auto_disabled_at
     : undefined;
+
+/**
+ * One webhook's document, without its name. Defaults the planner fills in are left out
+ * (design.md §1 "Plans": scope `project`, should_verify_tls true, is_enabled true).
+ */
+const webhookDoc = (ctx: ConfigContext, slug: string, w: LiveWebhook): DocMap | Skip => {
+  // The schema allows only the scope the V2 API knows (design.md §1 "Plans").
+  if (w.scope !== "project") return { skip: `scope ${JSON.stringify(w.scope)} is not project` };
+  // The schema's url pattern: https:// and no white space.
+  if (!/^https:\/\/\S+$/.test(w.url))
+    return { skip: "the url is not an https:// URL without spaces" };
+  const events = [...new Set(w.events)];
+  if (events.length === 0 || events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e)))
+    return { skip: `events ${JSON.stringify(w.events)} are not expressible` };
+  const out: DocMap = { url: escapeText(w.url), events: [...events].sort() };
+  if (w.should_verify_tls === false) out.should_verify_tls = false;
+  if (w.is_enabled === false) out.is_enabled = false;
+  // spec: api-v3.md Webhook: signing_secret is write-only; has_signing_secret tells.
+  if (w.has_signing_secret) {
+    out.signing_secret = ctx.env(
+      ["WEBHOOK", projectShortName(slug), w.name, "SIGNING_SECRET"],
+      addr.webhook(slug, w.name),
+      "signing_secret",
+    );
+  }
+  return out;
+};
 
 export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> = {
   type: "webhook",
@@ -173,6 +210,16 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
     if (isSecret(d.url) && !d.url.isResolved) out.push("url");
     if (d.signing_secret !== undefined && !d.signing_secret.isResolved) out.push("signing_secret");
     return out;
+  },
+  configPlace: { field: "webhooks", form: "map" },
+  toConfig: (items, scope, ctx) => {
+    const slug = scopeName(scope, "project");
+    return namedEntries(
+      items,
+      "webhook",
+      (name) => addr.webhook(slug, name),
+      (w) => webhookDoc(ctx, slug, w),
+    );
   },
   createCalls: (d) => {
     const fields = ["name", "scope", "url", "events", "should_verify_tls", "is_enabled"];

@@ -13,14 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
 import { isSecret } from "../../src/core/secret.js";
-import {
-  buildExport,
-  type ExportSnapshot,
-  escapeText,
-  renderFolder,
-  renderSingle,
-} from "../../src/export/index.js";
+import { buildExport, escapeText, renderFolder, renderSingle } from "../../src/export/index.js";
 import type { LiveTrigger } from "../../src/model/live.js";
+import { type NestedSnapshot, snapshotOf } from "../helpers/export-snapshot.js";
 
 const ORG_ID = "00000000-0000-4000-8000-000000000001";
 const GROUP_ID = "00000000-0000-4000-8000-0000000000aa";
@@ -36,7 +31,7 @@ const trigger = (over: Partial<LiveTrigger> & Pick<LiveTrigger, "id" | "event">)
 
 const vcs = { provider: "github_app", repo_id: "123", repo_full_name: "acme/api" };
 
-const snapshot = (): ExportSnapshot => ({
+const snapshot = (): NestedSnapshot => ({
   org: { id: ORG_ID, slug: "gh/acme" },
   settings: { enable_private_orbs: true, is_running_disabled: false, not_in_the_spec: true },
   contexts: [
@@ -171,7 +166,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 describe("buildExport", () => {
-  const result = buildExport(snapshot());
+  const result = buildExport(snapshotOf(snapshot()));
   const org = result.org.body;
   const project = at(result.projects[0]?.body, "projects", "gh/acme/api");
 
@@ -276,7 +271,7 @@ describe("buildExport", () => {
 
   it("is deterministic whatever order the service listed things in", () => {
     const s = snapshot();
-    const shuffled: ExportSnapshot = {
+    const shuffled: NestedSnapshot = {
       ...s,
       contexts: [...s.contexts].reverse().map((c) => ({
         ...c,
@@ -289,7 +284,9 @@ describe("buildExport", () => {
         triggers: [...p.triggers].reverse(),
       })),
     };
-    expect(renderSingle(buildExport(shuffled), header)).toBe(renderSingle(result, header));
+    expect(renderSingle(buildExport(snapshotOf(shuffled)), header)).toBe(
+      renderSingle(result, header),
+    );
   });
 });
 
@@ -309,7 +306,7 @@ describe("rendered export", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const result = buildExport(snapshot());
+  const result = buildExport(snapshotOf(snapshot()));
   const single = renderSingle(result, header);
 
   it("starts with a header saying when and from where, without URL credentials", () => {

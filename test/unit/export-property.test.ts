@@ -12,7 +12,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
-import { buildExport, type ExportSnapshot, renderSingle } from "../../src/export/index.js";
+import { buildExport, renderSingle } from "../../src/export/index.js";
+import { type NestedSnapshot, snapshotOf } from "../helpers/export-snapshot.js";
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -37,7 +38,7 @@ const text = fc.oneof(
 );
 const nonBlank = text.filter((s) => s.trim() !== "" && !/[\r\n]/.test(s));
 
-const snapshotArb: fc.Arbitrary<ExportSnapshot> = fc
+const snapshotArb: fc.Arbitrary<NestedSnapshot> = fc
   .record({
     contextNames: fc.uniqueArray(nonBlank, { maxLength: 3 }),
     expression: nonBlank,
@@ -49,7 +50,7 @@ const snapshotArb: fc.Arbitrary<ExportSnapshot> = fc
     scheduleName: nonBlank,
   })
   .map(
-    (t): ExportSnapshot => ({
+    (t): NestedSnapshot => ({
       org: { id: "00000000-0000-4000-8000-000000000001", slug: "gh/p" },
       settings: { enable_private_orbs: true },
       contexts: t.contextNames.map((name, i) => ({
@@ -126,7 +127,7 @@ describe("export output (property)", () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(snapshotArb, async (s) => {
-        const result = buildExport(s);
+        const result = buildExport(snapshotOf(s));
         expect(result.warnings).toEqual([]);
         const yaml = renderSingle(result, {
           exportedAt: new Date(0),
