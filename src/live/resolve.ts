@@ -50,15 +50,3 @@ export const makeIgnoreMatcher = (globs: readonly string[]): ((address: string) 
   const res = globs.map(compileAddressGlob);
   return (address) => res.some((re) => re.test(address));
 };
-
-/** Group items by a key, keeping first-seen order. */
-export const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
-  }
-  return out;
-};
