@@ -51,7 +51,7 @@ const isDocMap = (v: DocValue): v is DocMap =>
 /**
  * The generic walk: every kind whose parent is `parent` (in the registry's order, which is
  * the config's member order) writes its collection of the items under `parentId` into
- * `doc` (`configPlace`, `toConfig`); a written item that is itself a parent (a context, a
+ * `doc` (under `config.yamlKey`, in `config.shape`; `toConfig`); a written item that is itself a parent (a context, a
  * pipeline) gets its children's collections right away, so `ignore` keeps the output order.
  *
  * Decision: every collection of an exported parent is written, `{}` (or `[]`) when the
@@ -85,12 +85,12 @@ const writeChildren = (
         const inner: ConfigScope = { ...scope, parent: entry.written };
         writeChildren(kind.type as ParentName, entry.item, within, inner, entry.doc, ctx, ignore);
       }
-      if (kind.configPlace.form === "map") map[entry.written] = entry.doc;
-      else if (kind.configPlace.form === "list") list.push(entry.doc);
+      if (kind.config.shape === "map") map[entry.written] = entry.doc;
+      else if (kind.config.shape === "list") list.push(entry.doc);
       else single = entry.doc;
     }
-    const form = kind.configPlace.form;
-    doc[kind.configPlace.field] = form === "map" ? map : form === "list" ? list : single;
+    const form = kind.config.shape;
+    doc[kind.config.yamlKey] = form === "map" ? map : form === "list" ? list : single;
   }
 };
 

@@ -92,19 +92,6 @@ export type ConfigEntry<L> =
   | { readonly ignored: IgnoreEntry };
 
 /**
- * Where and how a kind's collection is written in its parent's document: `field` is the
- * member (`env`, `restrictions`, `webhooks`, `pipelines`, `triggers`, `settings`,
- * `contexts`; not always the collection's address name: org settings are `settings` in the
- * YAML, `org_settings` in addresses); `form` is a map of the written keys, a list of the
- * written documents (restrictions have no key of their own in the config), or `single`,
- * the one document of a singleton (settings).
- */
-export interface ConfigPlace {
-  readonly field: string;
-  readonly form: "map" | "list" | "single";
-}
-
-/**
  * The config loader reads `$${` as a literal `${` in every plain string and treats `${env:`
  * / `${file:` as a reference (src/config/references.ts), so a live value that holds `${` is
  * written with it doubled, and reads back as the same text.

@@ -33,7 +33,6 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
   replaceOrder: "never",
   replaceOrderWhy: "the value is set in place (upsert); the name is the identity",
   ...envVarKindBase,
-  configPlace: { field: "env", form: "map" },
   // Values are never returned: every variable is a placeholder CTX_<CONTEXT>_<VAR>.
   toConfig: (items, scope, ctx) => {
     const context = scopeName(scope, "parent");

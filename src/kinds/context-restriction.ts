@@ -194,8 +194,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
     }),
     compare: () => newComparison(),
     unresolvedSecrets: () => [],
-    // A list: a restriction has no key of its own in the config, only `{<type>: <value>}`.
-    configPlace: { field: "restrictions", form: "list" },
+    // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
     toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
     createCalls: () => [
       call("create", "POST", "/context-restrictions", {

@@ -60,7 +60,6 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
   unresolvedSecrets: () => [],
   // A context's own document is empty: export adds its `env` and `restrictions` (its
   // children's collections) to it.
-  configPlace: { field: "contexts", form: "map" },
   toConfig: (items) => namedEntries(items, "context", addr.context, () => ({})),
   createCalls: () => [
     call("create", "POST", "/contexts", {

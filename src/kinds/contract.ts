@@ -21,7 +21,7 @@ import type {
   DesiredProject,
 } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LivePipeline, LiveProject } from "../model/live.js";
-import type { ConfigContext, ConfigEntry, ConfigPlace, ConfigScope } from "./config-doc.js";
+import type { ConfigContext, ConfigEntry, ConfigScope } from "./config-doc.js";
 import type { JsonObject, JsonValue } from "./values.js";
 
 export type CallPhase = "create" | "update" | "delete";
@@ -435,14 +435,10 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   /** Paths of secrets in the desired item that were not resolved (`--skip-secrets`). */
   unresolvedSecrets(d: D): readonly string[];
   /**
-   * Where `waybill export` writes this kind's collection in its parent's document: the
-   * member and its form (src/kinds/config-doc.ts). Data, so export's walk
-   * (src/export/build.ts) writes every kind without knowing it.
-   */
-  readonly configPlace: ConfigPlace;
-  /**
    * Live → config for `waybill export` (issue 6): this kind's live items of one parent (as
-   * `collection.liveIn` gives them) in the config's words, in output order. Each item is
+   * `collection.liveIn` gives them) in the config's words, in output order; export writes
+   * them under `config.yamlKey` in `config.shape` (a map of the written keys, a list of the
+   * written documents, or a singleton's one document). Each item is
    * written under its key (its document; a secret as a `${env:…}` placeholder asked of
    * `ctx`, since the service never returns one), or left under `ignore` with why when the
    * config format cannot express it (a name shared by several items, a value the schema does

@@ -137,7 +137,6 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
     return acc;
   },
   unresolvedSecrets: () => [],
-  configPlace: { field: "pipelines", form: "map" },
   toConfig: (items, scope) => {
     const slug = scopeName(scope, "project");
     return namedEntries(items, "pipeline", (name) => addr.pipeline(slug, name), pipelineDoc);

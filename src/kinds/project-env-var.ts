@@ -54,7 +54,6 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
   replaceOrder: "never",
   replaceOrderWhy: "a changed value is an update: one POST that overwrites it",
   ...envVarKindBase,
-  configPlace: { field: "env", form: "map" },
   // Values are never returned: every variable is a placeholder PROJECT_<PROJECT>_<VAR>.
   toConfig: (items, scope, ctx) => {
     const slug = scopeName(scope, "project");

@@ -81,7 +81,6 @@ export const settingsKind = <
     return acc;
   },
   unresolvedSecrets: () => [],
-  configPlace: { field: "settings", form: "single" },
   toConfig: (items) =>
     items.map((l) => ({ written: "settings", item: l, doc: settingsDoc(l, spec.names) })),
   createCalls: () => [],

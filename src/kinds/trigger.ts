@@ -459,7 +459,6 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
     d.event.webhook?.secret !== undefined && !d.event.webhook.secret.isResolved
       ? ["event.webhook.secret"]
       : [],
-  configPlace: { field: "triggers", form: "map" },
   toConfig: (items, scope, ctx) =>
     triggerEntries(ctx, scopeName(scope, "project"), scopeName(scope, "parent"), items),
   createCalls: (d) => [

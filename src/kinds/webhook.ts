@@ -211,7 +211,6 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
     if (d.signing_secret !== undefined && !d.signing_secret.isResolved) out.push("signing_secret");
     return out;
   },
-  configPlace: { field: "webhooks", form: "map" },
   toConfig: (items, scope, ctx) => {
     const slug = scopeName(scope, "project");
     return namedEntries(
