@@ -45,6 +45,15 @@ const FREE_TEXT_MAX = 48;
 export const safePart = (text: string): string =>
   text.replace(/[^A-Za-z0-9._:@#+-]/g, "_").slice(0, FREE_TEXT_MAX) || "unknown";
 
+/**
+ * A claim's times are whole seconds, as its name holds them: a claim compared with its own
+ * listed copy must be equal to it. (A renewal with millisecond times never found its new
+ * claim in the listing, since the listed copy was up to a second earlier, so every apply
+ * longer than about 90 s lost its lock; and two racers compared a millisecond time with a
+ * listed whole second, each finding the other first.)
+ */
+export const wholeSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
+
 const compactTime = (ms: number): string =>
   new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/[-:]/g, "").replace(".000", "");
 

@@ -31,6 +31,7 @@ import {
   LOCK_NAME_PREFIX,
   othersLive,
   parseClaimName,
+  wholeSecond,
 } from "./claim.js";
 
 /** Another run holds the lock of an org. Exit 5: nothing was changed. */
@@ -192,7 +193,11 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
       await clock.sleep(Math.max(wait, 1), deps.signal);
       continue;
     }
-    const mine: Claim = { ...holder, takenAt: now, expiresAt: now + timing.leaseMs };
+    const mine: Claim = {
+      ...holder,
+      takenAt: wholeSecond(now),
+      expiresAt: wholeSecond(now + timing.leaseMs),
+    };
     try {
       await createClaim(api, org.id, mine);
     } catch (err) {
@@ -266,8 +271,8 @@ const startHolding = (deps: LockDeps, org: OrgRef, own: readonly ListedClaim[]):
       const now = clock.now();
       const next: Claim = {
         ...holder,
-        takenAt: own[0]?.takenAt ?? now,
-        expiresAt: now + timing.leaseMs,
+        takenAt: own[0]?.takenAt ?? wholeSecond(now),
+        expiresAt: wholeSecond(now + timing.leaseMs),
       };
       try {
         await createClaim(api, org.id, next);

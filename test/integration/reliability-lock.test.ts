@@ -157,6 +157,36 @@ describe("the org lock (issue 15)", () => {
     expect(await lockContexts()).toEqual([]);
   });
 
+  it("a held lock is renewed past its lease: a long apply keeps it, with one claim", async () => {
+    const api = createApiClient({
+      baseUrl: emulator.url,
+      token: new Secret(emulator.token, "test"),
+    });
+    // 400 times faster: the 30 s renewals come every 75 ms, the 120 s lease lasts 300 ms.
+    // The clock's times have milliseconds, as a real clock's do.
+    const clock = createScaledClock(400);
+    const lock = await acquireOrgLock(
+      {
+        api,
+        clock,
+        random: Math.random,
+        holder: { run: "0000000000aa", pid: 1, host: "long", who: "renewal" },
+        timing: DEFAULT_LOCK_TIMING,
+      },
+      { id: ORG_ID, slug: "gh/acme" },
+    );
+    try {
+      // Three leases' time (6 minutes at this speed): the lock must still be held.
+      await new Promise((r) => setTimeout(r, 900));
+      expect(lock.lost.aborted, String(lock.lost.reason)).toBe(false);
+      // Each renewal writes a new claim and deletes the old one.
+      expect((await lockContexts()).length).toBeLessThanOrEqual(2);
+    } finally {
+      await lock.release();
+    }
+    expect(await lockContexts()).toEqual([]);
+  });
+
   it("many runs racing for one lock: never two holders at once", async () => {
     await emulator.setFaults({ seed: 17, latency_ms: 1, jitter_ms: 10 });
     const api = createApiClient({
