@@ -1,3 +1,4 @@
+import { isUuid } from "../core/uuid.js";
 import { InvalidRequestError } from "./errors.js";
 import type { ApiGeneration, Query } from "./types.js";
 
@@ -40,7 +41,6 @@ export const apiPath = (api: ApiGeneration, path: string, query: Query | undefin
   return `${API_ROOT[api]}${path}${queryString(query)}`;
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A segment that names a route (`contexts`, `env-vars`, `update-settings`), not an item. */
 const ROUTE_WORD = /^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/;
 
@@ -58,7 +58,7 @@ export const routeTemplate = (pathWithoutQuery: string): string =>
     .split("/")
     .map((seg, i) => {
       if (i === 0 || seg === "") return seg;
-      if (UUID.test(seg) || /^\d+$/.test(seg)) return "{id}";
+      if (isUuid(seg) || /^\d+$/.test(seg)) return "{id}";
       return ROUTE_WORD.test(seg) ? seg : "{id}";
     })
     .join("/");

@@ -8,9 +8,8 @@
 import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import { WaybillError } from "../core/errors.js";
-import type { ContextRestrictionAttributes } from "../core/wire.js";
 import type { AfterCreateStep, ApiCall } from "../kinds/contract.js";
-import { kindOf } from "../kinds/registry.js";
+import { KINDS, kindOf } from "../kinds/registry.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
 import {
@@ -309,15 +308,13 @@ const runAfterCreate = async (
 ): Promise<string[]> => {
   switch (step.step) {
     case "remove_default_restriction": {
-      const items = await deps.api.listV3<ContextRestrictionAttributes>("/context-restrictions", {
-        "filter[context_id]": createdId,
+      const restrictions = await KINDS.context_restriction.list(deps.api, {
+        org_id: orgId,
+        context_id: createdId,
       });
       const notes: string[] = [];
-      for (const r of items) {
-        if (r.attributes.restriction_type !== "group" || r.attributes.match_pattern !== orgId) {
-          continue;
-        }
-        if (r.id === undefined) continue;
+      for (const r of restrictions) {
+        if (r.restriction_type !== "group" || r.match_pattern !== orgId) continue;
         try {
           await deps.api.delete("v3", `/context-restrictions/${encodeURIComponent(r.id)}`, {
             "filter[context_id]": createdId,

@@ -5,8 +5,8 @@
  */
 import { formatLocation, type SourceLocation } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
-import type { ConfigBuildContext, ParentName, ResourceKind } from "../kinds/contract.js";
-import { ALL_KINDS } from "../kinds/registry.js";
+import type { ConfigBuildContext, ParentName } from "../kinds/contract.js";
+import { childKinds } from "../kinds/registry.js";
 import { type AddressSegment, addr, formatAddress } from "../model/address.js";
 import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
@@ -33,11 +33,16 @@ export interface BuiltFile {
   readonly declarations: readonly Declaration[];
 }
 
-interface Ctx {
+interface FileCtx {
   readonly file: string;
   readonly positions: PositionIndex;
   readonly values: ResolvedValues;
   readonly declarations: Declaration[];
+}
+
+interface Ctx extends FileCtx {
+  /** The kinds' view of this file (one per file, not one per item). */
+  readonly kinds: ConfigBuildContext;
 }
 
 /**
@@ -45,7 +50,7 @@ interface Ctx {
  * read them, and the look-up runs the full YAML parser when the fast one read the file
  * (yaml-doc.ts), which a valid config should never pay for.
  */
-const at = (ctx: Ctx, path: DocPath, where: "key" | "value" = "key"): SourceLocation => {
+const at = (ctx: FileCtx, path: DocPath, where: "key" | "value" = "key"): SourceLocation => {
   let pos: Pos | undefined;
   const find = (): Pos => {
     pos ??= locate(ctx.positions, path, where);
@@ -69,14 +74,14 @@ const declare = (ctx: Ctx, address: string, path: DocPath, where: "key" | "value
 const text = (s: string): string => unescapeText(s);
 
 /** A resolved value for a secret-capable path (references.ts always records one). */
-const resolved = (ctx: Ctx, path: DocPath): MaybeSecret => {
+const resolved = (ctx: FileCtx, path: DocPath): MaybeSecret => {
   const v = ctx.values.get(pathKey(path));
   if (v === undefined) throw new Error(`internal: no resolved value at ${dottedPath(path)}`);
   return v;
 };
 
 /** The kinds' view of the loader (src/kinds/contract.ts ConfigBuildContext). */
-const buildContext = (ctx: Ctx): ConfigBuildContext => ({
+const buildContext = (ctx: FileCtx): ConfigBuildContext => ({
   at: (path, where) => at(ctx, path, where),
   value: (path) => resolved(ctx, path),
   secret: (path) => {
@@ -87,10 +92,6 @@ const buildContext = (ctx: Ctx): ConfigBuildContext => ({
 });
 
 type RawParent = Readonly<Record<string, unknown>>;
-type AnyKind = ResourceKind<unknown, unknown>;
-
-/** The kinds whose parent is `name`, in the registry's order. */
-const childKinds = (name: ParentName): AnyKind[] => ALL_KINDS.filter((k) => k.parent === name);
 
 /**
  * The collections of the kinds below `parent`, built from the parent's raw object: each
@@ -112,7 +113,7 @@ const buildChildren = (
     const value = raw[part.yamlKey];
     if (value === undefined) continue;
     const one = (key: string, item: unknown, path: DocPath): unknown => {
-      const built = part.build(buildContext(ctx), key, item as never, path);
+      const built = part.build(ctx.kinds, key, item as never, path);
       const own = [
         ...segments,
         kind.collection.segment.keyed
@@ -168,7 +169,8 @@ export const buildFile = (
   positions: PositionIndex,
   values: ResolvedValues,
 ): BuiltFile => {
-  const ctx: Ctx = { file, positions, values, declarations: [] };
+  const base: FileCtx = { file, positions, values, declarations: [] };
+  const ctx: Ctx = { ...base, kinds: buildContext(base) };
   const org = {
     slug: doc.org,
     source: at(ctx, ["org"]),

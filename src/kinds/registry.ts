@@ -6,7 +6,7 @@ import type { ResourceType } from "../model/address.js";
 import { contextKind } from "./context.js";
 import { contextEnvVarKind } from "./context-env-var.js";
 import { contextRestrictionKind } from "./context-restriction.js";
-import type { ResourceKind } from "./contract.js";
+import type { ParentName, ResourceKind } from "./contract.js";
 import { orgSettingsKind } from "./org-settings.js";
 import { pipelineKind } from "./pipeline.js";
 import { projectEnvVarKind } from "./project-env-var.js";
@@ -45,6 +45,21 @@ export const kindOf = (type: ResourceType): ResourceKind<unknown, unknown> =>
 
 /** Every kind, in the registry's order. */
 export const ALL_KINDS: readonly ResourceKind<unknown, unknown>[] = Object.values(KINDS);
+
+const BY_PARENT = new Map<string, ResourceKind<unknown, unknown>[]>();
+for (const kind of ALL_KINDS) {
+  const list = BY_PARENT.get(kind.parent) ?? [];
+  list.push(kind);
+  BY_PARENT.set(kind.parent, list);
+}
+
+/**
+ * The kinds whose parent is `parent` (the org, a project, or a kind), in the registry's
+ * order: what the planner's and the config loader's walks visit below a parent.
+ */
+export const childKinds = (
+  parent: ParentName | string,
+): readonly ResourceKind<unknown, unknown>[] => BY_PARENT.get(parent) ?? [];
 
 /** The replace order of a kind, by type (what src/plan/order.ts needs without generics). */
 export const replaceOrderOf = (type: ResourceType): (typeof KINDS)[ResourceType]["replaceOrder"] =>

@@ -2,6 +2,7 @@
  * A VCS repository as a config writes it (pipelines' `config.vcs` and `checkout.vcs`,
  * triggers' `event.vcs`; spec: api-v3.md Pipelines, Triggers) and as the desired model keeps it.
  */
+import { isUuid } from "../core/uuid.js";
 import type { VcsRepo } from "../model/desired.js";
 import type { ConfigBuildContext } from "./contract.js";
 
@@ -17,12 +18,10 @@ export const buildVcs = (ctx: ConfigBuildContext, r: RawVcsRepo): VcsRepo => ({
   repo_full_name: ctx.text(r.repo_full_name),
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A UUID in lower case; anything else (a slug, `all-members`) as it is. Ids are UUIDs
  * (spec: api-v3.md Envelopes rule 1), which the service writes in lower case; an id written
  * in upper case is the same id, so it is lowered once, when the config is read, and every
  * comparison after (restriction keys, duplicates, pins) meets one spelling.
  */
-export const lowerUuid = (v: string): string => (UUID_RE.test(v) ? v.toLowerCase() : v);
+export const lowerUuid = (v: string): string => (isUuid(v) ? v.toLowerCase() : v);

@@ -17,8 +17,10 @@
  * parent, when, how, and where it goes in the live tree is each kind's (`list`, `livePlace`
  * in src/kinds/contract.ts), so a kind added to the registry is read without a change here.
  */
+
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
+import { isUuid } from "../core/uuid.js";
 import type { OrgAttributes, ProjectAttributes, V3One, V3Resource } from "../core/wire.js";
 import { restrictionKeyValue } from "../kinds/context-restriction.js";
 import type { ListScope } from "../kinds/contract.js";
@@ -38,7 +40,6 @@ import { type ProgressCallback, withProgress } from "./progress.js";
 import {
   chooseProjectLookup,
   isNotVisible,
-  isUuid,
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";

@@ -1,10 +1,5 @@
 import { compileAddressGlob } from "../model/address.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** spec: api-v3.md Envelopes, rule 1: ids are UUIDs, never slugs or names. */
-export const isUuid = (text: string): boolean => UUID.test(text);
-
 /**
  * Decision: up to PROJECT_SLUG_LOOKUP_MAX declared project slugs per org are resolved with
  * one `GET /projects?filter[slug]=` each; above that, the org's projects are listed with

@@ -6,6 +6,7 @@
 
 import { PlanError } from "../core/errors.js";
 import { resolvedSecretValues } from "../core/secret.js";
+import { isUuid } from "../core/uuid.js";
 import type {
   ApiCall,
   Comparison,
@@ -15,7 +16,7 @@ import type {
   ResourceKind,
   Within,
 } from "../kinds/contract.js";
-import { ALL_KINDS } from "../kinds/registry.js";
+import { childKinds } from "../kinds/registry.js";
 import { maskLike } from "../kinds/values.js";
 import {
   type AddressSegment,
@@ -31,8 +32,6 @@ import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
 import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Compiled address globs: a glob selects an address when it matches it or an ancestor.
@@ -411,9 +410,6 @@ interface WalkNode {
 
 type AnyKind = ResourceKind<unknown, unknown>;
 
-/** The kinds whose parent is `name`, in the registry's order. */
-const childKinds = (name: ParentName): AnyKind[] => ALL_KINDS.filter((k) => k.parent === name);
-
 const itemAddress = (node: WalkNode, kind: AnyKind, key: string): string =>
   formatAddress([
     ...node.segments,
@@ -647,7 +643,7 @@ export const planChanges = (
         projectId: (s) =>
           found.get(s) ??
           liveOrg.projectIds?.get(s) ??
-          (knownIds.has(s) || UUID.test(s) ? s : undefined),
+          (knownIds.has(s) || isUuid(s) ? s : undefined),
       },
       ignored: globMatcher(org.ignore),
       forced,

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isUuid } from "../../src/core/uuid.js";
 import { restrictionKeyValue as keyValue } from "../../src/kinds/context-restriction.js";
 import { lastFourFromMasked } from "../../src/kinds/project-env-var.js";
 import {
   chooseProjectLookup,
   isNotVisible,
-  isUuid,
   makeIgnoreMatcher,
   PROJECT_SLUG_LOOKUP_MAX,
 } from "../../src/live/resolve.js";
