@@ -29,8 +29,12 @@ export interface RelistInput {
   readonly deleting?: ReadonlySet<string>;
 }
 
-/** The listing scope of a change: its resolved params carry the parent's ids. */
-const scopeOf = (params: ResolvedParams): ListScope => ({
+/**
+ * The listing scope of a change: its resolved params carry the parent's ids, and its
+ * planned view the name of the item sought.
+ */
+const scopeOf = (params: ResolvedParams, change: Change): ListScope => ({
+  ...(typeof change.after?.name === "string" ? { name: change.after.name } : {}),
   ...(params.org_id === undefined ? {} : { org_id: params.org_id }),
   ...(params.project_id === undefined ? {} : { project_id: params.project_id }),
   ...(params.context_id === undefined ? {} : { context_id: params.context_id }),
@@ -57,7 +61,7 @@ export const relistFind = async (
   const { api, change, params, desired, signal, deleting } = input;
   if (desired === undefined || desired.type !== change.resource_type) return { found: false };
   const kind = kindOf(change.resource_type);
-  const items = await kind.list(api, scopeOf(params), signal ? { signal } : {});
+  const items = await kind.list(api, scopeOf(params, change), signal ? { signal } : {});
   const m = items.find(
     (l) => notOld(change, kind.liveId(l), deleting) && pick(kind, desired.item, l),
   );

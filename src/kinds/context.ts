@@ -80,7 +80,12 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
     (
       await api.listV3<ContextAttributes>(
         "/contexts",
-        { "filter[org_id]": scopeId(scope, "org_id") },
+        // filter[name] is a substring search (applied before paging): it narrows a re-list
+        // of one context to a page; the exact name is matched by the caller.
+        {
+          "filter[org_id]": scopeId(scope, "org_id"),
+          ...(scope.name === undefined ? {} : { "filter[name]": scope.name }),
+        },
         pageOptions(options, toLiveContext),
       )
     ).map(toLiveContext),

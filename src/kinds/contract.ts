@@ -115,6 +115,11 @@ export interface ListScope {
   readonly project_slug?: string;
   readonly context_id?: string;
   readonly pipeline_id?: string;
+  /**
+   * The name of the item sought (apply's re-list of one created item): a kind whose route
+   * can filter by name narrows the listing with it; callers still match names exactly.
+   */
+  readonly name?: string;
   /** A project id to its slug, when known (a project restriction's address key). */
   readonly projectSlug?: (projectId: string) => string | undefined;
 }
