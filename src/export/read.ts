@@ -4,16 +4,17 @@
  * never returns a partial list), so the exported config never omits an item that exists.
  */
 import type { ReadOnlyApi } from "../api/types.js";
-import type { OrgAttributes, ProjectAttributes, V3One } from "../core/wire.js";
-import { restrictionKeyValue } from "../kinds/context-restriction.js";
+import type { OrgAttributes, ProjectAttributes } from "../core/wire.js";
+import type { ListScope } from "../kinds/contract.js";
 import { requireId } from "../kinds/listing.js";
 import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
-import { isNotVisible } from "../live/resolve.js";
-import { probeSynthetic } from "../live/synthetic.js";
+import { resolveRestrictionKeys } from "../live/restriction-keys.js";
+import { markSynthetic, probeSynthetic } from "../live/synthetic.js";
+import { isWalkedParent, kindsUnder, mergeParts } from "../live/walk.js";
 import { isLockContextName } from "../lock/claim.js";
-import type { LiveContext, LiveOrg, LiveProject, LiveRestriction } from "../model/live.js";
+import type { LiveContext, LiveOrg, LiveProject } from "../model/live.js";
 import { ExportError } from "./errors.js";
 import type { ExportSnapshot } from "./snapshot.js";
 
@@ -53,10 +54,16 @@ export const readExportSnapshot = async (
 
   // spec: api-v3.md Projects: filter[org_id] alone lists the org's projects (50 a page).
   // Needed for --all-projects, for --project, and to write project restrictions as slugs.
-  // Everything else is read through the kinds' own listings (src/kinds/contract.ts `list`).
-  const orgScope = { org_id: orgId };
-  const [settings, listedProjects, listedContexts] = await Promise.all([
-    KINDS.org_settings.list(api, orgScope),
+  // Everything else is read through the kinds of the registry, by where their items sit
+  // in the live tree (src/kinds/contract.ts `livePlace`), as the live reader does: a new
+  // kind is exported without an edit here.
+  const orgScope: ListScope = { org_id: orgId };
+  const [orgParts, listedProjects, listedContexts] = await Promise.all([
+    Promise.all(
+      kindsUnder("org")
+        .filter(({ kind }) => !isWalkedParent(kind.type))
+        .map(async ({ kind, place }) => place.store(await kind.list(api, orgScope))),
+    ),
     api.listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId }),
     KINDS.context.list(api, orgScope),
   ]);
@@ -67,18 +74,26 @@ export const readExportSnapshot = async (
   // Issue 15: the org lock's claims are contexts, never part of the org's configuration.
   const contexts = listedContexts.filter((c) => !isLockContextName(c.name));
   const [contextReads, projectReads] = await Promise.all([
-    Promise.all(contexts.map((c) => readContext(api, c, orgId, projectIdBySlug))),
-    Promise.all(chosen.map(([slug, id]) => readProject(api, slug, id))),
+    Promise.all(contexts.map((c) => readContext(api, c, orgId))),
+    Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),
   ]);
-  const live: LiveOrg = {
+  const read: LiveOrg = {
     status: "found",
     id: orgId,
     slug: orgSlug,
-    ...(settings[0] === undefined ? {} : { settings: settings[0] }),
-    contexts: contextReads,
+    ...mergeParts(orgParts),
+    contexts: await resolveRestrictionKeys(api, orgId, contextReads, projectIdBySlug),
     projects: new Map(projectReads.map((p) => [p.slug, p])),
   };
-  return live;
+  // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is
+  // not fetchable by id without filter[project_id]: one probe per pipeline tells it apart
+  // (export writes every pipeline, so every one is probed).
+  const pipelineIds = projectReads.flatMap((p) => (p.pipelines ?? []).map((x) => x.id));
+  const probed = await Promise.all(
+    pipelineIds.map(async (id) => ((await probeSynthetic(api, id)) ? [id] : [])),
+  );
+  const [marked] = markSynthetic({ orgs: [read] }, new Set(probed.flat())).orgs;
+  return marked ?? read;
 };
 
 const chooseProjects = (
@@ -110,80 +125,30 @@ const chooseProjects = (
   }
 };
 
+/** Every collection of one context, each by its kind. */
 const readContext = async (
   api: ReadOnlyApi,
   c: LiveContext,
   orgId: string,
-  projectIdBySlug: ReadonlyMap<string, string>,
 ): Promise<LiveContext> => {
-  const slugById = new Map<string, string>();
-  for (const [slug, pid] of projectIdBySlug) slugById.set(pid, slug);
-  const scope = { org_id: orgId, context_id: c.id, projectSlug: (id: string) => slugById.get(id) };
-  const [env, restrictions] = await Promise.all([
-    KINDS.context_env_var.list(api, scope),
-    // spec: api-v3.md Context restrictions: the list holds all three types.
-    KINDS.context_restriction.list(api, scope),
-  ]);
-  // A project restriction may name a project the org listing did not show (another org's,
-  // or not visible): look each such id up once; one that stays unknown is written as its id.
-  const unknown = [
-    ...new Set(
-      restrictions
-        .filter((r) => r.restriction_type === "project" && !slugById.has(r.match_pattern))
-        .map((r) => r.match_pattern),
-    ),
-  ];
-  await Promise.all(
-    unknown.map(async (pid) => {
-      try {
-        const p = await api.get<V3One<ProjectAttributes>>("v3", `/projects/${pid}`);
-        const slug = p?.data?.attributes?.slug;
-        if (slug !== undefined) slugById.set(pid, slug);
-      } catch (err) {
-        if (!isNotVisible(err)) throw err;
-      }
-    }),
+  const scope: ListScope = { org_id: orgId, context_id: c.id };
+  const parts = await Promise.all(
+    kindsUnder("context").map(async ({ kind, place }) => place.store(await kind.list(api, scope))),
   );
-  return {
-    ...c,
-    env,
-    restrictions: restrictions.map(
-      (r): LiveRestriction => ({
-        ...r,
-        key_value: restrictionKeyValue(r.restriction_type, r.match_pattern, orgId, (id) =>
-          slugById.get(id),
-        ),
-      }),
-    ),
-  };
+  return { ...c, ...mergeParts(parts) };
 };
 
-const readProject = async (api: ReadOnlyApi, slug: string, id: string): Promise<LiveProject> => {
-  const scope = { project_id: id };
-  // No project_slug in the scope: only the names are needed (values are never exported),
-  // so the project env vars' last four are not looked up in V2.
-  const [settings, env, webhooks, pipelines, triggers] = await Promise.all([
-    KINDS.project_settings.list(api, scope),
-    KINDS.project_env_var.list(api, scope),
-    KINDS.webhook.list(api, scope),
-    KINDS.pipeline.list(api, scope),
-    // One listing for the project's triggers (not one per pipeline).
-    KINDS.trigger.list(api, scope),
-  ]);
-  // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is
-  // not fetchable by id without filter[project_id]: one probe per pipeline tells it apart.
-  const live = await Promise.all(
-    pipelines.map(async (p) => ({ ...p, synthetic: await probeSynthetic(api, p.id) })),
+/** Every collection of one project, each by its kind. */
+const readProject = async (
+  api: ReadOnlyApi,
+  orgId: string,
+  slug: string,
+  id: string,
+): Promise<LiveProject> => {
+  // The slug for the V2 routes; no secret's last four: values are never exported.
+  const scope: ListScope = { org_id: orgId, project_id: id, project_slug: slug, lastFour: false };
+  const parts = await Promise.all(
+    kindsUnder("project").map(async ({ kind, place }) => place.store(await kind.list(api, scope))),
   );
-  const synthetic = new Set(live.filter((p) => p.synthetic).map((p) => p.id));
-  return {
-    status: "found",
-    id,
-    slug,
-    ...(settings[0] === undefined ? {} : { settings: settings[0] }),
-    env,
-    webhooks,
-    pipelines: live,
-    triggers: triggers.map((t) => (synthetic.has(t.pipeline_id) ? { ...t, synthetic: true } : t)),
-  };
+  return { status: "found", id, slug, ...mergeParts(parts) };
 };

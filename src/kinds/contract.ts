@@ -113,6 +113,11 @@ export interface ListScope {
   readonly project_id?: string;
   /** The project's slug, for the V2 routes that take it (project env vars' last four). */
   readonly project_slug?: string;
+  /**
+   * Whether a secret's last four are looked up when the main listing lacks them (project env
+   * vars' V2 listing); default true. Export says false: it never writes values.
+   */
+  readonly lastFour?: boolean;
   readonly context_id?: string;
   readonly pipeline_id?: string;
   /**

@@ -84,7 +84,11 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
       pageOptions(options, toLiveEnvVar),
     );
     const vars = items.map(toLiveEnvVar);
-    if (vars.every((v) => v.truncated_value !== undefined) || scope.project_slug === undefined) {
+    if (
+      vars.every((v) => v.truncated_value !== undefined) ||
+      scope.project_slug === undefined ||
+      scope.lastFour === false
+    ) {
       return vars;
     }
     const v2 = await api.listV2<V2ProjectEnvVar>(

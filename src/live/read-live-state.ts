@@ -21,8 +21,7 @@
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
 import { isUuid } from "../core/uuid.js";
-import type { OrgAttributes, ProjectAttributes, V3One, V3Resource } from "../core/wire.js";
-import { restrictionKeyValue } from "../kinds/context-restriction.js";
+import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
@@ -43,7 +42,8 @@ import {
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";
-import { kindsUnder, mergeParts } from "./walk.js";
+import { resolveRestrictionKeys } from "./restriction-keys.js";
+import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 
 export interface ReadLiveOptions {
   /** Called as reads start and end: "Reading live state… done/total". */
@@ -141,12 +141,6 @@ const resolveOrg = async (api: ReadOnlyApi, slug: string): Promise<V3Resource<Or
   }
   return org;
 };
-
-/**
- * The contexts are the parent the walk reads itself (its pages start each context's reads);
- * every other org-level collection (org settings) is listed here, by its kind.
- */
-const isWalkedParent = (type: ResourceType): boolean => type === KINDS.context.type;
 
 const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
   const org = await resolveOrg(api, needs.slug);
@@ -401,54 +395,4 @@ const readContext = async (
       .map(async ({ kind, place }) => place.store(await kind.list(api, scope))),
   );
   return { id: c.id, name: c.name, ...mergeParts(parts) };
-};
-
-/**
- * Restriction key values (src/model/live.ts LiveRestriction.key_value): a project id becomes
- * its slug — from the slugs the config references first, else one `GET /projects/{id}` per
- * unknown id (in parallel, each id once); an unresolvable id stays the id. This is the
- * slug resolution's last step (the walk's, like the org's slug → id lookups), applied to
- * the restrictions the context_restriction kind listed.
- */
-const resolveRestrictionKeys = async (
-  api: ReadOnlyApi,
-  orgId: string,
-  contexts: readonly LiveContext[],
-  projectIds: ReadonlyMap<string, string>,
-): Promise<LiveContext[]> => {
-  const slugById = new Map<string, string>();
-  for (const [slug, id] of projectIds) slugById.set(id, slug);
-  const unknown = new Set<string>();
-  for (const c of contexts) {
-    for (const r of c.restrictions ?? []) {
-      if (r.restriction_type === "project" && !slugById.has(r.match_pattern))
-        unknown.add(r.match_pattern);
-    }
-  }
-  const looked = await Promise.all(
-    [...unknown].map(async (id): Promise<[string, string | undefined]> => {
-      try {
-        const p = await api.get<V3One<ProjectAttributes>>("v3", `/projects/${id}`);
-        return [id, p?.data?.attributes?.slug];
-      } catch (err) {
-        if (isNotVisible(err)) return [id, undefined];
-        throw err;
-      }
-    }),
-  );
-  for (const [id, slug] of looked) if (slug !== undefined) slugById.set(id, slug);
-
-  return contexts.map((c) =>
-    c.restrictions === undefined
-      ? c
-      : {
-          ...c,
-          restrictions: c.restrictions.map((r) => ({
-            ...r,
-            key_value: restrictionKeyValue(r.restriction_type, r.match_pattern, orgId, (id) =>
-              slugById.get(id),
-            ),
-          })),
-        },
-  );
 };

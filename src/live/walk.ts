@@ -4,7 +4,8 @@
  * so neither names a kind's route, wire type or place in the tree.
  */
 import type { LivePlace, LivePlaces, ResourceKind } from "../kinds/contract.js";
-import { ALL_KINDS } from "../kinds/registry.js";
+import { ALL_KINDS, KINDS } from "../kinds/registry.js";
+import type { ResourceType } from "../model/address.js";
 
 /** A kind with its items' types forgotten, next to its place narrowed to one parent. */
 export interface Placed<U extends LivePlace<unknown>["under"]> {
@@ -27,3 +28,10 @@ export const mergeParts = <T extends object>(parts: readonly T[]): Partial<T> =>
   for (const part of parts) Object.assign(out, part);
   return out;
 };
+
+/**
+ * The org-level kinds whose listing the walk does itself, because their items are the
+ * parents of other kinds' reads (a context's pages start each context's reads): the live
+ * reader and export list every other org-level kind by its own `list`.
+ */
+export const isWalkedParent = (type: ResourceType): boolean => type === KINDS.context.type;

@@ -116,6 +116,30 @@ describe("waybill export", () => {
     expect(plan.code).toBe(0);
   });
 
+  it("reads every collection of the registry's kinds", async () => {
+    await emulator.clearRequests();
+    const r = await run(["export", "--org", "gh/acme", "--all-projects"]);
+    expect(r.code, r.stderr).toBe(0);
+    const paths = (await emulator.requests()).map((q) => `${q.method} ${q.path}`);
+    // One route per kind's listing (src/kinds/*.ts `list`), read through the registry walk.
+    for (const route of [
+      /^GET \/api\/v3\/orgs\/[^/]+\/settings$/,
+      /^GET \/api\/v3\/contexts$/,
+      /^GET \/api\/v3\/contexts\/[^/]+\/env-vars$/,
+      /^GET \/api\/v3\/context-restrictions$/,
+      /^GET \/api\/v3\/projects\/[^/]+\/settings$/,
+      /^GET \/api\/v3\/projects\/[^/]+\/environment-variables$/,
+      /^GET \/api\/v3\/webhooks$/,
+      /^GET \/api\/v3\/pipelines$/,
+      /^GET \/api\/v3\/triggers$/,
+    ]) {
+      expect(
+        paths.some((x) => route.test(x)),
+        `${route} in ${paths.join("\n")}`,
+      ).toBe(true);
+    }
+  });
+
   it("plan on the export notices a later change in the live state (the test can fail)", async () => {
     const r = await run(["export", "--org", "gh/acme", "--project", "api"]);
     expect(r.code).toBe(0);
