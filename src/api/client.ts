@@ -27,7 +27,7 @@ import {
   readV3Page,
   sendLimitWithCursor,
 } from "./pagination.js";
-import { API_ROOT, apiPath, routeTemplate } from "./request-target.js";
+import { API_ROOT, apiPath, routeKey, routeTemplate } from "./request-target.js";
 import {
   type AttemptResult,
   decideRetry,
@@ -45,6 +45,7 @@ import type {
   ReadOnlyApi,
   RequestLogEntry,
   RequestOptions,
+  RouteLane,
 } from "./types.js";
 import { loadUndici } from "./undici-lean.js";
 
@@ -600,7 +601,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     let uncertain = false;
     let attempt = 1;
     // The route's budget is kept apart from every other route's (src/api/route-scheduler.ts).
-    const route = `${call.method} ${routeTemplate(`${API_ROOT[call.api]}${call.path}`)}`;
+    const route = routeKey(call.method, call.api, call.path);
     for (;;) {
       if (!(await waitOrAbort(scheduler.waitTurn(route, call.api === "v2", call.signal)))) {
         throw aborted();
@@ -958,6 +959,17 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     return res.body as T | undefined;
   };
 
+  /** A route's budget for apply's scheduler (src/api/types.ts RouteLane). */
+  const lane = (method: string, api: ApiGeneration, path: string): RouteLane => {
+    const key = routeKey(method, api, path);
+    const v2 = api === "v2";
+    return {
+      key,
+      available: () => scheduler.available(key, v2),
+      whenAvailable: (signal) => scheduler.waitTurn(key, v2, signal),
+    };
+  };
+
   // A new object holding only the read methods: the write methods do not exist on it at
   // runtime, so a plan cannot write by construction (design.md §2), not merely by type.
   const readOnlyView: ReadOnlyApi = Object.freeze({ get, listV3, listV2 });
@@ -970,6 +982,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     put,
     delete: del,
     readOnly: () => readOnlyView,
+    lane,
     close: () => {
       // Idempotent: a second close() waits for the first instead of failing.
       closing ??= ownAgent ? ownAgent.close() : Promise.resolve();

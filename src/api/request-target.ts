@@ -62,3 +62,12 @@ export const routeTemplate = (pathWithoutQuery: string): string =>
       return ROUTE_WORD.test(seg) ? seg : "{id}";
     })
     .join("/");
+
+/**
+ * The key a route's rate-limit budget is kept under (src/api/route-scheduler.ts): the method
+ * and the route of the path (`POST /api/v3/contexts/{id}/env-vars/{id}`). A plan's call
+ * route with placeholders (`/contexts/{context_id}/env-vars/{name}`) gives the same key as
+ * the path it becomes, since a placeholder is not a route word.
+ */
+export const routeKey = (method: string, api: ApiGeneration, path: string): string =>
+  `${method} ${routeTemplate(`${API_ROOT[api]}${path}`)}`;

@@ -33,6 +33,12 @@ export interface RouteScheduler {
   throttle(route: string, ms: number): void;
   /** Adjust `route`'s budget to a response's rate-limit state. */
   observe(route: string, state: RateLimitState | undefined): void;
+  /**
+   * How many requests of `route` could be sent now without waiting (nothing is taken):
+   * `Infinity` while the service has said nothing of the route, 0 while it is held.
+   * Apply's scheduler asks it to run other routes' work while this one waits (issue 22).
+   */
+  available(route: string, v2: boolean): number;
   /** V2 requests counted in the last hour (for the plan's budget note and tests). */
   v2InLastHour(): number;
 }
@@ -188,6 +194,14 @@ export const createRouteScheduler = (options: RouteSchedulerOptions): RouteSched
       st.tokens = state.remaining - Math.max(0, st.inFlight - 1);
       st.at = now;
       st.resetAt = t !== undefined ? now + Math.min(t * 1000, options.maxPauseMs) : now;
+    },
+    available(route, v2) {
+      const st = stateOf(route);
+      const now = clock.now();
+      if (st.pausedUntil > now || (v2 && v2Full(now))) return 0;
+      refill(st, now);
+      if (st.tokens === undefined) return Number.POSITIVE_INFINITY;
+      return Math.max(0, Math.floor(st.tokens));
     },
     v2InLastHour() {
       const now = clock.now();

@@ -83,8 +83,25 @@ export interface Api extends ReadOnlyApi {
   /** A view of this client that can only read (same cache, limiter and pause). */
   readOnly(): ReadOnlyApi;
 
+  /**
+   * The rate-limit budget of the route a request would take (issue 22; spec: api-v3.md
+   * Limits: limits are per route): apply starts work on routes that have budget while
+   * another route waits. Absent on clients that keep no budget.
+   */
+  lane?(method: string, api: ApiGeneration, path: string): RouteLane;
+
   /** End the client's keep-alive connections; requests after this fail with NetworkError. */
   close(): Promise<void>;
+}
+
+/** One route's budget, as the client estimates it (src/api/route-scheduler.ts). */
+export interface RouteLane {
+  /** `POST /api/v3/contexts/{id}/env-vars/{id}`: requests of one key share a budget. */
+  readonly key: string;
+  /** Requests that could be sent now without waiting (`Infinity`: no limit known). */
+  available(): number;
+  /** Resolves once one request could be sent; rejects when `signal` aborts. */
+  whenAvailable(signal?: AbortSignal): Promise<void>;
 }
 
 /** One line of the `--verbose` request log. Never holds the token or a body. */

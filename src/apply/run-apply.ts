@@ -17,7 +17,7 @@ import {
   type OperationResult,
   type OperationVerb,
 } from "./executor.js";
-import { type GraphNode, runGraph } from "./graph-runner.js";
+import { type GraphNode, type Lane, runGraph } from "./graph-runner.js";
 
 /** What the API said about a failure (issue 5: status, title, detail and pointer). */
 export interface FailureInfo {
@@ -176,9 +176,19 @@ export const runApply = async (
     }
   };
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // Issue 22: each operation waits for the budget of its first call's route outside the
+  // parallelism slots, so a route the service holds (a 429, an empty RateLimit) does not stop
+  // the operations of routes that have budget.
+  const laneOf = (id: string): Lane | undefined => {
+    const op = byId.get(id);
+    if (op === undefined || api.lane === undefined) return undefined;
+    const first = (plan.changes[op.change] as Change).calls.find((c) => c.phase === op.phase);
+    return first === undefined ? undefined : api.lane(first.method, first.api, first.route);
+  };
   const raw = await runGraph(nodes, {
     parallelism: options.parallelism,
     signal,
+    laneOf,
     ...(options.now ? { now: options.now } : {}),
     onEvent: (e) => {
       if (!options.onEvent) return;

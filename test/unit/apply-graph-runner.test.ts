@@ -159,3 +159,114 @@ describe("runGraph", () => {
     );
   });
 });
+
+describe("runGraph with lanes (issue 22: a held route does not hold the slots)", () => {
+  /** A lane whose budget the test sets; `whenAvailable` resolves when it is raised. */
+  const heldLane = (key: string, budget: number) => {
+    let left = budget;
+    let opened = deferred();
+    return {
+      lane: {
+        key,
+        available: () => left,
+        whenAvailable: () => opened.promise,
+      },
+      take: () => {
+        left -= 1;
+      },
+      open: (n: number) => {
+        left = n;
+        opened.resolve();
+        opened = deferred();
+      },
+    };
+  };
+
+  it("runs every node of a lane with budget while another lane is held, within the parallelism", async () => {
+    const held = heldLane("POST /held", 0);
+    const free = {
+      key: "POST /free",
+      available: () => Number.POSITIVE_INFINITY,
+      whenAvailable: async () => {},
+    };
+    const order: string[] = [];
+    let running = 0;
+    let peak = 0;
+    const mk = (id: string, onRun?: () => void) =>
+      node(id, [], async () => {
+        onRun?.();
+        running += 1;
+        peak = Math.max(peak, running);
+        order.push(id);
+        await new Promise((r) => setImmediate(r));
+        running -= 1;
+        return id;
+      });
+    // The held lane's nodes come first, as many as the slots: without lanes they would take
+    // every slot and the free lane's nodes would wait behind them.
+    const nodes = [
+      ...Array.from({ length: 4 }, (_, i) => mk(`h${i}`, held.take)),
+      ...Array.from({ length: 6 }, (_, i) => mk(`f${i}`)),
+    ];
+    const run = runGraph(nodes, {
+      parallelism: 2,
+      laneOf: (id) => (id.startsWith("h") ? held.lane : free),
+    });
+    // Let the free lane drain: every f node runs while the held lane has no budget.
+    for (let i = 0; i < 50 && order.length < 6; i++) await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(["f0", "f1", "f2", "f3", "f4", "f5"]);
+    held.open(4);
+    const out = await run;
+    expect(out.every((o) => o.status === "done")).toBe(true);
+    expect(order.slice(6).sort()).toEqual(["h0", "h1", "h2", "h3"]);
+    expect(peak).toBeLessThanOrEqual(2);
+  });
+
+  it("starts no more nodes of a lane than its budget, and the rest when budget comes back", async () => {
+    const held = heldLane("PUT /x", 1);
+    const gate = deferred();
+    let started = 0;
+    const nodes = Array.from({ length: 3 }, (_, i) =>
+      node(`n${i}`, [], async () => {
+        started += 1;
+        held.take();
+        await gate.promise;
+        return "";
+      }),
+    );
+    const run = runGraph(nodes, { parallelism: 10, laneOf: () => held.lane });
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(started).toBe(1);
+    gate.resolve();
+    held.open(5);
+    const out = await run;
+    expect(started).toBe(3);
+    expect(out.every((o) => o.status === "done")).toBe(true);
+  });
+
+  it("after an abort, nodes waiting for their lane are skipped, never started", async () => {
+    const held = heldLane("POST /held", 0);
+    const controller = new AbortController();
+    let started = 0;
+    const nodes = [
+      node("a", [], async () => {
+        started += 1;
+        return "";
+      }),
+      node("b", ["a"], async () => {
+        started += 1;
+        return "";
+      }),
+    ];
+    const run = runGraph(nodes, {
+      parallelism: 2,
+      signal: controller.signal,
+      laneOf: () => held.lane,
+    });
+    await new Promise((r) => setImmediate(r));
+    controller.abort();
+    const out = await run;
+    expect(started).toBe(0);
+    expect(out.map((o) => o.status)).toEqual(["skipped", "skipped"]);
+  });
+});

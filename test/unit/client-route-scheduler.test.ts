@@ -15,6 +15,25 @@ const send = async (
 };
 
 describe("route scheduler (issue 22: a budget per route)", () => {
+  it("says how many requests a route could send now: unknown is unlimited, held is none", () => {
+    const clock = createFakeClock();
+    const s = createRouteScheduler({ clock, maxPauseMs: 300_000 });
+    const r = "POST /api/v3/webhooks";
+    expect(s.available(r, false)).toBe(Number.POSITIVE_INFINITY);
+    // 10 per second, 3 left; nothing is taken by asking.
+    s.observe(r, { remaining: 3, limit: 10, windowSeconds: 1 });
+    expect(s.available(r, false)).toBe(3);
+    expect(s.available(r, false)).toBe(3);
+    expect(s.tryTake(r, false)).toBe(true);
+    expect(s.available(r, false)).toBe(2);
+    // Refilled at 10 a second: 250 ms later, 2.5 more (whole requests only).
+    clock.advance(250);
+    expect(s.available(r, false)).toBe(4);
+    s.throttle(r, 1_000);
+    expect(s.available(r, false)).toBe(0);
+    expect(s.available("POST /api/v3/contexts", false)).toBe(Number.POSITIVE_INFINITY);
+  });
+
   it("a 429 holds its route only; other routes go at once", async () => {
     const clock = createFakeClock();
     const s = createRouteScheduler({ clock, maxPauseMs: 300_000 });
