@@ -1,3 +1,4 @@
+import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
 import { raceAbort } from "./clock.js";
 import type { RateLimitState } from "./headers.js";
 import type { Clock } from "./types.js";
@@ -71,7 +72,7 @@ const HOUR_MS = 3_600_000;
 export const createRouteScheduler = (options: RouteSchedulerOptions): RouteScheduler => {
   const { clock } = options;
   const routes = new Map<string, RouteState>();
-  const v2Limit = options.v2PerHour ?? 5_000;
+  const v2Limit = options.v2PerHour ?? V2_REQUESTS_PER_HOUR;
   // Send times of V2 requests in the last hour, oldest first.
   const v2Sent: number[] = [];
 

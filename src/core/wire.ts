@@ -256,6 +256,13 @@ export const refId = (ref: V3References[string]): string | undefined => {
 };
 
 /**
+ * spec: api-v2-v1.md "Limits": V2 allows 5,000 requests per hour per token. The client
+ * paces V2 requests to it (src/api/route-scheduler.ts); the plan says when an apply would
+ * need more (src/plan/finish.ts).
+ */
+export const V2_REQUESTS_PER_HOUR = 5_000;
+
+/**
  * spec: api-v3.md "Limits": the documented `page[limit]` maxima. Collections not listed
  * have no documented maximum, so the client sends no `page[limit]` for them and takes the
  * service's default page size.

@@ -2,6 +2,7 @@
  * The last step of planning: `--target` selection (with dependencies), the summary, and
  * the mass-delete guard data (design.md §1 "Ownership").
  */
+import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
 import type { Change, CollectionGuard, Plan, Summary } from "./types.js";
 
 export interface FinishInput {
@@ -109,6 +110,8 @@ export const finishPlan = (input: FinishInput): Plan => {
       `${unresolved} change(s) create items whose secrets were not resolved (--skip-secrets)`,
     );
   }
+  const v2 = v2BudgetWarning(changes);
+  if (v2 !== undefined) warnings.push(v2);
   return {
     format_version: 1,
     orgs: input.orgs.map((o) => ({ slug: o.slug, id: o.id })),
@@ -122,4 +125,25 @@ export const finishPlan = (input: FinishInput): Plan => {
     guards: { mass_delete, mass_delete_exceeded: mass_delete.some((g) => g.exceeds) },
     ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
   };
+};
+
+/**
+ * Issue 22: the V2 budget (spec: api-v2-v1.md Limits: 5,000 requests per hour per token) is
+ * shared by every V2 call of an apply. When the plan's own V2 calls exceed it, say so: the
+ * apply will not fail, it paces (src/api/route-scheduler.ts), and it takes at least an hour
+ * per budget past the first. Decision: the count is the plan's calls only — the reads an
+ * apply makes again and other users of the token spend the same budget, so the note says
+ * "at least".
+ */
+export const v2BudgetWarning = (changes: readonly Change[]): string | undefined => {
+  let calls = 0;
+  for (const c of changes) for (const call of c.calls) if (call.api === "v2") calls += 1;
+  if (calls <= V2_REQUESTS_PER_HOUR) return undefined;
+  const hours = Math.ceil(calls / V2_REQUESTS_PER_HOUR) - 1;
+  return (
+    `this plan makes ${calls.toLocaleString("en-US")} V2 API calls; the service allows ` +
+    `${V2_REQUESTS_PER_HOUR.toLocaleString("en-US")} an hour per token (api-v2-v1.md Limits): ` +
+    `apply paces them rather than fail, so it takes at least ${hours} hour${hours === 1 ? "" : "s"}` +
+    " (apply's own reads and other users of the token spend the same budget)"
+  );
 };
