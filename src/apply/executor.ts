@@ -188,8 +188,16 @@ const createsItem = (change: Change, call: ApiCall): boolean =>
   call.phase === "create" &&
   kindOf(change.resource_type).adopt.by === "relist";
 
-const idOf = (body: unknown): string | undefined => {
+/**
+ * The created item's id: V3's envelope `data.id`, or a V2 create's flat `id` (spec:
+ * api-v2-v1.md: `POST /otel/exporters` returns the exporter).
+ */
+const idOf = (call: ApiCall, body: unknown): string | undefined => {
   if (body === null || typeof body !== "object") return undefined;
+  if (call.api === "v2") {
+    const id = (body as { id?: unknown }).id;
+    return typeof id === "string" ? id : undefined;
+  }
   const data = (body as { data?: unknown }).data;
   if (data === null || typeof data !== "object") return undefined;
   const id = (data as { id?: unknown }).id;
@@ -199,6 +207,16 @@ const idOf = (body: unknown): string | undefined => {
 interface CallResult {
   readonly id?: string;
   readonly adopted: boolean;
+  /** The create's answer, or the live item adopted in its place (for `announce`). */
+  readonly created?: { readonly body: unknown } | { readonly live: unknown };
+}
+
+/**
+ * A create the service refused (a 4xx other than a throttle), with what the refusal means
+ * for the kind (src/kinds/contract.ts `refusal`): a user checkout key without a user token.
+ */
+export class CreateRefusedError extends WaybillError {
+  readonly code = "create_refused";
 }
 
 const send = async (
@@ -226,7 +244,7 @@ const send = async (
     let uncertainBefore = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return { id: idOf(await post()), adopted: false };
+        return { id: idOf(call, await post()), adopted: false };
       } catch (err) {
         const exists = adopt.by === "resend" ? adopt.existsRefusal : undefined;
         if (exists !== undefined && isExistsRefusal(err)) {
@@ -259,15 +277,32 @@ const send = async (
       ...(deps.deleting ? { deleting: deps.deleting } : {}),
     });
     if (!found.found) return undefined;
-    return found.id === undefined ? { adopted: true } : { id: found.id, adopted: true };
+    const live = { created: { live: found.live } };
+    return found.id === undefined
+      ? { adopted: true, ...live }
+      : { id: found.id, adopted: true, ...live };
   };
 
   let last: unknown;
   for (let attempt = 1; attempt <= MAX_CREATE_ATTEMPTS; attempt++) {
     try {
-      return { id: idOf(await post()), adopted: false };
+      const answer = await post();
+      return { id: idOf(call, answer), adopted: false, created: { body: answer } };
     } catch (err) {
       last = err;
+      const refusal =
+        err instanceof ApiError &&
+        err.status >= 400 &&
+        err.status < 500 &&
+        err.status !== 429 &&
+        desired !== undefined
+          ? kindOf(change.resource_type).refusal?.(desired?.item, err.status)
+          : undefined;
+      if (refusal !== undefined && !(adopt.by === "relist" && adopt.adoptOnRefusal === true)) {
+        throw new CreateRefusedError(`${change.address}: ${(err as ApiError).message}. ${refusal}`, {
+          cause: err,
+        });
+      }
       // Decision: a restriction the context already has (400, e.g. the default group
       // restriction of a new context that the config also declares) is adopted.
       if (adopt.by === "relist" && adopt.adoptOnRefusal === true && isRefused(err)) {
@@ -331,6 +366,17 @@ const runAfterCreate = async (
   }
 };
 
+/** What apply prints about a created (or adopted) item, when its kind says (`announce`). */
+const announce = (
+  change: Change,
+  created: { readonly body: unknown } | { readonly live: unknown },
+): string | undefined => {
+  const a = kindOf(change.resource_type).announce;
+  if (a === undefined) return undefined;
+  const live = "live" in created ? created.live : a.fromResponse(created.body);
+  return live === undefined ? undefined : a.note(live);
+};
+
 /** Run the calls of one phase of one change. Throws the first failure. */
 export const executeOperation = async (
   deps: ExecutorDeps,
@@ -349,6 +395,8 @@ export const executeOperation = async (
       const r = await send(deps, change, call, params, desired);
       if (r.id !== undefined && call.method === "POST" && phase === "create") id = r.id;
       if (r.adopted) adopted = true;
+      const note = r.created === undefined ? undefined : announce(change, r.created);
+      if (note !== undefined) notes.push(note);
     } catch (err) {
       // src/kinds/contract.ts: a 404 on DELETE means the item is gone. Decision: such an
       // operation is done ("already gone"), not failed: what the plan wanted is true.

@@ -37,6 +37,7 @@ const scopeOf = (params: ResolvedParams, change: Change): ListScope => ({
   ...(typeof change.after?.name === "string" ? { name: change.after.name } : {}),
   ...(params.org_id === undefined ? {} : { org_id: params.org_id }),
   ...(params.project_id === undefined ? {} : { project_id: params.project_id }),
+  ...(params.project_slug === undefined ? {} : { project_slug: params.project_slug }),
   ...(params.context_id === undefined ? {} : { context_id: params.context_id }),
   ...(params.pipeline_id === undefined ? {} : { pipeline_id: params.pipeline_id }),
 });

@@ -108,7 +108,13 @@ const describeChange = (c: Plan["changes"][number]): string => {
 };
 
 const describeUnmanaged = (u: UnmanagedItem): string =>
-  `${u.address} (${u.why === "ignored" ? "excluded by ignore" : "collection not managed by the config"})`;
+  `${u.address} (${
+    u.why === "ignored"
+      ? "excluded by ignore"
+      : u.why === "legacy"
+        ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
+        : "collection not managed by the config"
+  })`;
 
 export const renderDrift = (
   plan: Plan,

@@ -8,9 +8,15 @@ import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
 import type { ConfigBuildContext, ParentName } from "../kinds/contract.js";
 import { childKinds } from "../kinds/registry.js";
 import { type AddressSegment, addr, formatAddress } from "../model/address.js";
-import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
+import {
+  type DesiredConfig,
+  type DesiredOrg,
+  type DesiredProject,
+  MAX_OTEL_EXPORTERS_PER_ORG,
+} from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument, RawProject } from "./raw.js";
+import { tooManyOtelExporters } from "./rules.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
 import {
   type DocPath,
@@ -231,11 +237,31 @@ export const mergeFiles = (
     }
     const settings = prev.settings ?? org.settings;
     const contexts = mergeMaps(prev.contexts, org.contexts);
+    // The org's exporters from every file: one list, and one limit (src/config/rules.ts).
+    const exporters =
+      prev.otel_exporters === undefined
+        ? org.otel_exporters
+        : [...prev.otel_exporters, ...(org.otel_exporters ?? [])];
+    if (prev.otel_exporters !== undefined && org.otel_exporters !== undefined) {
+      tooManyOtelExporters(org.otel_exporters.length, prev.otel_exporters.length, (i) => {
+        const at = org.otel_exporters?.[i]?.source;
+        if (at === undefined) return;
+        diagnostics.push({
+          file: at.file,
+          line: at.line,
+          col: at.col,
+          path: `otel_exporters.${i}`,
+          code: "too_many_otel_exporters",
+          message: `the org declares ${exporters?.length ?? 0} OTLP exporters across its files (${prev.otel_exporters?.length ?? 0} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits)`,
+        });
+      });
+    }
     orgs.set(org.slug, {
       slug: prev.slug,
       source: prev.source,
       ...(settings !== undefined && { settings }),
       ...(contexts !== undefined && { contexts }),
+      ...(exporters !== undefined && { otel_exporters: exporters }),
       projects: mergeMaps(prev.projects, org.projects) ?? new Map(),
       ignore: [...prev.ignore, ...org.ignore],
     });

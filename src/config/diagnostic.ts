@@ -45,6 +45,7 @@ export const DIAGNOSTIC_CODES = [
   "webhook_secret_required",
   "mismatched_block",
   "too_many_webhooks",
+  "too_many_otel_exporters",
   "empty_env_value",
   "invalid_ignore_glob",
   "project_outside_org",

@@ -8,8 +8,10 @@
  * chain schema ⇄ RAW_KEYS ⇄ TS types cannot drift.
  */
 
+import type { RawCheckoutKey } from "../kinds/checkout-key.js";
 import type { RawContext } from "../kinds/context.js";
 import type { RawRestriction } from "../kinds/context-restriction.js";
+import type { RawOtelExporter } from "../kinds/otel-exporter.js";
 import type { RawPipeline, RawPipelineConfig } from "../kinds/pipeline.js";
 import type { RawFilterRule, RawTrigger, RawTriggerEvent } from "../kinds/trigger.js";
 import type { RawVcsRepo } from "../kinds/vcs.js";
@@ -23,6 +25,7 @@ export interface RawProject {
   env?: Record<string, string>;
   webhooks?: Record<string, RawWebhook>;
   pipelines?: Record<string, RawPipeline>;
+  checkout_keys?: RawCheckoutKey[];
 }
 
 /**
@@ -33,6 +36,7 @@ export interface RawDocument {
   org: string;
   settings?: Record<string, boolean>;
   contexts?: Record<string, RawContext>;
+  otel_exporters?: RawOtelExporter[];
   projects?: Record<string, RawProject>;
   ignore?: string[];
 }
@@ -44,10 +48,11 @@ export interface RawDocument {
  * same test.
  */
 export const RAW_KEYS = {
-  root: ["org", "settings", "contexts", "projects", "ignore"],
+  root: ["org", "settings", "contexts", "otel_exporters", "projects", "ignore"],
   context: ["id", "env", "restrictions"],
   restriction: ["project", "expression", "group"],
-  project: ["settings", "env", "webhooks", "pipelines"],
+  project: ["settings", "env", "webhooks", "pipelines", "checkout_keys"],
+  otelExporter: ["endpoint", "protocol", "insecure", "headers"],
   webhook: ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
   vcsRepo: ["provider", "repo_id", "repo_full_name"],
   pipeline: ["id", "description", "config", "checkout", "triggers"],
@@ -67,6 +72,7 @@ export const RAW_KEYS = {
 export const RAW_REQUIRED = {
   root: ["org"],
   webhook: ["url", "events"],
+  otelExporter: ["endpoint", "protocol"],
   vcsRepo: ["provider", "repo_id", "repo_full_name"],
   pipeline: ["config"],
   "pipeline/config": ["type", "file_path"],
@@ -94,6 +100,8 @@ export type RawTypeChecks = [
   Assert<Exact<keyof RawRestriction, KeysOf<"restriction">>>,
   Assert<Exact<keyof RawProject, KeysOf<"project">>>,
   Assert<Exact<keyof RawWebhook, KeysOf<"webhook">>>,
+  Assert<Exact<keyof RawOtelExporter, KeysOf<"otelExporter">>>,
+  Assert<Exact<RequiredKeys<RawOtelExporter>, Req<"otelExporter">>>,
   Assert<Exact<RequiredKeys<RawWebhook>, Req<"webhook">>>,
   Assert<Exact<keyof RawVcsRepo, KeysOf<"vcsRepo">>>,
   Assert<Exact<RequiredKeys<RawVcsRepo>, Req<"vcsRepo">>>,

@@ -73,13 +73,14 @@ export const unescapeText = (s: string): string => s.replaceAll("$${", () => "${
 
 const hasReference = (s: string): boolean => /(^|[^$])\$\{(env|file):/.test(s);
 
-export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret";
+export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret" | "header";
 
 /**
  * Which document paths may hold a reference (and what they are).
  *
  * Decision: references are allowed only where the model holds a secret (env values,
- * webhook url and signing_secret, a trigger's event.webhook.secret); elsewhere they are an
+ * webhook url and signing_secret, a trigger's event.webhook.secret, an OTLP exporter's
+ * header values); elsewhere they are an
  * error, since a description or a ref must not silently become sensitive. `$${` is
  * unescaped in every string. Literal values of secret fields are `Secret`s with origin
  * `literal`; an interpolated string's origin is its template as written (it names
@@ -89,6 +90,8 @@ export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret";
 export const secretFieldAt = (path: DocPath): SecretField | undefined => {
   const p = path.map(String);
   if (p.length === 4 && p[0] === "contexts" && p[2] === "env") return "env";
+  // An OTLP exporter's header values (design.md §3 "More kinds": values are sensitive).
+  if (p.length === 4 && p[0] === "otel_exporters" && p[2] === "headers") return "header";
   if (p[0] !== "projects") return undefined;
   if (p.length === 4 && p[2] === "env") return "env";
   if (p.length === 5 && p[2] === "webhooks" && p[4] === "url") return "url";
@@ -213,7 +216,7 @@ export const resolveReferences = (
           path,
           "reference_not_allowed",
           // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the syntax
-          "secret references (${env:…}, ${file:…}) are only allowed in env values, webhook url and signing_secret, and a trigger's event.webhook.secret; write $${ for a literal ${",
+          "secret references (${env:…}, ${file:…}) are only allowed in env values, webhook url and signing_secret, a trigger's event.webhook.secret and an OTLP exporter's header values; write $${ for a literal ${",
         );
       }
       return;

@@ -3,7 +3,7 @@
  * not it passed the schema, so one run reports every problem. Every access is guarded: a
  * value of the wrong type was already reported by the schema check and is skipped here.
  */
-import { MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
+import { MAX_OTEL_EXPORTERS_PER_ORG, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
 import { checkCron } from "./cron.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import { checkIgnoreGlob } from "./ignore-glob.js";
@@ -40,6 +40,14 @@ export const checkRules = (
   const root = asObj(doc);
   if (!root) return out; // the schema check reports a document that is not a map
   const org = typeof root.org === "string" ? root.org : undefined;
+
+  // spec: api-v2-v1.md "Limits": OTLP exporters, 5 per organization. Checked offline, so a
+  // config over the limit never gets as far as a refused POST (design.md §3 "More kinds").
+  if (Array.isArray(root.otel_exporters)) {
+    tooManyOtelExporters(root.otel_exporters.length, 0, (i, message) =>
+      report(["otel_exporters", i], "value", "too_many_otel_exporters", message),
+    );
+  }
 
   for (const [slug, project] of entries(root.projects)) {
     const base = ["projects", slug];
@@ -193,4 +201,21 @@ const checkTrigger = (
       );
     }
   }
+};
+
+/**
+ * Report the first OTLP exporter past the org's limit: `count` declared here, `before`
+ * declared by earlier files of the same org (src/config/build.ts merges them).
+ */
+export const tooManyOtelExporters = (
+  count: number,
+  before: number,
+  report: (index: number, message: string) => void,
+): void => {
+  if (before + count <= MAX_OTEL_EXPORTERS_PER_ORG) return;
+  const index = Math.max(0, MAX_OTEL_EXPORTERS_PER_ORG - before);
+  report(
+    index,
+    `the org declares ${before + count} OTLP exporters${before > 0 ? ` (${before} in other files)` : ""}; the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits): remove ${before + count - MAX_OTEL_EXPORTERS_PER_ORG}`,
+  );
 };

@@ -5,7 +5,7 @@
 import { badRequest, fromIssue } from "./errors.js";
 import { isUuid } from "./ids.js";
 import type { FaultOptions } from "./seed.js";
-import type { State } from "./store.js";
+import type { State, TokenRow } from "./store.js";
 import { check, isPlainObject, type Schema } from "./validate.js";
 
 export type ApiName = "v3" | "v2";
@@ -26,6 +26,8 @@ export interface Ctx {
   readonly cursorSecret: string;
   /** The faults in force (a route reads the switchable behaviours, e.g. env var refusal). */
   readonly faults?: FaultOptions;
+  /** The caller's token; absent for another client's request (a script's `after`). */
+  readonly token?: TokenRow;
 }
 
 export interface Reply {

@@ -173,6 +173,35 @@ export const triggerUpdateSchema: Schema = s.obj({
 });
 
 // ---------------------------------------------------------------------------------------
+// V2 checkout keys and OTLP exporters (spec: api-v2-v1.md "Endpoints (V2)")
+// ---------------------------------------------------------------------------------------
+
+/** spec: api-v2-v1.md Enumerations: checkout-key input type `user-key` or `deploy-key`. */
+export const CHECKOUT_KEY_INPUT_TYPES = ["user-key", "deploy-key"] as const;
+
+/** spec: POST /project/{project-slug}/checkout-key `{ type user-key|deploy-key }`. */
+export const checkoutKeyCreateSchema: Schema = s.obj(
+  { type: s.str({ oneOf: CHECKOUT_KEY_INPUT_TYPES }) },
+  ["type"],
+);
+
+const otelExporterProps = {
+  endpoint: nonEmpty(),
+  protocol: s.str({ oneOf: ["grpc", "http"] }),
+  insecure: s.bool(),
+  headers: s.record(s.str()),
+};
+
+/**
+ * spec: POST /otel/exporters `{ org_id uuid, endpoint string (host and port only, no
+ * scheme), protocol grpc|http, insecure bool?, headers map? }`.
+ */
+export const otelExporterCreateSchema: Schema = s.obj(
+  { org_id: nonEmpty(), ...otelExporterProps },
+  ["org_id", "endpoint", "protocol"],
+);
+
+// ---------------------------------------------------------------------------------------
 // Seed (emu brief: the seed's shape)
 // ---------------------------------------------------------------------------------------
 
@@ -201,6 +230,30 @@ const seedProjectSchema = s.obj(
     env: s.record(s.str({ nonEmpty: true })),
     webhooks: s.arr(seedWebhookSchema),
     pipelines: s.arr(seedPipelineSchema),
+    checkout_keys: s.arr(
+      s.obj(
+        {
+          type: s.str({ oneOf: CHECKOUT_KEY_INPUT_TYPES }),
+          preferred: s.bool(),
+          private_seed: s.str(),
+          created_at: s.str(),
+        },
+        ["type"],
+      ),
+    ),
+    schedules: s.arr(
+      s.obj(
+        {
+          id,
+          name: nonEmpty(),
+          description: s.str(),
+          timetable: s.jsonObject(),
+          parameters: s.jsonObject(),
+          actor: s.jsonObject(),
+        },
+        ["name"],
+      ),
+    ),
   },
   ["slug"],
 );
@@ -229,12 +282,13 @@ const seedOrgSchema = s.obj(
     groups: s.arr(s.obj({ id, name: nonEmpty(), description: s.str() }, ["name"])),
     contexts: s.arr(seedContextSchema),
     projects: s.arr(seedProjectSchema),
+    otel_exporters: s.arr(s.obj({ id, ...otelExporterProps }, ["endpoint", "protocol"])),
   },
   ["slug"],
 );
 export const seedSchema: Schema = s.obj({
   $schema: s.str(),
   description: s.str(),
-  tokens: s.arr(s.obj({ token: nonEmpty(), read_only: s.bool() }, ["token"])),
+  tokens: s.arr(s.obj({ token: nonEmpty(), read_only: s.bool(), user: s.bool() }, ["token"])),
   orgs: s.arr(seedOrgSchema),
 });

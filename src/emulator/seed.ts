@@ -17,6 +17,12 @@ export interface SeedToken {
   readonly token: string;
   /** A read-only token gets 403 on every non-GET request. */
   readonly read_only?: boolean;
+  /**
+   * Whether the token is a user's (default true). spec: api-v2-v1.md POST
+   * /project/{slug}/checkout-key: a user key "needs a user token"; `false` models a token
+   * that is not (the create of a `user-key` is refused with 403).
+   */
+  readonly user?: boolean;
 }
 
 export interface SeedOrg {
@@ -30,6 +36,36 @@ export interface SeedOrg {
   readonly groups?: readonly SeedGroup[];
   readonly contexts?: readonly SeedContext[];
   readonly projects?: readonly SeedProject[];
+  /** OTLP exporters (V2 `/otel/exporters`, at most 5); header values are secrets. */
+  readonly otel_exporters?: readonly SeedOtelExporter[];
+}
+
+export interface SeedOtelExporter {
+  readonly id?: string;
+  readonly endpoint: string;
+  readonly protocol: "grpc" | "http";
+  readonly insecure?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface SeedCheckoutKey {
+  /** `deploy-key` or `user-key` (stored as `<vcs>-user-key`, as the service answers). */
+  readonly type: "deploy-key" | "user-key";
+  /** Default: true for the first key of the project. */
+  readonly preferred?: boolean;
+  /** The private half's 32-byte Ed25519 seed, hex (test only); derived when absent. */
+  readonly private_seed?: string;
+  readonly created_at?: string;
+}
+
+/** A legacy V2 schedule (spec: api-v2-v1.md "Schedule"); listed only (GET). */
+export interface SeedSchedule {
+  readonly id?: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly timetable?: SeedJson;
+  readonly parameters?: SeedJson;
+  readonly actor?: SeedJson;
 }
 
 export interface SeedGroup {
@@ -76,6 +112,8 @@ export interface SeedProject {
   readonly env?: Readonly<Record<string, string>>;
   readonly webhooks?: readonly SeedWebhook[];
   readonly pipelines?: readonly SeedPipeline[];
+  readonly checkout_keys?: readonly SeedCheckoutKey[];
+  readonly schedules?: readonly SeedSchedule[];
 }
 
 export interface SeedWebhook {

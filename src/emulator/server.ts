@@ -18,12 +18,15 @@ import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from
 import type { ApiName, Ctx, Reply, Route } from "./http.js";
 import { hashUuid } from "./ids.js";
 import { createRouter, type Match } from "./router.js";
+import { checkoutKeyRoutes } from "./routes/checkout-keys.js";
 import { contextRoutes } from "./routes/contexts.js";
 import { envVarRoutes } from "./routes/env-vars.js";
 import { orgRoutes } from "./routes/orgs.js";
+import { otelExporterRoutes } from "./routes/otel-exporters.js";
 import { pipelineRoutes } from "./routes/pipelines.js";
 import { projectRoutes } from "./routes/projects.js";
 import { restrictionRoutes } from "./routes/restrictions.js";
+import { scheduleRoutes } from "./routes/schedules.js";
 import { triggerRoutes } from "./routes/triggers.js";
 import { v2Routes } from "./routes/v2.js";
 import { webhookRoutes } from "./routes/webhooks.js";
@@ -79,6 +82,9 @@ const ROUTES: readonly Route[] = [
   ...pipelineRoutes,
   ...triggerRoutes,
   ...v2Routes,
+  ...checkoutKeyRoutes,
+  ...otelExporterRoutes,
+  ...scheduleRoutes,
 ];
 
 /** Query parameter names that carry a token on other APIs (V1 `circle-token` and the like). */
@@ -248,7 +254,11 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   };
 
   /** Auth. spec: api-v3.md "Authentication": V3 Bearer, V2 Service-Token or Basic. */
-  const authenticate = (api: ApiName, req: IncomingMessage, query: URLSearchParams): void => {
+  const authenticate = (
+    api: ApiName,
+    req: IncomingMessage,
+    query: URLSearchParams,
+  ): TokenRow => {
     // spec: Authentication rule 1: on V3 a token in a query parameter is rejected.
     // Decision: the same on V2 (only the legacy V1 accepts one).
     for (const [k, v] of query) {
@@ -288,6 +298,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     if (row.readOnly && req.method !== "GET") {
       throw new EmulatorHttpError(403, "forbidden", "Forbidden", "this token is read-only");
     }
+    return row;
   };
 
   /**
@@ -305,7 +316,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     m: Match | undefined,
   ): Answer => {
     try {
-      if (req) authenticate(api, req, query);
+      const token = req ? authenticate(api, req, query) : undefined;
       // Decision: an unknown method on a known path is 404 too (the spec lists no 405).
       if (!m)
         throw new EmulatorHttpError(404, "not_found", "Not found", `no route ${method} ${path}`);
@@ -336,6 +347,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         nowIso: () => new Date(now()).toISOString(),
         cursorSecret,
         faults: faults.options,
+        ...(token === undefined ? {} : { token }),
       };
       const reply: Reply = m.route.handler(ctx);
       return json(reply.status, reply.body);

@@ -6,6 +6,7 @@
 import type { VcsRepoWire } from "../core/wire.js";
 import { badRequest, EmulatorHttpError, fromIssue, SeedError } from "./errors.js";
 import { hashUuid, isUuid } from "./ids.js";
+import { keyPairOf, keySeed } from "./keys.js";
 import {
   ORG_SETTINGS_KEYS,
   PROJECT_BOOL_SETTINGS_KEYS,
@@ -24,6 +25,8 @@ export type TriggerType = (typeof TRIGGER_EVENT_TYPES)[number];
 export interface TokenRow {
   readonly token: string;
   readonly readOnly: boolean;
+  /** A user's token (spec: a user checkout key "needs a user token"). */
+  readonly user: boolean;
 }
 export interface GroupRow {
   readonly id: string;
@@ -102,6 +105,39 @@ export interface PipelineRow {
   readonly checkout?: { vcs?: VcsRepoWire };
   readonly created_at: string;
 }
+/** A checkout key (spec: api-v2-v1.md "Checkout key"); the private half stays here. */
+export interface CheckoutKeyRow {
+  readonly projectId: string;
+  /** As answered: `deploy-key` or `<vcs>-user-key`. */
+  readonly type: string;
+  readonly preferred: boolean;
+  /** The private half's seed, hex (only `GET /__admin/state` shows it). */
+  readonly privateSeed: string;
+  readonly publicKey: string;
+  readonly md5: string;
+  readonly sha256: string;
+  readonly created_at: string;
+}
+/** An OTLP exporter (spec: api-v2-v1.md "OTLP exporter"). */
+export interface OtelExporterRow {
+  readonly id: string;
+  readonly orgId: string;
+  readonly endpoint: string;
+  readonly protocol: string;
+  readonly insecure: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+}
+/** A legacy V2 schedule (spec: api-v2-v1.md "Schedule"); seeded, listed, never written. */
+export interface ScheduleRow {
+  readonly id: string;
+  readonly projectId: string;
+  readonly name: string;
+  readonly description: string;
+  readonly timetable: Record<string, unknown>;
+  readonly parameters: Record<string, unknown>;
+  readonly actor: Record<string, unknown>;
+  readonly created_at: string;
+}
 export interface TriggerEvent {
   readonly type: TriggerType;
   vcs?: VcsRepoWire;
@@ -130,6 +166,9 @@ export interface State {
   readonly webhooks: WebhookRow[];
   readonly pipelines: PipelineRow[];
   readonly triggers: TriggerRow[];
+  readonly checkoutKeys: CheckoutKeyRow[];
+  readonly otelExporters: OtelExporterRow[];
+  readonly schedules: ScheduleRow[];
   /** Counter behind run-time ids, so they are the same on every run. */
   seq: number;
   /**
@@ -440,13 +479,20 @@ export const createState = (seed: Seed): State => {
   if (issue) seedFail(issue.pointer, issue.message);
   const ids = new Set<string>();
   const st: State = {
-    tokens: (seed.tokens ?? []).map((t) => ({ token: t.token, readOnly: t.read_only === true })),
+    tokens: (seed.tokens ?? []).map((t) => ({
+      token: t.token,
+      readOnly: t.read_only === true,
+      user: t.user !== false,
+    })),
     orgs: [],
     projects: [],
     contexts: [],
     webhooks: [],
     pipelines: [],
     triggers: [],
+    checkoutKeys: [],
+    otelExporters: [],
+    schedules: [],
     seq: 0,
     seeded: ids,
     version: 0,
@@ -480,6 +526,21 @@ export const createState = (seed: Seed): State => {
     st.orgs.push(org);
     (so.projects ?? []).forEach((sp, pi) => {
       loadProject(st, org, so, sp, `${op}/projects/${pi}`, claim, slugs);
+    });
+    const exporters = so.otel_exporters ?? [];
+    if (exporters.length > OTEL_EXPORTERS_PER_ORG)
+      seedFail(`${op}/otel_exporters`, `more than ${OTEL_EXPORTERS_PER_ORG} exporters`);
+    exporters.forEach((se, ei) => {
+      const ep = `${op}/otel_exporters/${ei}`;
+      asSeed(() => checkOtelEndpoint(se.endpoint, `${ep}/endpoint`));
+      st.otelExporters.push({
+        id: claim(se.id ?? hashUuid("otel", org.id, String(ei)), `${ep}/id`),
+        orgId: org.id,
+        endpoint: se.endpoint,
+        protocol: se.protocol,
+        insecure: se.insecure === true,
+        headers: { ...se.headers },
+      });
     });
   });
 
@@ -582,6 +643,27 @@ const loadProject = (
   };
   st.projects.push(project);
 
+  (sp.checkout_keys ?? []).forEach((sk, ki) => {
+    const seedHex = sk.private_seed ?? keySeed("seed", id, String(ki)).toString("hex");
+    if (!/^[0-9a-f]{64}$/.test(seedHex))
+      seedFail(`${pp}/checkout_keys/${ki}/private_seed`, "must be 64 hex digits");
+    st.checkoutKeys.push(
+      checkoutKeyRow(project, sk.type, sk.preferred ?? ki === 0, seedHex, sk.created_at ?? SEED_TIME),
+    );
+  });
+  (sp.schedules ?? []).forEach((ss, si) => {
+    st.schedules.push({
+      id: claim(ss.id ?? hashUuid("schedule", id, String(si)), `${pp}/schedules/${si}/id`),
+      projectId: id,
+      name: ss.name,
+      description: ss.description ?? "",
+      timetable: { ...(ss.timetable ?? { per_hour: 1, hours_of_day: [0], days_of_week: ["MON"] }) },
+      parameters: { ...(ss.parameters ?? {}) },
+      actor: { ...(ss.actor ?? { login: "system", name: "system" }) },
+      created_at: SEED_TIME,
+    });
+  });
+
   const hooks = sp.webhooks ?? [];
   if (hooks.length > WEBHOOKS_PER_PROJECT)
     seedFail(`${pp}/webhooks`, `more than ${WEBHOOKS_PER_PROJECT} webhooks`);
@@ -642,6 +724,47 @@ const loadProject = (
   });
 };
 
+/** spec: api-v2-v1.md "Limits": OTLP exporters, 5 per organization. */
+export const OTEL_EXPORTERS_PER_ORG = 5;
+
+/**
+ * spec: POST /otel/exporters: "endpoint string (host and port only, no scheme)".
+ * Decision: the emulator refuses (400) anything else, a missing port included.
+ */
+export const checkOtelEndpoint = (endpoint: string, pointer: string): void => {
+  if (!/^[A-Za-z0-9._-]+:[0-9]{1,5}$/.test(endpoint)) {
+    throw badRequest(
+      "invalid_request",
+      `${pointer}: endpoint must be host and port only, without a scheme (got ${JSON.stringify(endpoint)})`,
+      pointer,
+    );
+  }
+};
+
+/**
+ * spec: api-v2-v1.md "Checkout key": `type` is `deploy-key` or a `<vcs>-user-key`.
+ * Decision: a user key's type names the project's VCS provider (`github-user-key`).
+ */
+export const checkoutKeyRow = (
+  project: ProjectRow,
+  input: "deploy-key" | "user-key",
+  preferred: boolean,
+  seedHex: string,
+  createdAt: string,
+): CheckoutKeyRow => {
+  const pair = keyPairOf(Buffer.from(seedHex, "hex"));
+  return {
+    projectId: project.id,
+    type: input === "deploy-key" ? "deploy-key" : `${project.repo.provider}-user-key`,
+    preferred,
+    privateSeed: seedHex,
+    publicKey: pair.publicKey,
+    md5: pair.md5,
+    sha256: pair.sha256,
+    created_at: createdAt,
+  };
+};
+
 /** spec: api-v3.md "Limits": webhooks per project 25 (one more is 400). */
 export const WEBHOOKS_PER_PROJECT = 25;
 
@@ -651,7 +774,7 @@ export const WEBHOOKS_PER_PROJECT = 25;
 
 /** Dump the state in the seed's shape, ids filled in, secret values included (test only). */
 export const dumpState = (st: State): Seed => ({
-  tokens: st.tokens.map((t) => ({ token: t.token, read_only: t.readOnly })),
+  tokens: st.tokens.map((t) => ({ token: t.token, read_only: t.readOnly, user: t.user })),
   orgs: st.orgs.map((o) => ({
     id: o.id,
     slug: o.slug,
@@ -659,6 +782,15 @@ export const dumpState = (st: State): Seed => ({
     settings: { ...o.settings },
     default_context_restriction: o.defaultContextRestriction,
     groups: o.groups.map((g) => ({ ...g })),
+    otel_exporters: st.otelExporters
+      .filter((e) => e.orgId === o.id)
+      .map((e) => ({
+        id: e.id,
+        endpoint: e.endpoint,
+        protocol: e.protocol === "http" ? ("http" as const) : ("grpc" as const),
+        insecure: e.insecure,
+        headers: { ...e.headers },
+      })),
     contexts: st.contexts
       .filter((c) => c.orgId === o.id)
       .map((c) => ({
@@ -680,6 +812,24 @@ export const dumpState = (st: State): Seed => ({
         repo: { ...p.repo },
         settings: structuredClone(p.settings),
         env: Object.fromEntries(p.env.map((e) => [e.name, e.value])),
+        checkout_keys: st.checkoutKeys
+          .filter((k) => k.projectId === p.id)
+          .map((k) => ({
+            type: k.type === "deploy-key" ? ("deploy-key" as const) : ("user-key" as const),
+            preferred: k.preferred,
+            private_seed: k.privateSeed,
+            created_at: k.created_at,
+          })),
+        schedules: st.schedules
+          .filter((x) => x.projectId === p.id)
+          .map((x) => ({
+            id: x.id,
+            name: x.name,
+            description: x.description,
+            timetable: structuredClone(x.timetable) as SeedJson,
+            parameters: structuredClone(x.parameters) as SeedJson,
+            actor: structuredClone(x.actor) as SeedJson,
+          })),
         webhooks: st.webhooks
           .filter((w) => w.projectId === p.id)
           .map((w) => ({

@@ -3,14 +3,17 @@
 // 8.20.0 standalone code. Do not edit: run `node scripts/build-schema-validator.js`.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaSha256 = "6d5f13fcd861037d1c980c6f68fcb1c2e29b237c5d23daafcbf5784928063ade";
+export const schemaSha256 = "ff4c431227180e21517041dc96c1e80113419aea82bd5827e68eb5117ba7f963";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group, by group id (UUID), or all-members for every member of the org.","type":"string","pattern":"^(all-members|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
-const schema32 = {"type":"object","additionalProperties":false,"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group, by group id (UUID), or all-members for every member of the org.","type":"string","pattern":"^(all-members|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme (spec: api-v2-v1.md POST /otel/exporters), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
+const schema32 = {"type":"object","additionalProperties":false,"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}}}};
 const schema33 = {"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}};
+const schema37 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme (spec: api-v2-v1.md POST /otel/exporters), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
 const pattern4 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
-const pattern8 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
+const pattern8 = new RegExp("^[A-Za-z0-9._-]+:[0-9]{1,5}$", "u");
+const pattern9 = new RegExp("^[A-Za-z0-9!#$%&'*+^_`|~-]+$", "u");
+const pattern10 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const schema34 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}}}};
@@ -289,16 +292,17 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema37 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}}}};
-const schema38 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
-const schema40 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
+const schema38 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}}}};
+const schema39 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
+const schema41 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
+const schema49 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
 const func0 = require("ajv/dist/runtime/equal").default;
-const pattern10 = new RegExp("^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$", "u");
-const schema41 = {"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}};
-const schema42 = {"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
-const schema44 = {"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
-const schema45 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
-const pattern11 = new RegExp("^\\s*\\S+(\\s+\\S+){4}\\s*$", "u");
+const pattern12 = new RegExp("^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$", "u");
+const schema42 = {"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}};
+const schema43 = {"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
+const schema45 = {"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
+const schema46 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
+const pattern13 = new RegExp("^\\s*\\S+(\\s+\\S+){4}\\s*$", "u");
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -312,7 +316,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.event === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event"},message:"must have required property '"+"event"+"'",schema:schema44.required,parentSchema:schema44,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event"},message:"must have required property '"+"event"+"'",schema:schema45.required,parentSchema:schema45,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -323,7 +327,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "is_disabled")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "event")) || (key0 === "parameters"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -337,7 +341,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema44.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema45.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -348,7 +352,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.id.type,parentSchema:schema44.properties.id,data:data0};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.id.type,parentSchema:schema45.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -361,7 +365,7 @@ errors++;
 if(data.is_disabled !== undefined){
 let data1 = data.is_disabled;
 if(typeof data1 !== "boolean"){
-const err4 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.is_disabled.type,parentSchema:schema44.properties.is_disabled,data:data1};
+const err4 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema45.properties.is_disabled.type,parentSchema:schema45.properties.is_disabled,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -376,7 +380,7 @@ let data2 = data.config;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 if(!(key1 === "ref")){
-const err5 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data:data2};
+const err5 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -390,7 +394,7 @@ if(data2.ref !== undefined){
 let data3 = data2.ref;
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.ref,data:data3};
+const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -401,7 +405,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.ref.type,parentSchema:schema45.properties.ref,data:data3};
+const err7 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ref.type,parentSchema:schema46.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -413,7 +417,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data:data2};
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -428,7 +432,7 @@ let data4 = data.checkout;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key2 in data4){
 if(!(key2 === "ref")){
-const err9 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data:data4};
+const err9 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -442,7 +446,7 @@ if(data4.ref !== undefined){
 let data5 = data4.ref;
 if(typeof data5 === "string"){
 if(func2(data5) < 1){
-const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.ref,data:data5};
+const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -453,7 +457,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.ref.type,parentSchema:schema45.properties.ref,data:data5};
+const err11 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.ref.type,parentSchema:schema46.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -465,7 +469,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data:data4};
+const err12 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -521,7 +525,7 @@ if(_valid0){
 const _errs24 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.vcs === undefined){
-const err15 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema44.properties.event.allOf[0].then.required,parentSchema:schema44.properties.event.allOf[0].then,data:data6};
+const err15 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema45.properties.event.allOf[0].then.required,parentSchema:schema45.properties.event.allOf[0].then,data:data6};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -535,7 +539,7 @@ var _valid0 = _errs24 === errors;
 valid6 = _valid0;
 }
 if(!valid6){
-const err16 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema44.properties.event.allOf[0].if,parentSchema:schema44.properties.event.allOf[0],data:data6};
+const err16 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema45.properties.event.allOf[0].if,parentSchema:schema45.properties.event.allOf[0],data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -588,7 +592,7 @@ if(_valid1){
 const _errs29 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.schedule === undefined){
-const err19 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/then/required",keyword:"required",params:{missingProperty: "schedule"},message:"must have required property '"+"schedule"+"'",schema:schema44.properties.event.allOf[1].then.required,parentSchema:schema44.properties.event.allOf[1].then,data:data6};
+const err19 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/then/required",keyword:"required",params:{missingProperty: "schedule"},message:"must have required property '"+"schedule"+"'",schema:schema45.properties.event.allOf[1].then.required,parentSchema:schema45.properties.event.allOf[1].then,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -602,7 +606,7 @@ var _valid1 = _errs29 === errors;
 valid8 = _valid1;
 }
 if(!valid8){
-const err20 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema44.properties.event.allOf[1].if,parentSchema:schema44.properties.event.allOf[1],data:data6};
+const err20 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema45.properties.event.allOf[1].if,parentSchema:schema45.properties.event.allOf[1],data:data6};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -613,7 +617,7 @@ errors++;
 }
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.type === undefined){
-const err21 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema44.properties.event.required,parentSchema:schema44.properties.event,data:data6};
+const err21 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema45.properties.event.required,parentSchema:schema45.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -624,7 +628,7 @@ errors++;
 }
 for(const key3 in data6){
 if(!(((((key3 === "type") || (key3 === "vcs")) || (key3 === "webhook")) || (key3 === "schedule")) || (key3 === "filter"))){
-const err22 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema44.properties.event,data:data6};
+const err22 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -637,7 +641,7 @@ errors++;
 if(data6.type !== undefined){
 let data9 = data6.type;
 if(!(((data9 === "vcs") || (data9 === "webhook")) || (data9 === "schedule"))){
-const err23 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema44.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.event.properties.type.enum,parentSchema:schema44.properties.event.properties.type,data:data9};
+const err23 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema45.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.event.properties.type.enum,parentSchema:schema45.properties.event.properties.type,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -651,7 +655,7 @@ if(data6.vcs !== undefined){
 let data10 = data6.vcs;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.provider === undefined){
-const err24 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema42.required,parentSchema:schema42,data:data10};
+const err24 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema43.required,parentSchema:schema43,data:data10};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -661,7 +665,7 @@ vErrors.push(err24);
 errors++;
 }
 if(data10.repo_id === undefined){
-const err25 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema42.required,parentSchema:schema42,data:data10};
+const err25 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema43.required,parentSchema:schema43,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -671,7 +675,7 @@ vErrors.push(err25);
 errors++;
 }
 if(data10.repo_full_name === undefined){
-const err26 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema42.required,parentSchema:schema42,data:data10};
+const err26 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema43.required,parentSchema:schema43,data:data10};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -682,7 +686,7 @@ errors++;
 }
 for(const key4 in data10){
 if(!(((key4 === "provider") || (key4 === "repo_id")) || (key4 === "repo_full_name"))){
-const err27 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data10};
+const err27 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema43,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -696,7 +700,7 @@ if(data10.provider !== undefined){
 let data11 = data10.provider;
 if(typeof data11 === "string"){
 if(func2(data11) < 1){
-const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.provider,data:data11};
+const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -707,7 +711,7 @@ errors++;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.provider.type,parentSchema:schema42.properties.provider,data:data11};
+const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.provider.type,parentSchema:schema43.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -721,7 +725,7 @@ if(data10.repo_id !== undefined){
 let data12 = data10.repo_id;
 if(typeof data12 === "string"){
 if(func2(data12) < 1){
-const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.repo_id,data:data12};
+const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -732,7 +736,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.repo_id.type,parentSchema:schema42.properties.repo_id,data:data12};
+const err31 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.repo_id.type,parentSchema:schema43.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -746,7 +750,7 @@ if(data10.repo_full_name !== undefined){
 let data13 = data10.repo_full_name;
 if(typeof data13 === "string"){
 if(func2(data13) < 1){
-const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.repo_full_name,data:data13};
+const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -757,7 +761,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.repo_full_name.type,parentSchema:schema42.properties.repo_full_name,data:data13};
+const err33 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.repo_full_name.type,parentSchema:schema43.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -769,7 +773,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data10};
+const err34 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data:data10};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -784,7 +788,7 @@ let data14 = data6.webhook;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 for(const key5 in data14){
 if(!((key5 === "source") || (key5 === "secret"))){
-const err35 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema44.properties.event.properties.webhook,data:data14};
+const err35 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.event.properties.webhook,data:data14};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -798,7 +802,7 @@ if(data14.source !== undefined){
 let data15 = data14.source;
 if(typeof data15 === "string"){
 if(func2(data15) < 1){
-const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.event.properties.webhook.properties.source,data:data15};
+const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -809,7 +813,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.event.properties.webhook.properties.source.type,parentSchema:schema44.properties.event.properties.webhook.properties.source,data:data15};
+const err37 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.event.properties.webhook.properties.source.type,parentSchema:schema45.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -823,7 +827,7 @@ if(data14.secret !== undefined){
 let data16 = data14.secret;
 if(typeof data16 === "string"){
 if(func2(data16) < 1){
-const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.event.properties.webhook.properties.secret,data:data16};
+const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -834,7 +838,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.event.properties.webhook.properties.secret.type,parentSchema:schema44.properties.event.properties.webhook.properties.secret,data:data16};
+const err39 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.event.properties.webhook.properties.secret.type,parentSchema:schema45.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -846,7 +850,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.event.properties.webhook.type,parentSchema:schema44.properties.event.properties.webhook,data:data14};
+const err40 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.event.properties.webhook.type,parentSchema:schema45.properties.event.properties.webhook,data:data14};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -860,7 +864,7 @@ if(data6.schedule !== undefined){
 let data17 = data6.schedule;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.cron_expression === undefined){
-const err41 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/required",keyword:"required",params:{missingProperty: "cron_expression"},message:"must have required property '"+"cron_expression"+"'",schema:schema44.properties.event.properties.schedule.required,parentSchema:schema44.properties.event.properties.schedule,data:data17};
+const err41 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/required",keyword:"required",params:{missingProperty: "cron_expression"},message:"must have required property '"+"cron_expression"+"'",schema:schema45.properties.event.properties.schedule.required,parentSchema:schema45.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -871,7 +875,7 @@ errors++;
 }
 for(const key6 in data17){
 if(!((key6 === "cron_expression") || (key6 === "attribution_actor"))){
-const err42 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema44.properties.event.properties.schedule,data:data17};
+const err42 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -884,8 +888,8 @@ errors++;
 if(data17.cron_expression !== undefined){
 let data18 = data17.cron_expression;
 if(typeof data18 === "string"){
-if(!pattern11.test(data18)){
-const err43 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema44.properties.event.properties.schedule.properties.cron_expression,data:data18};
+if(!pattern13.test(data18)){
+const err43 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema45.properties.event.properties.schedule.properties.cron_expression,data:data18};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -896,7 +900,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema44.properties.event.properties.schedule.properties.cron_expression,data:data18};
+const err44 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema45.properties.event.properties.schedule.properties.cron_expression,data:data18};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -909,7 +913,7 @@ errors++;
 if(data17.attribution_actor !== undefined){
 let data19 = data17.attribution_actor;
 if(!((data19 === "system") || (data19 === "current"))){
-const err45 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema44.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema44.properties.event.properties.schedule.properties.attribution_actor,data:data19};
+const err45 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema45.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema45.properties.event.properties.schedule.properties.attribution_actor,data:data19};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -921,7 +925,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.event.properties.schedule.type,parentSchema:schema44.properties.event.properties.schedule,data:data17};
+const err46 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.event.properties.schedule.type,parentSchema:schema45.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -936,7 +940,7 @@ let data20 = data6.filter;
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 for(const key7 in data20){
 if(!((key7 === "preset") || (key7 === "rules"))){
-const err47 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema44.properties.event.properties.filter,data:data20};
+const err47 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.event.properties.filter,data:data20};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -949,7 +953,7 @@ errors++;
 if(data20.preset !== undefined){
 let data21 = data20.preset;
 if(!((((((((((((data21 === "all-pushes") || (data21 === "only-tags")) || (data21 === "default-branch-pushes")) || (data21 === "only-build-prs")) || (data21 === "only-open-prs")) || (data21 === "only-labeled-prs")) || (data21 === "only-merged-prs")) || (data21 === "only-ready-for-review-prs")) || (data21 === "only-branch-delete")) || (data21 === "only-build-pushes-to-non-draft-prs")) || (data21 === "only-merged-or-closed-prs")) || (data21 === "pr-comment-equals-run-ci"))){
-const err48 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema44.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.event.properties.filter.properties.preset.enum,parentSchema:schema44.properties.event.properties.filter.properties.preset,data:data21};
+const err48 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema45.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.event.properties.filter.properties.preset.enum,parentSchema:schema45.properties.event.properties.filter.properties.preset,data:data21};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -967,7 +971,7 @@ for(let i0=0; i0<len0; i0++){
 let data23 = data22[i0];
 if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.rule === undefined){
-const err49 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema44.properties.event.properties.filter.properties.rules.items.required,parentSchema:schema44.properties.event.properties.filter.properties.rules.items,data:data23};
+const err49 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema45.properties.event.properties.filter.properties.rules.items.required,parentSchema:schema45.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -978,7 +982,7 @@ errors++;
 }
 for(const key8 in data23){
 if(!(((key8 === "event_type") || (key8 === "rule")) || (key8 === "event_ref"))){
-const err50 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema44.properties.event.properties.filter.properties.rules.items,data:data23};
+const err50 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -992,7 +996,7 @@ if(data23.event_type !== undefined){
 let data24 = data23.event_type;
 if(typeof data24 === "string"){
 if(func2(data24) < 1){
-const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
+const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1003,7 +1007,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema44.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
+const err52 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1017,7 +1021,7 @@ if(data23.rule !== undefined){
 let data25 = data23.rule;
 if(typeof data25 === "string"){
 if(func2(data25) < 1){
-const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
+const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1028,7 +1032,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema44.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
+const err54 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1042,7 +1046,7 @@ if(data23.event_ref !== undefined){
 let data26 = data23.event_ref;
 if(typeof data26 === "string"){
 if(func2(data26) < 1){
-const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
+const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1053,7 +1057,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema44.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
+const err56 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1065,7 +1069,7 @@ errors++;
 }
 }
 else {
-const err57 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema44.properties.event.properties.filter.properties.rules.items,data:data23};
+const err57 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema45.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1077,7 +1081,7 @@ errors++;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema44.properties.event.properties.filter.properties.rules.type,parentSchema:schema44.properties.event.properties.filter.properties.rules,data:data22};
+const err58 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema45.properties.event.properties.filter.properties.rules.type,parentSchema:schema45.properties.event.properties.filter.properties.rules,data:data22};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1089,7 +1093,7 @@ errors++;
 }
 }
 else {
-const err59 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.event.properties.filter.type,parentSchema:schema44.properties.event.properties.filter,data:data20};
+const err59 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.event.properties.filter.type,parentSchema:schema45.properties.event.properties.filter,data:data20};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1101,7 +1105,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.event.type,parentSchema:schema44.properties.event,data:data6};
+const err60 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.event.type,parentSchema:schema45.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1117,7 +1121,7 @@ if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 for(const key9 in data27){
 let data28 = data27[key9];
 if(((typeof data28 !== "string") && (!((typeof data28 == "number") && (isFinite(data28))))) && (typeof data28 !== "boolean")){
-const err61 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema44.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema44.properties.parameters.additionalProperties.type,parentSchema:schema44.properties.parameters.additionalProperties,data:data28};
+const err61 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema45.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema45.properties.parameters.additionalProperties.type,parentSchema:schema45.properties.parameters.additionalProperties,data:data28};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1129,7 +1133,7 @@ errors++;
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.parameters.type,parentSchema:schema44.properties.parameters,data:data27};
+const err62 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.parameters.type,parentSchema:schema45.properties.parameters,data:data27};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1141,7 +1145,7 @@ errors++;
 }
 }
 else {
-const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data};
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1168,7 +1172,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.config === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "config"},message:"must have required property '"+"config"+"'",schema:schema41.required,parentSchema:schema41,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "config"},message:"must have required property '"+"config"+"'",schema:schema42.required,parentSchema:schema42,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1179,7 +1183,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "description")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "triggers"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1193,7 +1197,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema41.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema42.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1204,7 +1208,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.id.type,parentSchema:schema41.properties.id,data:data0};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.id.type,parentSchema:schema42.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1217,7 +1221,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.description.type,parentSchema:schema41.properties.description,data:data1};
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.description.type,parentSchema:schema42.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1273,7 +1277,7 @@ if(_valid0){
 const _errs12 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.vcs === undefined){
-const err7 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema41.properties.config.allOf[0].then.required,parentSchema:schema41.properties.config.allOf[0].then,data:data2};
+const err7 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema42.properties.config.allOf[0].then.required,parentSchema:schema42.properties.config.allOf[0].then,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1287,7 +1291,7 @@ var _valid0 = _errs12 === errors;
 valid2 = _valid0;
 }
 if(!valid2){
-const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema41.properties.config.allOf[0].if,parentSchema:schema41.properties.config.allOf[0],data:data2};
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema42.properties.config.allOf[0].if,parentSchema:schema42.properties.config.allOf[0],data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1340,7 +1344,7 @@ if(_valid1){
 const _errs17 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.hosted === undefined){
-const err11 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/then/required",keyword:"required",params:{missingProperty: "hosted"},message:"must have required property '"+"hosted"+"'",schema:schema41.properties.config.allOf[1].then.required,parentSchema:schema41.properties.config.allOf[1].then,data:data2};
+const err11 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/then/required",keyword:"required",params:{missingProperty: "hosted"},message:"must have required property '"+"hosted"+"'",schema:schema42.properties.config.allOf[1].then.required,parentSchema:schema42.properties.config.allOf[1].then,data:data2};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1354,7 +1358,7 @@ var _valid1 = _errs17 === errors;
 valid4 = _valid1;
 }
 if(!valid4){
-const err12 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema41.properties.config.allOf[1].if,parentSchema:schema41.properties.config.allOf[1],data:data2};
+const err12 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema42.properties.config.allOf[1].if,parentSchema:schema42.properties.config.allOf[1],data:data2};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1365,7 +1369,7 @@ errors++;
 }
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.type === undefined){
-const err13 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema41.properties.config.required,parentSchema:schema41.properties.config,data:data2};
+const err13 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema42.properties.config.required,parentSchema:schema42.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1375,7 +1379,7 @@ vErrors.push(err13);
 errors++;
 }
 if(data2.file_path === undefined){
-const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'",schema:schema41.properties.config.required,parentSchema:schema41.properties.config,data:data2};
+const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'",schema:schema42.properties.config.required,parentSchema:schema42.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1386,7 +1390,7 @@ errors++;
 }
 for(const key1 in data2){
 if(!(((((key1 === "type") || (key1 === "file_path")) || (key1 === "file_type")) || (key1 === "vcs")) || (key1 === "hosted"))){
-const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema41.properties.config,data:data2};
+const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema42.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1399,7 +1403,7 @@ errors++;
 if(data2.type !== undefined){
 let data5 = data2.type;
 if(!((data5 === "vcs") || (data5 === "hosted"))){
-const err16 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema41.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema41.properties.config.properties.type.enum,parentSchema:schema41.properties.config.properties.type,data:data5};
+const err16 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema42.properties.config.properties.type.enum,parentSchema:schema42.properties.config.properties.type,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1413,7 +1417,7 @@ if(data2.file_path !== undefined){
 let data6 = data2.file_path;
 if(typeof data6 === "string"){
 if(func2(data6) < 1){
-const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.config.properties.file_path,data:data6};
+const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1424,7 +1428,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.config.properties.file_path.type,parentSchema:schema41.properties.config.properties.file_path,data:data6};
+const err18 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.config.properties.file_path.type,parentSchema:schema42.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1438,7 +1442,7 @@ if(data2.file_type !== undefined){
 let data7 = data2.file_type;
 if(typeof data7 === "string"){
 if(func2(data7) < 1){
-const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.config.properties.file_type,data:data7};
+const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1449,7 +1453,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.config.properties.file_type.type,parentSchema:schema41.properties.config.properties.file_type,data:data7};
+const err20 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.config.properties.file_type.type,parentSchema:schema42.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1463,7 +1467,7 @@ if(data2.vcs !== undefined){
 let data8 = data2.vcs;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.provider === undefined){
-const err21 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema42.required,parentSchema:schema42,data:data8};
+const err21 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema43.required,parentSchema:schema43,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1473,7 +1477,7 @@ vErrors.push(err21);
 errors++;
 }
 if(data8.repo_id === undefined){
-const err22 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema42.required,parentSchema:schema42,data:data8};
+const err22 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema43.required,parentSchema:schema43,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1483,7 +1487,7 @@ vErrors.push(err22);
 errors++;
 }
 if(data8.repo_full_name === undefined){
-const err23 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema42.required,parentSchema:schema42,data:data8};
+const err23 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema43.required,parentSchema:schema43,data:data8};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1494,7 +1498,7 @@ errors++;
 }
 for(const key2 in data8){
 if(!(((key2 === "provider") || (key2 === "repo_id")) || (key2 === "repo_full_name"))){
-const err24 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data8};
+const err24 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema43,data:data8};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1508,7 +1512,7 @@ if(data8.provider !== undefined){
 let data9 = data8.provider;
 if(typeof data9 === "string"){
 if(func2(data9) < 1){
-const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.provider,data:data9};
+const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1519,7 +1523,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.provider.type,parentSchema:schema42.properties.provider,data:data9};
+const err26 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.provider.type,parentSchema:schema43.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1533,7 +1537,7 @@ if(data8.repo_id !== undefined){
 let data10 = data8.repo_id;
 if(typeof data10 === "string"){
 if(func2(data10) < 1){
-const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.repo_id,data:data10};
+const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1544,7 +1548,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.repo_id.type,parentSchema:schema42.properties.repo_id,data:data10};
+const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.repo_id.type,parentSchema:schema43.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1558,7 +1562,7 @@ if(data8.repo_full_name !== undefined){
 let data11 = data8.repo_full_name;
 if(typeof data11 === "string"){
 if(func2(data11) < 1){
-const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.repo_full_name,data:data11};
+const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1569,7 +1573,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.repo_full_name.type,parentSchema:schema42.properties.repo_full_name,data:data11};
+const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.repo_full_name.type,parentSchema:schema43.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1581,7 +1585,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data8};
+const err31 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data:data8};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1595,7 +1599,7 @@ if(data2.hosted !== undefined){
 let data12 = data2.hosted;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.provider === undefined){
-const err32 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema41.properties.config.properties.hosted.required,parentSchema:schema41.properties.config.properties.hosted,data:data12};
+const err32 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema42.properties.config.properties.hosted.required,parentSchema:schema42.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1606,7 +1610,7 @@ errors++;
 }
 for(const key3 in data12){
 if(!(key3 === "provider")){
-const err33 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema41.properties.config.properties.hosted,data:data12};
+const err33 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema42.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1620,7 +1624,7 @@ if(data12.provider !== undefined){
 let data13 = data12.provider;
 if(typeof data13 === "string"){
 if(func2(data13) < 1){
-const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.config.properties.hosted.properties.provider,data:data13};
+const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1631,7 +1635,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.config.properties.hosted.properties.provider.type,parentSchema:schema41.properties.config.properties.hosted.properties.provider,data:data13};
+const err35 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.config.properties.hosted.properties.provider.type,parentSchema:schema42.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1643,7 +1647,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.config.properties.hosted.type,parentSchema:schema41.properties.config.properties.hosted,data:data12};
+const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.properties.config.properties.hosted.type,parentSchema:schema42.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1655,7 +1659,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.config.type,parentSchema:schema41.properties.config,data:data2};
+const err37 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.properties.config.type,parentSchema:schema42.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1669,7 +1673,7 @@ if(data.checkout !== undefined){
 let data14 = data.checkout;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.vcs === undefined){
-const err38 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema41.properties.checkout.required,parentSchema:schema41.properties.checkout,data:data14};
+const err38 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema42.properties.checkout.required,parentSchema:schema42.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1680,7 +1684,7 @@ errors++;
 }
 for(const key4 in data14){
 if(!(key4 === "vcs")){
-const err39 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema41.properties.checkout,data:data14};
+const err39 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema42.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1694,7 +1698,7 @@ if(data14.vcs !== undefined){
 let data15 = data14.vcs;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.provider === undefined){
-const err40 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema42.required,parentSchema:schema42,data:data15};
+const err40 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema43.required,parentSchema:schema43,data:data15};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1704,7 +1708,7 @@ vErrors.push(err40);
 errors++;
 }
 if(data15.repo_id === undefined){
-const err41 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema42.required,parentSchema:schema42,data:data15};
+const err41 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema43.required,parentSchema:schema43,data:data15};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1714,7 +1718,7 @@ vErrors.push(err41);
 errors++;
 }
 if(data15.repo_full_name === undefined){
-const err42 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema42.required,parentSchema:schema42,data:data15};
+const err42 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema43.required,parentSchema:schema43,data:data15};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1725,7 +1729,7 @@ errors++;
 }
 for(const key5 in data15){
 if(!(((key5 === "provider") || (key5 === "repo_id")) || (key5 === "repo_full_name"))){
-const err43 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data15};
+const err43 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema43,data:data15};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1739,7 +1743,7 @@ if(data15.provider !== undefined){
 let data16 = data15.provider;
 if(typeof data16 === "string"){
 if(func2(data16) < 1){
-const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.provider,data:data16};
+const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1750,7 +1754,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.provider.type,parentSchema:schema42.properties.provider,data:data16};
+const err45 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.provider.type,parentSchema:schema43.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1764,7 +1768,7 @@ if(data15.repo_id !== undefined){
 let data17 = data15.repo_id;
 if(typeof data17 === "string"){
 if(func2(data17) < 1){
-const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.repo_id,data:data17};
+const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1775,7 +1779,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.repo_id.type,parentSchema:schema42.properties.repo_id,data:data17};
+const err47 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.repo_id.type,parentSchema:schema43.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1789,7 +1793,7 @@ if(data15.repo_full_name !== undefined){
 let data18 = data15.repo_full_name;
 if(typeof data18 === "string"){
 if(func2(data18) < 1){
-const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.repo_full_name,data:data18};
+const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1800,7 +1804,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.repo_full_name.type,parentSchema:schema42.properties.repo_full_name,data:data18};
+const err49 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.repo_full_name.type,parentSchema:schema43.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1812,7 +1816,7 @@ errors++;
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data15};
+const err50 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data:data15};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1824,7 +1828,7 @@ errors++;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.checkout.type,parentSchema:schema41.properties.checkout,data:data14};
+const err51 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.properties.checkout.type,parentSchema:schema42.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1841,7 +1845,7 @@ for(const key6 in data19){
 const _errs54 = errors;
 if(typeof key6 === "string"){
 if(func2(key6) < 1){
-const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.triggers.propertyNames,data:key6,propertyName:key6};
+const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.triggers.propertyNames,data:key6,propertyName:key6};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1853,7 +1857,7 @@ errors++;
 }
 var valid13 = _errs54 === errors;
 if(!valid13){
-const err53 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema41.properties.triggers.propertyNames,parentSchema:schema41.properties.triggers,data:data19};
+const err53 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema42.properties.triggers.propertyNames,parentSchema:schema42.properties.triggers,data:data19};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1871,7 +1875,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.triggers.type,parentSchema:schema41.properties.triggers,data:data19};
+const err54 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.properties.triggers.type,parentSchema:schema42.properties.triggers,data:data19};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1883,7 +1887,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1910,8 +1914,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!((((key0 === "settings") || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema37,data};
+if(!(((((key0 === "settings") || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema38,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1925,8 +1929,8 @@ if(data.settings !== undefined){
 let data0 = data.settings;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func1.call(schema38.properties, key1))){
-const err1 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema38,data:data0};
+if(!(func1.call(schema39.properties, key1))){
+const err1 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1939,7 +1943,7 @@ errors++;
 if(data0.enable_ai_error_summarization !== undefined){
 let data1 = data0.enable_ai_error_summarization;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.enable_ai_error_summarization.type,parentSchema:schema38.properties.enable_ai_error_summarization,data:data1};
+const err2 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.enable_ai_error_summarization.type,parentSchema:schema39.properties.enable_ai_error_summarization,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1952,7 +1956,7 @@ errors++;
 if(data0.enable_unversioned_config !== undefined){
 let data2 = data0.enable_unversioned_config;
 if(typeof data2 !== "boolean"){
-const err3 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.enable_unversioned_config.type,parentSchema:schema38.properties.enable_unversioned_config,data:data2};
+const err3 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.enable_unversioned_config.type,parentSchema:schema39.properties.enable_unversioned_config,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1965,7 +1969,7 @@ errors++;
 if(data0.enable_auto_cancel_redundant_workflows !== undefined){
 let data3 = data0.enable_auto_cancel_redundant_workflows;
 if(typeof data3 !== "boolean"){
-const err4 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema38.properties.enable_auto_cancel_redundant_workflows,data:data3};
+const err4 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema39.properties.enable_auto_cancel_redundant_workflows,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1978,7 +1982,7 @@ errors++;
 if(data0.enable_building_fork_prs !== undefined){
 let data4 = data0.enable_building_fork_prs;
 if(typeof data4 !== "boolean"){
-const err5 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.enable_building_fork_prs.type,parentSchema:schema38.properties.enable_building_fork_prs,data:data4};
+const err5 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.enable_building_fork_prs.type,parentSchema:schema39.properties.enable_building_fork_prs,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1991,7 +1995,7 @@ errors++;
 if(data0.is_build_prs_only !== undefined){
 let data5 = data0.is_build_prs_only;
 if(typeof data5 !== "boolean"){
-const err6 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.is_build_prs_only.type,parentSchema:schema38.properties.is_build_prs_only,data:data5};
+const err6 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_build_prs_only.type,parentSchema:schema39.properties.is_build_prs_only,data:data5};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2004,7 +2008,7 @@ errors++;
 if(data0.is_ssh_disabled !== undefined){
 let data6 = data0.is_ssh_disabled;
 if(typeof data6 !== "boolean"){
-const err7 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.is_ssh_disabled.type,parentSchema:schema38.properties.is_ssh_disabled,data:data6};
+const err7 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_ssh_disabled.type,parentSchema:schema39.properties.is_ssh_disabled,data:data6};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2017,7 +2021,7 @@ errors++;
 if(data0.is_running_disabled !== undefined){
 let data7 = data0.is_running_disabled;
 if(typeof data7 !== "boolean"){
-const err8 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.is_running_disabled.type,parentSchema:schema38.properties.is_running_disabled,data:data7};
+const err8 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_running_disabled.type,parentSchema:schema39.properties.is_running_disabled,data:data7};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2030,7 +2034,7 @@ errors++;
 if(data0.can_pass_secrets_to_fork_pr_jobs !== undefined){
 let data8 = data0.can_pass_secrets_to_fork_pr_jobs;
 if(typeof data8 !== "boolean"){
-const err9 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema38.properties.can_pass_secrets_to_fork_pr_jobs,data:data8};
+const err9 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema39.properties.can_pass_secrets_to_fork_pr_jobs,data:data8};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2043,7 +2047,7 @@ errors++;
 if(data0.is_oss !== undefined){
 let data9 = data0.is_oss;
 if(typeof data9 !== "boolean"){
-const err10 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.is_oss.type,parentSchema:schema38.properties.is_oss,data:data9};
+const err10 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_oss.type,parentSchema:schema39.properties.is_oss,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2056,7 +2060,7 @@ errors++;
 if(data0.can_set_github_status !== undefined){
 let data10 = data0.can_set_github_status;
 if(typeof data10 !== "boolean"){
-const err11 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.can_set_github_status.type,parentSchema:schema38.properties.can_set_github_status,data:data10};
+const err11 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.can_set_github_status.type,parentSchema:schema39.properties.can_set_github_status,data:data10};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2069,7 +2073,7 @@ errors++;
 if(data0.enable_dynamic_config !== undefined){
 let data11 = data0.enable_dynamic_config;
 if(typeof data11 !== "boolean"){
-const err12 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.enable_dynamic_config.type,parentSchema:schema38.properties.enable_dynamic_config,data:data11};
+const err12 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.enable_dynamic_config.type,parentSchema:schema39.properties.enable_dynamic_config,data:data11};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2082,7 +2086,7 @@ errors++;
 if(data0.is_admin_required_for_writing_settings !== undefined){
 let data12 = data0.is_admin_required_for_writing_settings;
 if(typeof data12 !== "boolean"){
-const err13 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.is_admin_required_for_writing_settings.type,parentSchema:schema38.properties.is_admin_required_for_writing_settings,data:data12};
+const err13 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_admin_required_for_writing_settings.type,parentSchema:schema39.properties.is_admin_required_for_writing_settings,data:data12};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2100,7 +2104,7 @@ for(let i0=0; i0<len0; i0++){
 let data14 = data13[i0];
 if(typeof data14 === "string"){
 if(func2(data14) < 1){
-const err14 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.pr_only_branch_overrides.items,data:data14};
+const err14 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.pr_only_branch_overrides.items,data:data14};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2111,7 +2115,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.properties.pr_only_branch_overrides.items.type,parentSchema:schema38.properties.pr_only_branch_overrides.items,data:data14};
+const err15 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.pr_only_branch_overrides.items.type,parentSchema:schema39.properties.pr_only_branch_overrides.items,data:data14};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2132,7 +2136,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema38.properties.pr_only_branch_overrides,data:data13};
+const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema39.properties.pr_only_branch_overrides,data:data13};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2147,7 +2151,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema38.properties.pr_only_branch_overrides.type,parentSchema:schema38.properties.pr_only_branch_overrides,data:data13};
+const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.pr_only_branch_overrides.type,parentSchema:schema39.properties.pr_only_branch_overrides,data:data13};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2159,7 +2163,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data0};
+const err18 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data:data0};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2242,7 +2246,7 @@ for(const key4 in data17){
 const _errs43 = errors;
 if(typeof key4 === "string"){
 if(func2(key4) < 1){
-const err24 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.webhooks.propertyNames,data:key4,propertyName:key4};
+const err24 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.webhooks.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2254,7 +2258,7 @@ errors++;
 }
 var valid9 = _errs43 === errors;
 if(!valid9){
-const err25 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema37.properties.webhooks.propertyNames,parentSchema:schema37.properties.webhooks,data:data17};
+const err25 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema38.properties.webhooks.propertyNames,parentSchema:schema38.properties.webhooks,data:data17};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2268,7 +2272,7 @@ for(const key5 in data17){
 let data18 = data17[key5];
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.url === undefined){
-const err26 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema40.required,parentSchema:schema40,data:data18};
+const err26 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema41.required,parentSchema:schema41,data:data18};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2278,7 +2282,7 @@ vErrors.push(err26);
 errors++;
 }
 if(data18.events === undefined){
-const err27 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema40.required,parentSchema:schema40,data:data18};
+const err27 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema41.required,parentSchema:schema41,data:data18};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2289,7 +2293,7 @@ errors++;
 }
 for(const key6 in data18){
 if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
-const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema40,data:data18};
+const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data:data18};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2303,7 +2307,7 @@ if(data18.id !== undefined){
 let data19 = data18.id;
 if(typeof data19 === "string"){
 if(!(formats0.test(data19))){
-const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema40.properties.id,data:data19};
+const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema41.properties.id,data:data19};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2314,7 +2318,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.id.type,parentSchema:schema40.properties.id,data:data19};
+const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.id.type,parentSchema:schema41.properties.id,data:data19};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2327,8 +2331,8 @@ errors++;
 if(data18.url !== undefined){
 let data20 = data18.url;
 if(typeof data20 === "string"){
-if(!pattern10.test(data20)){
-const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema40.properties.url,data:data20};
+if(!pattern12.test(data20)){
+const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema41.properties.url,data:data20};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2339,7 +2343,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.url.type,parentSchema:schema40.properties.url,data:data20};
+const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.url.type,parentSchema:schema41.properties.url,data:data20};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2353,7 +2357,7 @@ if(data18.events !== undefined){
 let data21 = data18.events;
 if(Array.isArray(data21)){
 if(data21.length < 1){
-const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema40.properties.events,data:data21};
+const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema41.properties.events,data:data21};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2366,7 +2370,7 @@ const len1 = data21.length;
 for(let i2=0; i2<len1; i2++){
 let data22 = data21[i2];
 if(!((data22 === "workflow-completed") || (data22 === "job-completed"))){
-const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema40.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema40.properties.events.items.enum,parentSchema:schema40.properties.events.items,data:data22};
+const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema41.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema41.properties.events.items.enum,parentSchema:schema41.properties.events.items,data:data22};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2383,7 +2387,7 @@ outer0:
 for(;i3--;){
 for(j1 = i3; j1--;){
 if(func0(data21[i3], data21[j1])){
-const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema40.properties.events,data:data21};
+const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema41.properties.events,data:data21};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2398,7 +2402,7 @@ break outer0;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema40.properties.events.type,parentSchema:schema40.properties.events,data:data21};
+const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.events.type,parentSchema:schema41.properties.events,data:data21};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2411,7 +2415,7 @@ errors++;
 if(data18.scope !== undefined){
 let data23 = data18.scope;
 if(!(data23 === "project")){
-const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema40.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema40.properties.scope.enum,parentSchema:schema40.properties.scope,data:data23};
+const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema41.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema41.properties.scope.enum,parentSchema:schema41.properties.scope,data:data23};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2424,7 +2428,7 @@ errors++;
 if(data18.should_verify_tls !== undefined){
 let data24 = data18.should_verify_tls;
 if(typeof data24 !== "boolean"){
-const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.should_verify_tls.type,parentSchema:schema40.properties.should_verify_tls,data:data24};
+const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema41.properties.should_verify_tls.type,parentSchema:schema41.properties.should_verify_tls,data:data24};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2437,7 +2441,7 @@ errors++;
 if(data18.is_enabled !== undefined){
 let data25 = data18.is_enabled;
 if(typeof data25 !== "boolean"){
-const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.is_enabled.type,parentSchema:schema40.properties.is_enabled,data:data25};
+const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema41.properties.is_enabled.type,parentSchema:schema41.properties.is_enabled,data:data25};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2451,7 +2455,7 @@ if(data18.signing_secret !== undefined){
 let data26 = data18.signing_secret;
 if(typeof data26 === "string"){
 if(func2(data26) < 1){
-const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.signing_secret,data:data26};
+const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.signing_secret,data:data26};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2462,7 +2466,7 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.signing_secret.type,parentSchema:schema40.properties.signing_secret,data:data26};
+const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.signing_secret.type,parentSchema:schema41.properties.signing_secret,data:data26};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2474,7 +2478,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data:data18};
+const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data:data18};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2486,7 +2490,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.properties.webhooks.type,parentSchema:schema37.properties.webhooks,data:data17};
+const err43 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.properties.webhooks.type,parentSchema:schema38.properties.webhooks,data:data17};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2503,7 +2507,7 @@ for(const key7 in data27){
 const _errs65 = errors;
 if(typeof key7 === "string"){
 if(func2(key7) < 1){
-const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.pipelines.propertyNames,data:key7,propertyName:key7};
+const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.pipelines.propertyNames,data:key7,propertyName:key7};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2515,7 +2519,7 @@ errors++;
 }
 var valid16 = _errs65 === errors;
 if(!valid16){
-const err45 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema37.properties.pipelines.propertyNames,parentSchema:schema37.properties.pipelines,data:data27};
+const err45 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema38.properties.pipelines.propertyNames,parentSchema:schema38.properties.pipelines,data:data27};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2533,7 +2537,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.properties.pipelines.type,parentSchema:schema37.properties.pipelines,data:data27};
+const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.properties.pipelines.type,parentSchema:schema38.properties.pipelines,data:data27};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2543,14 +2547,63 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
+if(data.checkout_keys !== undefined){
+let data29 = data.checkout_keys;
+if(Array.isArray(data29)){
+const len2 = data29.length;
+for(let i4=0; i4<len2; i4++){
+let data30 = data29[i4];
+if(!((data30 === "deploy-key") || (data30 === "user-key"))){
+const err47 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values",schema:schema49.enum,parentSchema:schema49,data:data30};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
+}
+errors++;
+}
+}
+let i5 = data29.length;
+let j2;
+if(i5 > 1){
+outer1:
+for(;i5--;){
+for(j2 = i5; j2--;){
+if(func0(data29[i5], data29[j2])){
+const err48 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema38.properties.checkout_keys,data:data29};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+break outer1;
+}
+}
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema38.properties.checkout_keys.type,parentSchema:schema38.properties.checkout_keys,data:data29};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
 }
 errors++;
 }
@@ -2582,7 +2635,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((((key0 === "org") || (key0 === "settings")) || (key0 === "contexts")) || (key0 === "projects")) || (key0 === "ignore"))){
+if(!((((((key0 === "org") || (key0 === "settings")) || (key0 === "contexts")) || (key0 === "otel_exporters")) || (key0 === "projects")) || (key0 === "ignore"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema32,data};
 if(vErrors === null){
 vErrors = [err1];
@@ -2926,14 +2979,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.projects !== undefined){
-let data22 = data.projects;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-for(const key4 in data22){
-const _errs51 = errors;
-if(typeof key4 === "string"){
-if(!pattern8.test(key4)){
-const err27 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",parentSchema:schema32.properties.projects.propertyNames,data:key4,propertyName:key4};
+if(data.otel_exporters !== undefined){
+let data22 = data.otel_exporters;
+if(Array.isArray(data22)){
+const len0 = data22.length;
+for(let i0=0; i0<len0; i0++){
+let data23 = data22[i0];
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data23.endpoint === undefined){
+const err27 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'",schema:schema37.required,parentSchema:schema37,data:data23};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2942,10 +2996,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-var valid5 = _errs51 === errors;
-if(!valid5){
-const err28 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema32.properties.projects.propertyNames,parentSchema:schema32.properties.projects,data:data22};
+if(data23.protocol === undefined){
+const err28 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'",schema:schema37.required,parentSchema:schema37,data:data23};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2954,16 +3006,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-for(const key5 in data22){
-if(!(validate24(data22[key5], {instancePath:instancePath+"/projects/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data22,parentDataProperty:key5,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.projects.type,parentSchema:schema32.properties.projects,data:data22};
+for(const key4 in data23){
+if(!((((key4 === "endpoint") || (key4 === "protocol")) || (key4 === "insecure")) || (key4 === "headers"))){
+const err29 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema37,data:data23};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2973,15 +3018,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.ignore !== undefined){
-let data24 = data.ignore;
-if(Array.isArray(data24)){
-const len0 = data24.length;
-for(let i0=0; i0<len0; i0++){
-let data25 = data24[i0];
-if(typeof data25 === "string"){
-if(func2(data25) < 1){
-const err30 = {instancePath:instancePath+"/ignore/" + i0,schemaPath:"#/properties/ignore/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.ignore.items,data:data25};
+if(data23.endpoint !== undefined){
+let data24 = data23.endpoint;
+if(typeof data24 === "string"){
+if(!pattern8.test(data24)){
+const err30 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+:[0-9]{1,5}$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+:[0-9]{1,5}$"+"\"",schema:"^[A-Za-z0-9._-]+:[0-9]{1,5}$",parentSchema:schema37.properties.endpoint,data:data24};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2992,7 +3033,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/ignore/" + i0,schemaPath:"#/properties/ignore/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.ignore.items.type,parentSchema:schema32.properties.ignore.items,data:data25};
+const err31 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.endpoint.type,parentSchema:schema37.properties.endpoint,data:data24};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3002,9 +3043,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-else {
-const err32 = {instancePath:instancePath+"/ignore",schemaPath:"#/properties/ignore/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.ignore.type,parentSchema:schema32.properties.ignore,data:data24};
+if(data23.protocol !== undefined){
+let data25 = data23.protocol;
+if(!((data25 === "grpc") || (data25 === "http"))){
+const err32 = {instancePath:instancePath+"/otel_exporters/" + i0+"/protocol",schemaPath:"#/$defs/otelExporter/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema37.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema37.properties.protocol.enum,parentSchema:schema37.properties.protocol,data:data25};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3014,14 +3056,205 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(data23.insecure !== undefined){
+let data26 = data23.insecure;
+if(typeof data26 !== "boolean"){
+const err33 = {instancePath:instancePath+"/otel_exporters/" + i0+"/insecure",schemaPath:"#/$defs/otelExporter/properties/insecure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema37.properties.insecure.type,parentSchema:schema37.properties.insecure,data:data26};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data23.headers !== undefined){
+let data27 = data23.headers;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+for(const key5 in data27){
+const _errs62 = errors;
+if(typeof key5 === "string"){
+if(!pattern9.test(key5)){
+const err34 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+^_`|~-]+$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+^_`|~-]+$"+"\"",schema:"^[A-Za-z0-9!#$%&'*+^_`|~-]+$",parentSchema:schema37.properties.headers.propertyNames,data:key5,propertyName:key5};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+var valid9 = _errs62 === errors;
+if(!valid9){
+const err35 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid",schema:schema37.properties.headers.propertyNames,parentSchema:schema37.properties.headers,data:data27};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+for(const key6 in data27){
+let data28 = data27[key6];
+if(typeof data28 === "string"){
+if(func2(data28) < 1){
+const err36 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.headers.additionalProperties,data:data28};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.headers.additionalProperties.type,parentSchema:schema37.properties.headers.additionalProperties,data:data28};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.properties.headers.type,parentSchema:schema37.properties.headers,data:data27};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data:data23};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/otel_exporters",schemaPath:"#/properties/otel_exporters/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.otel_exporters.type,parentSchema:schema32.properties.otel_exporters,data:data22};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.projects !== undefined){
+let data29 = data.projects;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key7 in data29){
+const _errs68 = errors;
+if(typeof key7 === "string"){
+if(!pattern10.test(key7)){
+const err41 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",parentSchema:schema32.properties.projects.propertyNames,data:key7,propertyName:key7};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+var valid11 = _errs68 === errors;
+if(!valid11){
+const err42 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema32.properties.projects.propertyNames,parentSchema:schema32.properties.projects,data:data29};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+for(const key8 in data29){
+if(!(validate24(data29[key8], {instancePath:instancePath+"/projects/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.projects.type,parentSchema:schema32.properties.projects,data:data29};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.ignore !== undefined){
+let data31 = data.ignore;
+if(Array.isArray(data31)){
+const len1 = data31.length;
+for(let i1=0; i1<len1; i1++){
+let data32 = data31[i1];
+if(typeof data32 === "string"){
+if(func2(data32) < 1){
+const err44 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.ignore.items,data:data32};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.ignore.items.type,parentSchema:schema32.properties.ignore.items,data:data32};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/ignore",schemaPath:"#/properties/ignore/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.ignore.type,parentSchema:schema32.properties.ignore,data:data31};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
 }
 errors++;
 }

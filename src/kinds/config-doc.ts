@@ -13,7 +13,7 @@ export interface EnvNameRequest {
   /** The address the variable feeds, e.g. `context["deploy-prod"].env["AWS_REGION"]`. */
   readonly address: string;
   /** What the value is, for the stderr list. */
-  readonly what: "env var" | "signing_secret" | "webhook secret";
+  readonly what: "env var" | "signing_secret" | "webhook secret" | "exporter header";
 }
 
 /**

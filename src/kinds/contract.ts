@@ -345,6 +345,13 @@ export interface Collection<D, L, P extends ParentName> {
     clash(d: D, l: L, parent: PlanParents[P]["live"]): boolean;
     refusal(id: string): string;
   };
+  /**
+   * The collection's operations run one at a time, deletes of removed items first, then
+   * replaces, then creates (a per-parent limit: OTLP exporters, 5 per org, spec:
+   * api-v2-v1.md "Limits"): a slot is freed before one is taken, and at most one
+   * create-first replace holds an extra slot at any moment (src/plan/order.ts).
+   */
+  readonly serial?: true;
   /** More to say when a live item is deleted (a context: the secrets it destroys). */
   deleteNote?(l: L): { readonly destroys_secrets: number | null; readonly note: string };
   /** Why a planned item cannot be applied (the plan fails with it), or undefined. */
@@ -481,6 +488,20 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   readonly adopt: AdoptRule<D, L>;
   /** A step apply runs after creating `d` in the org `orgId`, if any. */
   afterCreate?(d: D, orgId: string): AfterCreateStep | undefined;
+  /**
+   * What apply prints about an item it created or adopted (a checkout key's fingerprint
+   * and public key, design.md §3 "More kinds"): `fromResponse` reads the create's answer
+   * as a live item (undefined when it cannot), `note` says it in words. Never a secret.
+   */
+  readonly announce?: {
+    fromResponse(body: unknown): L | undefined;
+    note(l: L): string;
+  };
+  /**
+   * What a create the service refused (a 4xx that is not a throttle) means for this kind,
+   * added to the error (a user checkout key needs a user token): one sentence, or undefined.
+   */
+  refusal?(d: D, status: number): string | undefined;
   /**
    * What of a live item a saved plan remembers, to tell that it changed since (exit 3
    * "stale"): its attributes without any secret part (no value, no last four).

@@ -46,3 +46,12 @@ export const pageOptions = <A, L>(
 export function* foundProjects(org: LiveOrg): Iterable<[string, LiveProject]> {
   for (const [slug, p] of org.projects) if (p.status === "found") yield [slug, p];
 }
+
+/** spec: api-v2-v1.md: the project slug `<vcs>/<org>/<repo>` goes in the path, `/` kept. */
+export const v2Slug = (slug: string): string => slug.split("/").map(encodeURIComponent).join("/");
+
+/** The project slug a V2 project route needs; missing is a programming error. */
+export const scopeSlug = (scope: ListScope): string => {
+  if (scope.project_slug === undefined) throw new Error("listing needs project_slug");
+  return scope.project_slug;
+};

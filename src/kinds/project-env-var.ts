@@ -18,7 +18,7 @@ import { call } from "./calls.js";
 import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
 import type { CallPhase, ResourceKind } from "./contract.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
-import { foundProjects, pageOptions, scopeId } from "./listing.js";
+import { foundProjects, pageOptions, scopeId, v2Slug } from "./listing.js";
 
 /**
  * The last four characters from a V2 masked project env var value
@@ -29,9 +29,6 @@ import { foundProjects, pageOptions, scopeId } from "./listing.js";
  */
 export const lastFourFromMasked = (masked: string): string =>
   masked.startsWith("xxxx") ? masked.slice(4) : masked.slice(-4);
-
-/** spec: api-v2-v1.md: the project slug `<vcs>/<org>/<repo>` goes in the path, `/` kept. */
-const v2Slug = (slug: string): string => slug.split("/").map(encodeURIComponent).join("/");
 
 const toLiveEnvVar = (i: V3Resource<ProjectEnvVarAttributes>): LiveEnvVar =>
   i.attributes.truncated_value === undefined

@@ -3,11 +3,13 @@
  * is typed: `KINDS.webhook` is a `ResourceKind<DesiredWebhook, LiveWebhook>`.
  */
 import type { ResourceType } from "../model/address.js";
+import { checkoutKeyKind } from "./checkout-key.js";
 import { contextKind } from "./context.js";
 import { contextEnvVarKind } from "./context-env-var.js";
 import { contextRestrictionKind } from "./context-restriction.js";
 import type { ParentName, ResourceKind } from "./contract.js";
 import { orgSettingsKind } from "./org-settings.js";
+import { otelExporterKind } from "./otel-exporter.js";
 import { pipelineKind } from "./pipeline.js";
 import { projectEnvVarKind } from "./project-env-var.js";
 import { projectSettingsKind } from "./project-settings.js";
@@ -19,8 +21,10 @@ export const KINDS = {
   context: contextKind,
   context_env_var: contextEnvVarKind,
   context_restriction: contextRestrictionKind,
+  otel_exporter: otelExporterKind,
   project_settings: projectSettingsKind,
   project_env_var: projectEnvVarKind,
+  checkout_key: checkoutKeyKind,
   webhook: webhookKind,
   pipeline: pipelineKind,
   trigger: triggerKind,

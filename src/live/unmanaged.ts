@@ -22,6 +22,7 @@ import { isLockContextName } from "../lock/claim.js";
 import { addr, formatAddress, type ResourceType } from "../model/address.js";
 import type { DesiredContext, DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LiveProject, LiveState } from "../model/live.js";
+import { legacyScheduleAddress, listLegacySchedules } from "./legacy-schedules.js";
 import { consistentLists } from "./paged-list.js";
 import { makeIgnoreMatcher } from "./resolve.js";
 import { probeSynthetic } from "./synthetic.js";
@@ -31,12 +32,17 @@ export { liveTriggerKey } from "../kinds/trigger.js";
 
 export interface UnmanagedItem {
   readonly address: string;
-  readonly resource_type: ResourceType;
-  /** `unmanaged`: its collection is not in the config; `ignored`: an `ignore` glob excludes it. */
-  readonly why: "unmanaged" | "ignored";
+  /** The kind; `legacy_schedule` for a legacy V2 schedule (never a kind Waybill manages). */
+  readonly resource_type: ResourceType | "legacy_schedule";
+  /**
+   * `unmanaged`: its collection is not in the config; `ignored`: an `ignore` glob excludes
+   * it; `legacy`: a legacy V2 schedule, which no config can manage (src/live/legacy-schedules.ts).
+   */
+  readonly why: "unmanaged" | "ignored" | "legacy";
 }
 
 type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;
+type EmitLegacy = (address: string) => void;
 
 /** A live item's address: its kind's step (`env["A"]`) under its parent's address. */
 const lineAddress = <L>(
@@ -112,12 +118,16 @@ export const listUnmanaged = async (
         if (isIgnored(address)) out.push({ address, resource_type, why: "ignored" });
         else if (inUnmanagedCollection) out.push({ address, resource_type, why: "unmanaged" });
       };
+      const emitLegacy: EmitLegacy = (address) => {
+        if (isIgnored(address)) out.push({ address, resource_type: "legacy_schedule", why: "ignored" });
+        else out.push({ address, resource_type: "legacy_schedule", why: "legacy" });
+      };
       await Promise.all([
         contextItems(api, org, decls, emit),
         ...[...org.projects].map(async ([slug, p]) => {
           if (p.status !== "found") return;
           const project = decls.map((d) => d.projects.get(slug)).find((x) => x !== undefined);
-          if (project) await projectItems(api, org, p, project, emit);
+          if (project) await projectItems(api, org, p, project, emit, emitLegacy);
         }),
       ]);
       return out;
@@ -191,14 +201,15 @@ const projectItems = async (
   p: LiveProject,
   decl: DesiredProject,
   emit: Emit,
+  emitLegacy: EmitLegacy,
 ): Promise<void> => {
   const address = addr.project(p.slug);
-  // No project_slug: drift lists names only, so the V2 fallback for env vars' last four
-  // is never needed here.
-  const scope: ListScope = { org_id: org.id, project_id: p.id };
+  // project_slug: for the kinds on V2 project routes (checkout keys). Env vars' V2 fallback
+  // for the last four is not taken: their V3 listing holds the names drift lists.
+  const scope: ListScope = { org_id: org.id, project_id: p.id, project_slug: p.slug };
   const pipelines = KINDS.pipeline;
   const triggers = KINDS.trigger;
-  const [leaves, pl, tr] = await Promise.all([
+  const [leaves, pl, tr, legacy] = await Promise.all([
     Promise.all(
       leafLines("project").map(async ({ kind, place }) => ({
         kind,
@@ -211,8 +222,10 @@ const projectItems = async (
     ),
     pipelines.livePlace.stored(p) ?? pipelines.list(api, scope),
     triggers.livePlace.stored(p) ?? triggers.list(api, scope),
+    listLegacySchedules(api, p.slug),
   ]);
   emitLines(address, leaves, emit);
+  for (const name of legacy) emitLegacy(legacyScheduleAddress(address, name));
   // The synthetic OAuth pipeline and its trigger (spec: api-v3.md Pipelines, Triggers) are
   // listed but can never be managed (design.md §1 "Identity"): they are left out. A read
   // plan marked them already; listed here, each is told apart by its probe (src/live/synthetic.ts).

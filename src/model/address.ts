@@ -11,8 +11,10 @@ export const RESOURCE_TYPES = [
   "context",
   "context_env_var",
   "context_restriction",
+  "otel_exporter",
   "project_settings",
   "project_env_var",
+  "checkout_key",
   "webhook",
   "pipeline",
   "trigger",
@@ -48,7 +50,15 @@ export const addr = {
       { name: "context", key: context },
       { name: "restriction", key: restrictionKey(type, value) },
     ]),
+  /** `otel_exporter["grpc:api.honeycomb.io:443"]`: identity = protocol + endpoint. */
+  otelExporter: (key: string): string => formatAddress([{ name: "otel_exporter", key }]),
   project: (slug: string): string => formatAddress([{ name: "project", key: slug }]),
+  /** `project["gh/acme/api"].checkout_key["deploy-key"]`: identity = the key's type. */
+  checkoutKey: (slug: string, type: string): string =>
+    formatAddress([
+      { name: "project", key: slug },
+      { name: "checkout_key", key: type },
+    ]),
   projectSettings: (slug: string): string =>
     formatAddress([{ name: "project", key: slug }, { name: "settings" }]),
   projectEnvVar: (slug: string, name: string): string =>

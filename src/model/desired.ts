@@ -36,6 +36,8 @@ export interface DesiredOrg extends Located {
   /** Org settings: only listed keys are managed (spec: api-v3.md "Org settings"). */
   readonly settings?: Readonly<Partial<Record<OrgSettingName, boolean>>> & Located;
   readonly contexts?: ReadonlyMap<string, DesiredContext>;
+  /** OTLP exporters (V2 `/otel/exporters`); present = authoritative. */
+  readonly otel_exporters?: readonly DesiredOtelExporter[];
   readonly projects: ReadonlyMap<string, DesiredProject>;
   /** `ignore` address globs: never touched nor reported. */
   readonly ignore: readonly string[];
@@ -74,7 +76,37 @@ export interface DesiredProject extends Located {
   readonly env?: ReadonlyMap<string, DesiredEnvVar>;
   readonly webhooks?: ReadonlyMap<string, DesiredWebhook>;
   readonly pipelines?: ReadonlyMap<string, DesiredPipeline>;
+  /** Checkout keys by type (V2 `/project/{slug}/checkout-key`); present = authoritative. */
+  readonly checkout_keys?: readonly DesiredCheckoutKey[];
 }
+
+/** spec: api-v2-v1.md Enumerations: checkout-key input type `user-key` or `deploy-key`. */
+export const CHECKOUT_KEY_TYPES = ["deploy-key", "user-key"] as const;
+export type CheckoutKeyType = (typeof CHECKOUT_KEY_TYPES)[number];
+
+export interface DesiredCheckoutKey extends Located {
+  readonly type: CheckoutKeyType;
+}
+
+/** spec: api-v2-v1.md POST /otel/exporters: `protocol grpc|http`. */
+export const OTEL_PROTOCOLS = ["grpc", "http"] as const;
+export type OtelProtocol = (typeof OTEL_PROTOCOLS)[number];
+
+export interface DesiredOtelExporter extends Located {
+  /** host:port, no scheme (spec: POST /otel/exporters). */
+  readonly endpoint: string;
+  readonly protocol: OtelProtocol;
+  /** Default false. */
+  readonly insecure?: boolean;
+  /**
+   * Header name → value; every value is a secret (design.md §3 "More kinds"). A plain
+   * record, so apply finds a value by its dotted path (`headers.x-api-key`).
+   */
+  readonly headers?: Readonly<Record<string, Secret>>;
+}
+
+/** spec: api-v2-v1.md "Limits": OTLP exporters, 5 per organization. */
+export const MAX_OTEL_EXPORTERS_PER_ORG = 5;
 
 export type WebhookEvent = "workflow-completed" | "job-completed";
 

@@ -34,6 +34,8 @@ export interface LiveOrg {
   readonly settings?: OrgSettingsAttributes;
   /** Every context of the org (when `contexts` is declared), or those declared by name. */
   readonly contexts?: readonly LiveContext[];
+  /** The org's OTLP exporters (when `otel_exporters` is declared). */
+  readonly otel_exporters?: readonly LiveOtelExporter[];
   /**
    * Issue 15: the names of the contexts that are org lock claims (src/lock/claim.ts), met
    * in the contexts listing; left out of `contexts` (never planned), kept so that plan can
@@ -86,6 +88,32 @@ export interface LiveProject {
   readonly pipelines?: readonly LivePipeline[];
   /** Every trigger of the project's pipelines (when `pipelines` is declared). */
   readonly triggers?: readonly LiveTrigger[];
+  /** The project's checkout keys (when `checkout_keys` is declared). */
+  readonly checkout_keys?: readonly LiveCheckoutKey[];
+}
+
+/** A checkout key as V2 lists it (spec: api-v2-v1.md "Checkout key"); never a private half. */
+export interface LiveCheckoutKey {
+  /** `deploy-key` or `<vcs>-user-key` (`github-user-key`), as the service returns it. */
+  readonly type: string;
+  /** As listed with `digest=sha256` (src/kinds/checkout-key.ts). */
+  readonly fingerprint: string;
+  readonly public_key: string;
+  readonly preferred: boolean;
+  readonly created_at?: string;
+}
+
+/**
+ * An OTLP exporter as V2 lists it (spec: api-v2-v1.md "OTLP exporter"). Only the header
+ * *names* are kept: values are secrets and are never read into the live state.
+ */
+export interface LiveOtelExporter {
+  readonly id: string;
+  readonly org_id: string;
+  readonly endpoint: string;
+  readonly protocol: string;
+  readonly insecure: boolean;
+  readonly header_names: readonly string[];
 }
 
 export interface LivePipeline extends PipelineAttributes {

@@ -7,6 +7,7 @@
  */
 
 import { PlanError } from "../core/errors.js";
+import { kindOf } from "../kinds/registry.js";
 import { ancestorsOf } from "../model/address.js";
 import type { Change, Plan } from "./types.js";
 
@@ -110,6 +111,32 @@ export const orderOperations = (plan: Plan): OperationGraph => {
     if (c.resource_type !== "context_restriction" || node.phase !== "delete") continue;
     for (const id of restrictionCreates.get(`${node.org}\u0000${c.collection}`) ?? []) {
       node.after.add(id);
+    }
+  }
+
+  // Serial collections (src/kinds/contract.ts `serial`: a per-parent limit): one operation
+  // at a time, removals first, then replaces, then creates, so a slot is freed before one
+  // is taken and at most one create-first replace holds an extra slot.
+  const serial = new Map<string, Node[]>();
+  for (const node of nodes) {
+    const c = plan.changes[node.change] as Change;
+    if (kindOf(c.resource_type).collection.serial !== true) continue;
+    const k = `${node.org}\u0000${c.collection}`;
+    const list = serial.get(k);
+    if (list === undefined) serial.set(k, [node]);
+    else list.push(node);
+  }
+  const rank = (n: Node): number => {
+    const action = (plan.changes[n.change] as Change).action;
+    return action === "delete" ? 0 : action === "replace" ? 1 : 2;
+  };
+  for (const list of serial.values()) {
+    // Stable: a replace's two halves keep their order (the second already waits for the first).
+    const ordered = [...list].sort((a, b) => rank(a) - rank(b));
+    for (let i = 1; i < ordered.length; i++) {
+      const prev = ordered[i - 1] as Node;
+      const node = ordered[i] as Node;
+      if (!node.after.has(prev.id) && !prev.after.has(node.id)) node.after.add(prev.id);
     }
   }
 

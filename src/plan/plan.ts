@@ -383,10 +383,15 @@ const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
         : o.contexts === undefined
           ? prev.contexts
           : new Map([...prev.contexts, ...o.contexts]);
+    const exporters =
+      prev.otel_exporters === undefined
+        ? o.otel_exporters
+        : [...prev.otel_exporters, ...(o.otel_exporters ?? [])];
     bySlug.set(o.slug, {
       ...prev,
       ...(settings === undefined ? {} : { settings }),
       ...(contexts === undefined ? {} : { contexts }),
+      ...(exporters === undefined ? {} : { otel_exporters: exporters }),
       projects: new Map([...prev.projects, ...o.projects]),
       ignore: [...prev.ignore, ...o.ignore],
     });
@@ -583,7 +588,8 @@ const planProject = (
     desired: dp,
     live: lp,
     segments: [{ name: "project", key: slug }],
-    params: { org_id: liveOrg.id, project_id: lp.id },
+    // project_slug: the V2 routes (checkout keys) name the project by its slug.
+    params: { org_id: liveOrg.id, project_id: lp.id, project_slug: lp.slug },
     replaced: false,
   };
   const within: Within = { org: liveOrg, project: lp };

@@ -104,6 +104,7 @@ describe("waybill validate", () => {
         NPM_TOKEN: "npm-token-5678",
         SLACK_SIGNING_SECRET: "slack-signing-5678",
         RELEASE_HOOK_SECRET: "release-hook-5678",
+        HONEYCOMB_KEY: "honeycomb-key-5678",
       },
     });
     expect(good.code).toBe(0);

@@ -27,6 +27,7 @@ const FULL_ENV = {
   NPM_TOKEN: "npm-token-2222",
   SLACK_SIGNING_SECRET: "slack-signing-3333",
   RELEASE_HOOK_SECRET: "release-hook-4444",
+  HONEYCOMB_KEY: "honeycomb-key-5555",
 };
 
 let dir: string;
@@ -187,6 +188,7 @@ describe("loadConfig: references", () => {
       "NPM_TOKEN",
       "SLACK_SIGNING_SECRET",
       "RELEASE_HOOK_SECRET",
+      "HONEYCOMB_KEY",
     ]);
     expect(new Set(r.diagnostics.map((d) => d.code))).toEqual(new Set(["env_missing"]));
   });
@@ -273,7 +275,7 @@ describe("loadConfig: files and folders", () => {
     const lines = (err as ConfigError).message.split("\n");
     expect(lines).toEqual([
       `${path}:2:1: contxts: unknown key "contxts"; did you mean "contexts"?`,
-      `${path}:3:10: ignore.0: "x": "x" cannot appear first; expected org_settings, context, project (e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"])`,
+      `${path}:3:10: ignore.0: "x": "x" cannot appear first; expected org_settings, context, otel_exporter, project (e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"])`,
     ]);
     expect((err as ConfigError).code).toBe("config_invalid");
   });

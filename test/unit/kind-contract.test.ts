@@ -59,7 +59,15 @@ describe("the kind contract", () => {
       ALL_KINDS.filter((k) => k.adopt.by === "relist")
         .map((k) => k.type)
         .sort(),
-    ).toEqual(["context", "context_restriction", "pipeline", "trigger", "webhook"]);
+    ).toEqual([
+      "checkout_key",
+      "context",
+      "context_restriction",
+      "otel_exporter",
+      "pipeline",
+      "trigger",
+      "webhook",
+    ]);
   });
 });
 

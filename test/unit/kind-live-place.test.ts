@@ -39,8 +39,10 @@ describe("the kinds' places in the live tree", () => {
       context: "org",
       context_env_var: "context",
       context_restriction: "context",
+      otel_exporter: "org",
       project_settings: "project",
       project_env_var: "project",
+      checkout_key: "project",
       webhook: "project",
       pipeline: "project",
       trigger: "project",
@@ -88,6 +90,7 @@ describe("the kinds' places in the live tree", () => {
       ...bareOrg,
       settings: { source },
       contexts: new Map([["prod", fullContext]]),
+      otel_exporters: [],
     };
     const fullProject: DesiredProject = {
       ...bareProject,
@@ -95,6 +98,7 @@ describe("the kinds' places in the live tree", () => {
       env: new Map(),
       webhooks: new Map(),
       pipelines: new Map(),
+      checkout_keys: [],
     };
     const readFor = (place: LivePlaces<unknown>[keyof LivePlaces<unknown>], full: boolean) =>
       place.under === "org"
@@ -122,7 +126,9 @@ describe("the kinds' places in the live tree", () => {
       "context",
       "context_env_var",
       "context_restriction",
+      "otel_exporter",
       "project_env_var",
+      "checkout_key",
       "webhook",
       "pipeline",
       "trigger",

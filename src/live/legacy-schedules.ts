@@ -1,0 +1,35 @@
+/**
+ * Legacy V2 schedules (issue 18): `GET /project/{project-slug}/schedule`. Waybill never
+ * manages them (V3 schedule triggers replace them); drift lists them under each declared
+ * project so teams see what still runs on the old mechanism (src/live/unmanaged.ts).
+ *
+ * Decision: the spec lists the route "by method and path only" (api-v2-v1.md), so its
+ * shape is taken from V2's convention for lists (`{ items, next_page_token }`, every page
+ * read) and the spec's Schedule fields; only `name` (the address key; the `id` when it is
+ * missing or empty) is used. An item that is not an object is an error, not skipped: drift
+ * never under-reports.
+ */
+import type { ReadOnlyApi } from "../api/types.js";
+import { LiveReadError } from "../core/errors.js";
+import { v2Slug } from "../kinds/listing.js";
+import { formatAddress } from "../model/address.js";
+
+/** The step of a legacy schedule's address: `project["x"].legacy_schedule["nightly"]`. */
+export const LEGACY_SCHEDULE_STEP = "legacy_schedule";
+
+/** The name of each legacy schedule of a project (the id for one without a name). */
+export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promise<string[]> => {
+  const items = await api.listV2<unknown>(`/project/${v2Slug(slug)}/schedule`);
+  return items.map((x) => {
+    if (x === null || typeof x !== "object") {
+      throw new LiveReadError(`GET /api/v2/project/${slug}/schedule listed an item that is not an object`);
+    }
+    const { name, id } = x as { name?: unknown; id?: unknown };
+    if (typeof name === "string" && name !== "") return name;
+    if (typeof id === "string" && id !== "") return id;
+    throw new LiveReadError(`GET /api/v2/project/${slug}/schedule listed a schedule without a name or id`);
+  });
+};
+
+export const legacyScheduleAddress = (projectAddress: string, name: string): string =>
+  `${projectAddress}.${formatAddress([{ name: LEGACY_SCHEDULE_STEP, key: name }])}`;
