@@ -299,7 +299,7 @@ const send = async (
           ? kindOf(change.resource_type).refusal?.(desired?.item, err.status)
           : undefined;
       if (refusal !== undefined && !(adopt.by === "relist" && adopt.adoptOnRefusal === true)) {
-        throw new CreateRefusedError(`${change.address}: ${(err as ApiError).message}. ${refusal}`, {
+        throw new CreateRefusedError(`${(err as ApiError).message}. ${refusal}`, {
           cause: err,
         });
       }

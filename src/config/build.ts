@@ -16,8 +16,8 @@ import {
 } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument, RawProject } from "./raw.js";
-import { tooManyOtelExporters } from "./rules.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
+import { tooManyOtelExporters } from "./rules.js";
 import {
   type DocPath,
   dottedPath,

@@ -44,4 +44,6 @@ export const keyPairOf = (seed: Buffer): KeyPair => {
 
 /** A deterministic 32-byte seed from parts (a project id and a counter). */
 export const keySeed = (...parts: readonly string[]): Buffer =>
-  createHash("sha256").update(`waybill-emulator-key\u0000${parts.join("\u0000")}`).digest();
+  createHash("sha256")
+    .update(`waybill-emulator-key\u0000${parts.join("\u0000")}`)
+    .digest();

@@ -254,11 +254,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   };
 
   /** Auth. spec: api-v3.md "Authentication": V3 Bearer, V2 Service-Token or Basic. */
-  const authenticate = (
-    api: ApiName,
-    req: IncomingMessage,
-    query: URLSearchParams,
-  ): TokenRow => {
+  const authenticate = (api: ApiName, req: IncomingMessage, query: URLSearchParams): TokenRow => {
     // spec: Authentication rule 1: on V3 a token in a query parameter is rejected.
     // Decision: the same on V2 (only the legacy V1 accepts one).
     for (const [k, v] of query) {

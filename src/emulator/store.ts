@@ -648,7 +648,13 @@ const loadProject = (
     if (!/^[0-9a-f]{64}$/.test(seedHex))
       seedFail(`${pp}/checkout_keys/${ki}/private_seed`, "must be 64 hex digits");
     st.checkoutKeys.push(
-      checkoutKeyRow(project, sk.type, sk.preferred ?? ki === 0, seedHex, sk.created_at ?? SEED_TIME),
+      checkoutKeyRow(
+        project,
+        sk.type,
+        sk.preferred ?? ki === 0,
+        seedHex,
+        sk.created_at ?? SEED_TIME,
+      ),
     );
   });
   (sp.schedules ?? []).forEach((ss, si) => {

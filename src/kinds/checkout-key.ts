@@ -138,7 +138,8 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
       options?.signal ? { signal: options.signal } : {},
     );
     const keys = items.map((x) => {
-      if (!isV2Key(x)) throw new LiveReadError("the service listed a checkout key without a type or fingerprint");
+      if (!isV2Key(x))
+        throw new LiveReadError("the service listed a checkout key without a type or fingerprint");
       return toLive(x);
     });
     options?.onPage?.(keys);
@@ -161,7 +162,8 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
   fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const [slug, p] of org.projects) {
-      for (const k of p.checkout_keys ?? []) yield { address: addr.checkoutKey(slug, k.type), item: k };
+      for (const k of p.checkout_keys ?? [])
+        yield { address: addr.checkoutKey(slug, k.type), item: k };
     }
   },
   liveItems: function* (org) {

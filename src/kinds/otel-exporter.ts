@@ -132,11 +132,9 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
     const acc = newComparison();
     addFields(
       acc,
-      compareFields(
-        { insecure: d.insecure ?? false },
-        { insecure: l.insecure },
-        [{ path: "insecure", mode: "replace", default: false }],
-      ),
+      compareFields({ insecure: d.insecure ?? false }, { insecure: l.insecure }, [
+        { path: "insecure", mode: "replace", default: false },
+      ]),
     );
     const names = headerNames(d);
     if (!sameSet(names, [...l.header_names])) {
@@ -188,12 +186,16 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
         };
       }
       if (!(OTEL_PROTOCOLS as readonly string[]).includes(e.protocol))
-        return { ignored: { glob, reason: `protocol ${JSON.stringify(e.protocol)} is not grpc or http` } };
+        return {
+          ignored: { glob, reason: `protocol ${JSON.stringify(e.protocol)} is not grpc or http` },
+        };
       if (!OTEL_ENDPOINT.test(e.endpoint))
         return { ignored: { glob, reason: "the endpoint is not host:port" } };
       const bad = e.header_names.find((n) => !OTEL_HEADER_NAME.test(n));
       if (bad !== undefined)
-        return { ignored: { glob, reason: `header name ${JSON.stringify(bad)} cannot be declared` } };
+        return {
+          ignored: { glob, reason: `header name ${JSON.stringify(bad)} cannot be declared` },
+        };
       const doc: DocMap = { endpoint: e.endpoint, protocol: e.protocol };
       if (e.insecure) doc.insecure = true;
       if (e.header_names.length > 0) {
@@ -236,7 +238,9 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
     }
     const out = body.map((x) => {
       if (!isV2Exporter(x)) {
-        throw new LiveReadError("the service listed an OTLP exporter without an id, endpoint or protocol");
+        throw new LiveReadError(
+          "the service listed an OTLP exporter without an id, endpoint or protocol",
+        );
       }
       return toLive(x, orgId);
     });

@@ -22,12 +22,16 @@ export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promi
   const items = await api.listV2<unknown>(`/project/${v2Slug(slug)}/schedule`);
   return items.map((x) => {
     if (x === null || typeof x !== "object") {
-      throw new LiveReadError(`GET /api/v2/project/${slug}/schedule listed an item that is not an object`);
+      throw new LiveReadError(
+        `GET /api/v2/project/${slug}/schedule listed an item that is not an object`,
+      );
     }
     const { name, id } = x as { name?: unknown; id?: unknown };
     if (typeof name === "string" && name !== "") return name;
     if (typeof id === "string" && id !== "") return id;
-    throw new LiveReadError(`GET /api/v2/project/${slug}/schedule listed a schedule without a name or id`);
+    throw new LiveReadError(
+      `GET /api/v2/project/${slug}/schedule listed a schedule without a name or id`,
+    );
   });
 };
 

@@ -119,7 +119,8 @@ export const listUnmanaged = async (
         else if (inUnmanagedCollection) out.push({ address, resource_type, why: "unmanaged" });
       };
       const emitLegacy: EmitLegacy = (address) => {
-        if (isIgnored(address)) out.push({ address, resource_type: "legacy_schedule", why: "ignored" });
+        if (isIgnored(address))
+          out.push({ address, resource_type: "legacy_schedule", why: "ignored" });
         else out.push({ address, resource_type: "legacy_schedule", why: "legacy" });
       };
       await Promise.all([

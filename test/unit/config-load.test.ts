@@ -185,10 +185,10 @@ describe("loadConfig: references", () => {
     if (r.ok) return;
     expect(r.diagnostics.map((d) => d.message.split(" ")[2])).toEqual([
       "PROD_AWS_SECRET",
+      "HONEYCOMB_KEY",
       "NPM_TOKEN",
       "SLACK_SIGNING_SECRET",
       "RELEASE_HOOK_SECRET",
-      "HONEYCOMB_KEY",
     ]);
     expect(new Set(r.diagnostics.map((d) => d.code))).toEqual(new Set(["env_missing"]));
   });

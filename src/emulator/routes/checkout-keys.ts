@@ -19,7 +19,8 @@
  * - a project has any number of keys; the first one made is `preferred`.
  */
 import { badRequest, EmulatorHttpError, notFound } from "../errors.js";
-import { created, type Ctx, ok, type Route } from "../http.js";
+import { type Ctx, created, ok, type Route } from "../http.js";
+import { keySeed } from "../keys.js";
 import { paginateV2 } from "../paging.js";
 import { checkoutKeyCreateSchema } from "../schemas.js";
 import {
@@ -31,7 +32,6 @@ import {
   type ProjectRow,
 } from "../store.js";
 import { check } from "../validate.js";
-import { keySeed } from "../keys.js";
 
 const OAUTH_VCS_SLUGS = new Set(["gh", "github", "bb", "bitbucket"]);
 

@@ -16,7 +16,7 @@
  * - `issues` is an empty list (the spec names the field only).
  */
 import { badRequest, notFound } from "../errors.js";
-import { created, type Ctx, ok, type Route } from "../http.js";
+import { type Ctx, created, ok, type Route } from "../http.js";
 import { isUuid } from "../ids.js";
 import { otelExporterCreateSchema } from "../schemas.js";
 import {
@@ -67,7 +67,11 @@ export const otelExporterRoutes: readonly Route[] = [
         headers?: Record<string, string>;
       };
       if (!isUuid(body.org_id) || !findOrg(ctx.state, body.org_id)) {
-        throw badRequest("unknown_reference", `/org_id: organization ${body.org_id} does not exist`, "/org_id");
+        throw badRequest(
+          "unknown_reference",
+          `/org_id: organization ${body.org_id} does not exist`,
+          "/org_id",
+        );
       }
       checkOtelEndpoint(body.endpoint, "/endpoint");
       if (exportersOf(ctx, body.org_id).length >= OTEL_EXPORTERS_PER_ORG) {
