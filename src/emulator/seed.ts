@@ -18,8 +18,8 @@ export interface SeedToken {
   /** A read-only token gets 403 on every non-GET request. */
   readonly read_only?: boolean;
   /**
-   * Whether the token is a user's (default true). spec: api-v2-v1.md POST
-   * /project/{slug}/checkout-key: a user key "needs a user token"; `false` models a token
+   * Whether the token is a user's (default true). spec: api-v2-v1.md Endpoints (V2),
+   * POST /project/{slug}/checkout-key: a user key "needs a user token"; `false` models a token
    * that is not (the create of a `user-key` is refused with 403).
    */
   readonly user?: boolean;

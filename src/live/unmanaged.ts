@@ -206,8 +206,13 @@ const projectItems = async (
 ): Promise<void> => {
   const address = addr.project(p.slug);
   // project_slug: for the kinds on V2 project routes (checkout keys). Env vars' V2 fallback
-  // for the last four is not taken: their V3 listing holds the names drift lists.
-  const scope: ListScope = { org_id: org.id, project_id: p.id, project_slug: p.slug };
+  // for the last four is not taken (lastFour: false): drift lists names only.
+  const scope: ListScope = {
+    org_id: org.id,
+    project_id: p.id,
+    project_slug: p.slug,
+    lastFour: false,
+  };
   const pipelines = KINDS.pipeline;
   const triggers = KINDS.trigger;
   const [leaves, pl, tr, legacy] = await Promise.all([

@@ -88,7 +88,7 @@ export interface DesiredCheckoutKey extends Located {
   readonly type: CheckoutKeyType;
 }
 
-/** spec: api-v2-v1.md POST /otel/exporters: `protocol grpc|http`. */
+/** POST /otel/exporters takes `protocol grpc|http` (spec: api-v2-v1.md Endpoints (V2)). */
 export const OTEL_PROTOCOLS = ["grpc", "http"] as const;
 export type OtelProtocol = (typeof OTEL_PROTOCOLS)[number];
 

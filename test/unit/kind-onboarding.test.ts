@@ -96,7 +96,7 @@ describe("checkout keys", () => {
       ),
     );
     // Two live deploy keys: the preferred one is kept, the other is a surplus.
-    expect(p.changes.map((c) => [c.action, c.address, c.id])).toEqual([
+    expect(p.changes.map((c) => [c.action, c.address, c.params.id])).toEqual([
       ["delete", `project["${PROJECT}"].checkout_key["deploy-key#SHA256:a"]`, "SHA256:a"],
     ]);
     expect(p.changes[0]?.calls.map((c) => `${c.method} ${c.api} ${c.route}`)).toEqual([

@@ -32,7 +32,9 @@ const fakeApi = (collections: Record<string, unknown[]>) => {
       throw new Error(`unexpected get ${path}`);
     },
     listV3: list,
-    listV2: () => Promise.reject(new Error("unexpected listV2")),
+    // V2 lists (checkout keys, legacy schedules) under `v2:` keys.
+    listV2: async <T>(path: string, query?: Query): Promise<T[]> =>
+      (await list(`v2:${path}`, query)) as T[],
   };
   return { api, calls };
 };
@@ -57,6 +59,10 @@ describe("listUnmanaged", () => {
         { id: "syn", attributes: { name: "OAuth", config: { type: "vcs", file_path: "x" } } },
         { id: "p1", attributes: { name: "build", config: { type: "vcs", file_path: "x" } } },
       ],
+      "v2:/project/gh/acme/api/checkout-key?digest=sha256": [
+        { type: "github-user-key", fingerprint: "SHA256:abc/def+g", "public-key": "ssh-ed25519 A" },
+      ],
+      "v2:/project/gh/acme/api/schedule": [{ id: "s1", name: "legacy-nightly" }],
       [`/triggers?filter[project_id]=${API}`]: [
         {
           id: "t0",
@@ -119,6 +125,16 @@ describe("listUnmanaged", () => {
         { address: 'context["prod"]', resource_type: "context", why: "unmanaged" },
         { address: 'context["legacy-x"]', resource_type: "context", why: "ignored" },
         {
+          address: 'project["gh/acme/api"].checkout_key["user-key"]',
+          resource_type: "checkout_key",
+          why: "unmanaged",
+        },
+        {
+          address: 'project["gh/acme/api"].legacy_schedule["legacy-nightly"]',
+          resource_type: "legacy_schedule",
+          why: "legacy",
+        },
+        {
           address: 'project["gh/acme/api"].env["FOO"]',
           resource_type: "project_env_var",
           why: "unmanaged",
@@ -142,7 +158,7 @@ describe("listUnmanaged", () => {
     );
     // The synthetic OAuth pipeline and its trigger can never be managed: not listed
     // (spec: api-v3.md Pipelines: the list "includes the synthetic OAuth pipeline").
-    expect(items).toHaveLength(6);
+    expect(items).toHaveLength(8);
     expect(items.some((i) => i.address.includes("OAuth") || i.address.includes("a/b"))).toBe(false);
     // The managed webhooks collection was not read again.
     expect(calls.some((c) => c.startsWith("/webhooks"))).toBe(false);

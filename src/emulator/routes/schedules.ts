@@ -1,6 +1,6 @@
 /**
- * Legacy V2 schedules: `GET /project/{project-slug}/schedule` (spec: api-v2-v1.md lists it
- * "by method and path only": the request and response shapes are not shown).
+ * Legacy V2 schedules: `GET /project/{project-slug}/schedule` (spec: api-v2-v1.md Endpoints (V2)
+ * lists it "by method and path only": the request and response shapes are not shown).
  *
  * Decision: the list follows V2's convention for paginated lists (`{ items,
  * next_page_token }`, `page-token`; api-v2-v1.md "Resources and their fields") with the
