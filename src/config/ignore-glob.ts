@@ -10,7 +10,7 @@
  */
 import type { ParentName } from "../kinds/contract.js";
 import { ALL_KINDS, kindOf } from "../kinds/registry.js";
-import { compileAddressGlob, parseAddress } from "../model/address.js";
+import { compileAddressGlob, LEGACY_SCHEDULE_STEP, parseAddress } from "../model/address.js";
 
 /** The address segment a parent's children follow; "" is the root (the org). */
 const parentSegment = (parent: ParentName): string =>
@@ -29,6 +29,8 @@ const SHAPES: Readonly<Record<string, Readonly<Record<string, "keyed" | "bare">>
   }
   // Projects are declared by the config, not a kind of their own (yet).
   (out[""] as Record<string, "keyed" | "bare">).project = "keyed";
+  // Legacy V2 schedules are never a kind, but drift lists them: `ignore` may quiet them.
+  out.project = { ...out.project, [LEGACY_SCHEDULE_STEP]: "keyed" };
   return out;
 })();
 

@@ -12,10 +12,6 @@
 import type { ReadOnlyApi } from "../api/types.js";
 import { LiveReadError } from "../core/errors.js";
 import { v2Slug } from "../kinds/listing.js";
-import { formatAddress } from "../model/address.js";
-
-/** The step of a legacy schedule's address: `project["x"].legacy_schedule["nightly"]`. */
-export const LEGACY_SCHEDULE_STEP = "legacy_schedule";
 
 /** The name of each legacy schedule of a project (the id for one without a name). */
 export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promise<string[]> => {
@@ -34,6 +30,3 @@ export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promi
     );
   });
 };
-
-export const legacyScheduleAddress = (projectAddress: string, name: string): string =>
-  `${projectAddress}.${formatAddress([{ name: LEGACY_SCHEDULE_STEP, key: name }])}`;

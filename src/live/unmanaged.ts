@@ -22,7 +22,7 @@ import { isLockContextName } from "../lock/claim.js";
 import { addr, formatAddress, type ResourceType } from "../model/address.js";
 import type { DesiredContext, DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LiveProject, LiveState } from "../model/live.js";
-import { legacyScheduleAddress, listLegacySchedules } from "./legacy-schedules.js";
+import { listLegacySchedules } from "./legacy-schedules.js";
 import { consistentLists } from "./paged-list.js";
 import { makeIgnoreMatcher } from "./resolve.js";
 import { probeSynthetic } from "./synthetic.js";
@@ -231,7 +231,7 @@ const projectItems = async (
     listLegacySchedules(api, p.slug),
   ]);
   emitLines(address, leaves, emit);
-  for (const name of legacy) emitLegacy(legacyScheduleAddress(address, name));
+  for (const name of legacy) emitLegacy(addr.legacySchedule(p.slug, name));
   // The synthetic OAuth pipeline and its trigger (spec: api-v3.md Pipelines, Triggers) are
   // listed but can never be managed (design.md §1 "Identity"): they are left out. A read
   // plan marked them already; listed here, each is told apart by its probe (src/live/synthetic.ts).

@@ -37,6 +37,12 @@ export const formatAddress = (segments: readonly AddressSegment[]): string =>
 export type RestrictionType = "project" | "expression" | "group";
 export const restrictionKey = (type: RestrictionType, value: string): string => `${type}:${value}`;
 
+/**
+ * A legacy V2 schedule's address step (`project["x"].legacy_schedule["nightly"]`): drift
+ * lists them (src/live/legacy-schedules.ts) and `ignore` may name them; never a kind.
+ */
+export const LEGACY_SCHEDULE_STEP = "legacy_schedule";
+
 export const addr = {
   orgSettings: (): string => "org_settings",
   context: (name: string): string => formatAddress([{ name: "context", key: name }]),
@@ -53,6 +59,11 @@ export const addr = {
   /** `otel_exporter["grpc:api.honeycomb.io:443"]`: identity = protocol + endpoint. */
   otelExporter: (key: string): string => formatAddress([{ name: "otel_exporter", key }]),
   project: (slug: string): string => formatAddress([{ name: "project", key: slug }]),
+  legacySchedule: (slug: string, name: string): string =>
+    formatAddress([
+      { name: "project", key: slug },
+      { name: LEGACY_SCHEDULE_STEP, key: name },
+    ]),
   /** `project["gh/acme/api"].checkout_key["deploy-key"]`: identity = the key's type. */
   checkoutKey: (slug: string, type: string): string =>
     formatAddress([

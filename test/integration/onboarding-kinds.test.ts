@@ -374,6 +374,18 @@ describe("drift and export", () => {
         },
       ]),
     );
+    // `ignore` may name one: it is then listed as ignored.
+    const ignored = await suite.tmp.write(
+      "ignored.yaml",
+      `org: ${ORG}\nprojects:\n  ${ORG}/api:\n    env: {}\nignore:\n  - project["${ORG}/api"].legacy_schedule["nightly-*"]\n`,
+    );
+    const quiet = await runInProcess(["drift", "-c", ignored, "--format", "json"], env());
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect((JSON.parse(quiet.stdout) as typeof doc).unmanaged).toContainEqual({
+      address: `project["${ORG}/api"].legacy_schedule["nightly-legacy"]`,
+      resource_type: "legacy_schedule",
+      why: "ignored",
+    });
     const text = await runInProcess(["drift", "-c", suite.files.bare], env());
     expect(text.stdout).toMatch(
       /legacy_schedule\["nightly-legacy"\] \(legacy V2 schedule: still runs on the old mechanism/,
