@@ -9,13 +9,26 @@
  * missing or empty) is used. An item that is not an object is an error, not skipped: drift
  * never under-reports.
  */
+import { ApiError } from "../api/errors.js";
 import type { ReadOnlyApi } from "../api/types.js";
 import { LiveReadError } from "../core/errors.js";
 import { v2Slug } from "../kinds/listing.js";
 
-/** The name of each legacy schedule of a project (the id for one without a name). */
+/**
+ * The name of each legacy schedule of a project (the id for one without a name).
+ *
+ * Decision: a 404 on the listing of a project the plan's read found means the project has
+ * no legacy schedules (an app-based project, where the old mechanism never existed), not a
+ * failure: drift's list is information, and every other error still fails the drift.
+ */
 export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promise<string[]> => {
-  const items = await api.listV2<unknown>(`/project/${v2Slug(slug)}/schedule`);
+  let items: unknown[];
+  try {
+    items = await api.listV2<unknown>(`/project/${v2Slug(slug)}/schedule`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return [];
+    throw err;
+  }
   return items.map((x) => {
     if (x === null || typeof x !== "object") {
       throw new LiveReadError(

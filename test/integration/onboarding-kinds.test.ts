@@ -386,6 +386,23 @@ describe("drift and export", () => {
       resource_type: "legacy_schedule",
       why: "ignored",
     });
+    // A project whose schedule listing is 404 (no legacy mechanism) has none; a 500 fails.
+    await suite.emulator.script([
+      {
+        method: "GET",
+        path: "/api/v2/project/*/schedule",
+        status: 404,
+        json: { message: "Not found" },
+      },
+    ]);
+    const none = await runInProcess(["drift", "-c", suite.files.bare, "--format", "json"], env());
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).not.toContain("legacy_schedule");
+    await suite.emulator.script([
+      { method: "GET", path: "/api/v2/project/*/schedule", status: 400, json: { message: "bad" } },
+    ]);
+    const bad = await runInProcess(["drift", "-c", suite.files.bare], env());
+    expect(bad.code).toBe(1);
     const text = await runInProcess(["drift", "-c", suite.files.bare], env());
     expect(text.stdout).toMatch(
       /legacy_schedule\["nightly-legacy"\] \(legacy V2 schedule: still runs on the old mechanism/,
