@@ -16,6 +16,8 @@ export const PRESETS = {
   tiny: { projects: 4, contexts: 2, projectEnv: 5, webhooks: 3, contextEnv: 10 },
   small: { projects: 20, contexts: 10, projectEnv: 5, webhooks: 3, contextEnv: 10 },
   large: { projects: 200, contexts: 100, projectEnv: 5, webhooks: 3, contextEnv: 10 },
+  /** Issue 22's rate-limited apply: 100 projects, 50 contexts (1,900 writes from empty). */
+  medium: { projects: 100, contexts: 50, projectEnv: 5, webhooks: 3, contextEnv: 10 },
   /** 5,000 managed items: the planner-alone CPU target. */
   xl: { projects: 250, contexts: 125, projectEnv: 5, webhooks: 3, contextEnv: 10 },
   /** Issue 22's large org: 2,000 projects, 1,000 contexts (40,000 managed items). */

@@ -33,16 +33,25 @@ against the emulator with injected latency (issue 8). Prints request counts, wal
 peak RSS, the lower bounds and the ratios. Not part of npm test.
 
 Options:
-  --preset NAME         tiny, small, large (default), xl or large-org (2,000 projects)
+  --preset NAME         tiny, small, medium, large (default), xl or large-org (2,000 projects)
   --latency MS          injected latency per request (default 20)
   --parallelism LIST    comma-separated --parallelism values (default 10,32)
-  --only LIST           plan,plan-changed,apply,drift,planner (default: all)
+  --only LIST           plan,plan-changed,apply,drift,planner,apply-rate-limited
+                        (default: all but apply-rate-limited)
   --no-baseline         skip the per-item baseline and the bare fetch loop
+  --rate-limit Q,R      apply-rate-limited: a token bucket per route in the emulator, Q
+                        requests of burst, refilled at R a second (default 20,10; the
+                        spec's example of 100 per 60 s is 100,1.6667)
+  --no-rate-headers     apply-rate-limited: the emulator sends no RateLimit headers (only
+                        429s with Retry-After tell the client)
+  --runs N              apply-rate-limited: runs per figure; the median and the slowest
+                        are reported (default 3)
   -h, --help            this text
 
 Examples:
   npm run bench
   npm run bench -- --preset small --only plan,drift --parallelism 10
+  npm run bench -- --preset medium --only apply-rate-limited --parallelism 10 --rate-limit 20,10
 `;
 let args;
 try {
@@ -53,6 +62,9 @@ try {
       parallelism: { type: "string", default: "10,32" },
       only: { type: "string", default: "plan,plan-changed,apply,drift,planner" },
       "no-baseline": { type: "boolean", default: false },
+      "rate-limit": { type: "string", default: "20,10" },
+      "no-rate-headers": { type: "boolean", default: false },
+      runs: { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
     },
   }));
@@ -100,13 +112,13 @@ console.log(`latency ${latency} ms per request, parallelism ${parallelisms.join(
 console.log(`node ${process.version}, ${process.platform}/${process.arch}\n`);
 
 /** One emulator per measurement, so every run starts from the same state. */
-const withEmulator = async (seed, fn) => {
+const withEmulator = async (seed, fn, extraFaults = {}) => {
   let first;
   let last;
   const emu = await startEmulator({
     seed,
     admin: true,
-    faults: { latency_ms: latency },
+    faults: { latency_ms: latency, ...extraFaults },
     // The request log line is written when a response ends: first and last give the
     // span of the API phase, without the child's start-up and output.
     log: () => {
@@ -362,6 +374,132 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
   }
 };
 
+/**
+ * The least time a rate-limited run can take (issue 22 §4), from the requests it made: a
+ * route's bucket (the emulator's key: method and route pattern) lets `capacity` through at
+ * once, then `rate` a second, so `n` requests of one route take at least
+ * (n − capacity) / rate seconds. The plan's reads all come before apply's first write, so
+ * the floor is the slowest read route before that write plus the slowest route after it;
+ * and never less than the latency bound.
+ */
+const rateLimitedFloor = (requests, capacity, rate, latencyBoundMs) => {
+  const isWrite = (e) => e.method !== "GET";
+  // The first GET of the projects listing starts the plan's reads (the org lock's claim,
+  // a context POST, comes before them): the first write after it is apply's first.
+  const firstRead = requests.find((e) => e.method === "GET" && e.path === "/api/v3/projects");
+  const firstWrite = requests.find((e) => isWrite(e) && e.seq > (firstRead?.seq ?? 0));
+  const split = firstWrite?.seq ?? Number.POSITIVE_INFINITY;
+  const slowest = (entries) => {
+    const perRoute = new Map();
+    for (const e of entries) perRoute.set(e.route, (perRoute.get(e.route) ?? 0) + 1);
+    let worst = { route: "-", n: 0, ms: 0 };
+    for (const [route, n] of perRoute) {
+      const ms = (Math.max(0, n - capacity) / rate) * 1000;
+      if (ms > worst.ms || (ms === worst.ms && n > worst.n)) worst = { route, n, ms };
+    }
+    return worst;
+  };
+  const reads = slowest(requests.filter((e) => e.seq < split && e.status !== 429));
+  const writes = slowest(requests.filter((e) => e.seq >= split && e.status !== 429));
+  return {
+    ms: Math.max(reads.ms + writes.ms, latencyBoundMs),
+    explain:
+      `reads: ${reads.n} × ${reads.route} → ${fmt(reads.ms)} ms; ` +
+      `writes: ${writes.n} × ${writes.route} → ${fmt(writes.ms)} ms; latency bound ${fmt(latencyBoundMs)} ms`,
+  };
+};
+
+/**
+ * Issue 22: apply from empty under a token bucket per route (`--rate-limit Q,R`), `--runs`
+ * times: wall, floor, ratio, requests, 429s, connections, CPU, RSS per run, then the median
+ * and the slowest ratio. Every write must be done (exit 0) and a plan right after is empty.
+ */
+const measureRateLimited = async () => {
+  const [capacity, rate] = args["rate-limit"].split(",").map(Number);
+  if (!(capacity >= 1) || !(rate > 0)) {
+    console.error(`bench: --rate-limit ${args["rate-limit"]}: expected Q,R (e.g. 20,10)`);
+    process.exit(1);
+  }
+  const headers = !args["no-rate-headers"];
+  const runs = Math.max(1, Number(args.runs));
+  const bound = applyBound(p);
+  const creates =
+    p.projects * (p.projectEnv + p.webhooks + 2 + 2) + p.contexts * (1 + p.contextEnv + 3);
+  for (const parallelism of parallelisms) {
+    const results = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await withEmulator(
+        gen.emptySeed,
+        async (emu) => {
+          const cli = await runCli(emu, [
+            "apply",
+            "-c",
+            configPath,
+            "--auto-approve",
+            "--parallelism",
+            String(parallelism),
+          ]);
+          if (cli.code !== 0) {
+            console.error(cli.out.slice(-2000), cli.err.slice(-2000));
+            throw new Error(`apply under a rate limit: waybill exited ${cli.code}`);
+          }
+          const body = await (await fetch(`${emu.url}/__admin/requests`)).json();
+          // Converged: a plan right after is empty (exit 0 with --detailed-exitcode).
+          await fetch(`${emu.url}/__admin/faults`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ latency_ms: latency }),
+          });
+          const again = await runCli(emu, ["plan", "-c", configPath, "--detailed-exitcode"]);
+          return {
+            cli,
+            log: body.requests,
+            connections: body.connections,
+            again: again.code,
+            load: loadavg()[0],
+          };
+        },
+        { rate_limit: { capacity, refill_per_second: rate, headers } },
+      );
+      const latencyBoundMs = timeBound(bound.requests, bound.depth, latency, parallelism);
+      const floor = rateLimitedFloor(r.log, capacity, rate, latencyBoundMs);
+      const limited = r.log.filter((e) => e.status === 429).length;
+      const writesDone = r.log.filter(
+        (e) => e.method !== "GET" && e.status >= 200 && e.status < 300,
+      ).length;
+      const row = {
+        wallMs: r.cli.wallMs,
+        floorMs: floor.ms,
+        ratio: r.cli.wallMs / floor.ms,
+        requests: r.log.length,
+        limited,
+        connections: r.connections,
+        cpuMs: r.cli.cpuMs,
+        rssMb: (r.cli.maxRssBytes ?? Number.NaN) / 2 ** 20,
+        writesDone,
+        again: r.again,
+        load: r.load,
+      };
+      results.push(row);
+      console.log(
+        `## apply from empty under a per-route bucket of ${capacity} burst, ${rate}/s` +
+          ` (${headers ? "RateLimit headers" : "no headers: 429s only"}), parallelism ${parallelism}, run ${i + 1}/${runs}\n` +
+          `  floor is       ${floor.explain}\n` +
+          `  figures        wall ${fmt(row.wallMs)} ms | floor ${fmt(row.floorMs)} ms | ratio ${fmt(row.ratio, 2)}` +
+          ` | requests ${row.requests} | 429s ${limited} (${fmt((100 * limited) / row.requests, 2)}%)` +
+          ` | connections ${row.connections} | CPU ${fmt(row.cpuMs)} ms | RSS ${fmt(row.rssMb, 0)} MB` +
+          ` | successful writes ${writesDone} (creates planned ${creates}, + the org lock's)` +
+          ` | plan after: exit ${row.again} | load ${fmt(row.load, 2)}\n`,
+      );
+    }
+    const ratios = results.map((x) => x.ratio).sort((a, b) => a - b);
+    const median = ratios[Math.floor((ratios.length - 1) / 2)];
+    console.log(
+      `## apply under a rate limit, parallelism ${parallelism}: median ratio ${fmt(median, 2)}, slowest ${fmt(ratios[ratios.length - 1], 2)} over ${runs} run(s)\n`,
+    );
+  }
+};
+
 const p = gen.preset;
 if (only.has("plan")) {
   // The CLI's fixed costs, without any request: Node start-up, module loading and loading
@@ -431,6 +569,9 @@ if (only.has("apply")) {
     [0],
     false,
   );
+}
+if (only.has("apply-rate-limited")) {
+  await measureRateLimited();
 }
 if (only.has("planner")) {
   const { plannerCpu } = await import("./planner.js");

@@ -20,6 +20,12 @@ export interface RequestLogEntry {
   /** Decision: 0 when the connection was dropped without an answer. */
   readonly status: number;
   readonly api: "v3" | "v2";
+  /**
+   * The route the request matched (`POST /api/v3/contexts/:id/env-vars/set`; the path for
+   * an unknown route): the key of its rate-limit bucket (faults.ts `take`), so the bench can
+   * compute a rate-limited run's floor per route.
+   */
+  readonly route: string;
   /** Set when an injected fault or a scripted answer decided the response. */
   readonly fault?: string;
 }

@@ -639,6 +639,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       query: logQuery(query),
       status,
       api,
+      route: routeKey(method, path, m),
       ...(fault !== undefined ? { fault } : {}),
     });
     opts.log?.(
