@@ -61,7 +61,7 @@ describe("admin API", () => {
     expect(trig.event).toMatchObject({ type: "webhook", webhook: { secret: "trigger-secret-1" } });
   });
 
-  it("the request log: seq, method, path without query, query object, status, api; admin not logged", async () => {
+  it("the request log: seq, method, path without query, query object, status, api, route; admin not logged", async () => {
     const t = await start();
     await t.get(`/api/v3/contexts?filter[org_id]=${ORG}`);
     await t.get("/api/v2/project/gh/acme/api/envvar");
@@ -76,6 +76,7 @@ describe("admin API", () => {
         query: { "filter[org_id]": ORG },
         status: 200,
         api: "v3",
+        route: "GET /api/v3/contexts",
       },
       {
         seq: 2,
@@ -84,6 +85,7 @@ describe("admin API", () => {
         query: {},
         status: 200,
         api: "v2",
+        route: "GET /api/v2/project/*slug/envvar",
       },
       {
         seq: 3,
@@ -92,6 +94,7 @@ describe("admin API", () => {
         query: {},
         status: 401,
         api: "v3",
+        route: "GET /api/v3/contexts/:id",
       },
     ]);
     expect((await t.admin("DELETE", "requests")).status).toBe(204);
