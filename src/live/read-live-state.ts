@@ -43,6 +43,7 @@ import {
   notVisibleReason,
 } from "./resolve.js";
 import { resolveRestrictionKeys } from "./restriction-keys.js";
+import { markProjectSynthetic, probeSynthetic, undeclaredPipelines } from "./synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 
 export interface ReadLiveOptions {
@@ -176,7 +177,7 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
         if (r === undefined || r.status === "not_visible") {
           return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
         }
-        return [slug, await readProject(api, orgId, r.id, slug, project)];
+        return [slug, await readProject(api, orgId, r.id, slug, project, needs.isIgnored)];
       },
     ),
   );
@@ -295,6 +296,7 @@ const readProject = async (
   id: string,
   slug: string,
   desired: DesiredProject,
+  isIgnored: (address: string) => boolean,
 ): Promise<LiveProject | NotVisible> => {
   // The slug too: the V2 routes take it (project env vars' last four).
   const scope: ListScope = { org_id: orgId, project_id: id, project_slug: slug };
@@ -318,7 +320,18 @@ const readProject = async (
     if (isNotVisibleEntry(part)) return part;
     read.push(part);
   }
-  return { status: "found", id, slug, ...mergeParts(read) };
+  const project: LiveProject = { status: "found", id, slug, ...mergeParts(read) };
+  // Issue 22: the pipelines a plan would delete are probed now, while other projects are
+  // still being read (src/live/synthetic.ts undeclaredPipelines); `ignore`d ones never are.
+  const toProbe = undeclaredPipelines(project, desired).filter((pid) => {
+    const name = project.pipelines?.find((p) => p.id === pid)?.name ?? "";
+    return !isIgnored(addr.pipeline(slug, name));
+  });
+  if (toProbe.length === 0) return project;
+  const probed = await Promise.all(
+    toProbe.map(async (pid) => ((await probeSynthetic(api, pid)) ? [pid] : [])),
+  );
+  return markProjectSynthetic(project, new Set(probed.flat()));
 };
 
 const isNotVisibleEntry = (v: unknown): v is NotVisible =>

@@ -7,7 +7,7 @@
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import { parseAddress } from "../model/address.js";
-import type { DesiredConfig } from "../model/desired.js";
+import type { DesiredConfig, DesiredProject } from "../model/desired.js";
 import type { LiveOrg, LiveProject, LiveState } from "../model/live.js";
 import { httpStatusOf } from "./resolve.js";
 
@@ -77,28 +77,69 @@ export const probeSynthetic = async (api: ReadOnlyApi, pipelineId: string): Prom
  */
 export const markSynthetic = (live: LiveState, syntheticIds: ReadonlySet<string>): LiveState => {
   if (syntheticIds.size === 0) return live;
-  const markProject = (p: LiveProject): LiveProject => ({
-    ...p,
-    ...(p.pipelines
-      ? {
-          pipelines: p.pipelines.map((x) =>
-            syntheticIds.has(x.id) ? { ...x, synthetic: true } : x,
-          ),
-        }
-      : {}),
-    ...(p.triggers
-      ? {
-          triggers: p.triggers.map((t) =>
-            syntheticIds.has(t.pipeline_id) ? { ...t, synthetic: true } : t,
-          ),
-        }
-      : {}),
-  });
   const markOrg = (o: LiveOrg): LiveOrg => ({
     ...o,
     projects: new Map(
-      [...o.projects].map(([slug, p]) => [slug, p.status === "found" ? markProject(p) : p]),
+      [...o.projects].map(([slug, p]) => [
+        slug,
+        p.status === "found" ? markProjectSynthetic(p, syntheticIds) : p,
+      ]),
     ),
   });
   return { orgs: live.orgs.map(markOrg) };
+};
+
+/** One project of markSynthetic: its pipelines of `syntheticIds` and their triggers. */
+export const markProjectSynthetic = (
+  p: LiveProject,
+  syntheticIds: ReadonlySet<string>,
+): LiveProject =>
+  syntheticIds.size === 0
+    ? p
+    : {
+        ...p,
+        ...(p.pipelines
+          ? {
+              pipelines: p.pipelines.map((x) =>
+                syntheticIds.has(x.id) ? { ...x, synthetic: true } : x,
+              ),
+            }
+          : {}),
+        ...(p.triggers
+          ? {
+              triggers: p.triggers.map((t) =>
+                syntheticIds.has(t.pipeline_id) ? { ...t, synthetic: true } : t,
+              ),
+            }
+          : {}),
+      };
+
+/**
+ * Issue 22: the live pipelines of a read project that its declaration neither names nor pins
+ * by `id:` — the ones a plan deletes (`pipelines:` is authoritative), so each is probed
+ * anyway. The live reader probes them as soon as the project is read, overlapping the probes
+ * with the other projects' reads instead of adding a round of probes (and a second plan)
+ * after the whole read; runPlanWith then probes only what a plan touches besides them.
+ */
+export const undeclaredPipelines = (project: LiveProject, desired: DesiredProject): string[] => {
+  const declared = desired.pipelines;
+  if (declared === undefined || project.pipelines === undefined) return [];
+  const pinned = new Set<string>();
+  for (const d of declared.values()) if (d.id !== undefined) pinned.add(d.id);
+  return project.pipelines
+    .filter((p) => !declared.has(p.name) && !pinned.has(p.id))
+    .map((p) => p.id);
+};
+
+/** The pipelines the live reader has probed (undeclaredPipelines of every read project). */
+export const probedWhileReading = (live: LiveState, desired: DesiredConfig): Set<string> => {
+  const out = new Set<string>();
+  for (const org of desired.orgs) {
+    const liveOrg = live.orgs.find((o) => o.slug === org.slug);
+    for (const [slug, d] of org.projects) {
+      const p = liveOrg?.projects.get(slug);
+      if (p?.status === "found") for (const id of undeclaredPipelines(p, d)) out.add(id);
+    }
+  }
+  return out;
 };

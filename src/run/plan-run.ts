@@ -1,7 +1,8 @@
 /**
- * The read side of `plan`, `drift` and `apply`: read the live state, plan, and probe for the
- * synthetic OAuth pipeline only where the plan would touch a pipeline (src/live/synthetic.ts),
- * then plan again with what the probes found.
+ * The read side of `plan`, `drift` and `apply`: read the live state (which probes the
+ * pipelines a plan deletes as it reads), plan, and probe for the synthetic OAuth pipeline
+ * where the plan touches another pipeline (src/live/synthetic.ts), then plan again with what
+ * the probes found.
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import { type ProgressCallback, withProgress } from "../live/progress.js";
@@ -10,6 +11,7 @@ import {
   type ChangeLike,
   markSynthetic,
   pipelinesTouched,
+  probedWhileReading,
   probeSynthetic,
 } from "../live/synthetic.js";
 import type { DesiredConfig } from "../model/desired.js";
@@ -39,7 +41,10 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
   // plan failure for the first one met (issue 20).
   await checkProjectReferences(tracked, desired, live);
   let plan = planner(live);
-  const probed = new Set<string>();
+  // The live reader probed the pipelines a plan deletes (src/live/synthetic.ts): only what
+  // else the plan touches (an update, a trigger's change) is probed here, so this loop
+  // usually ends at once, with the first plan.
+  const probed = probedWhileReading(live, desired);
   const synthetic = new Set<string>();
   for (;;) {
     const toProbe = [...pipelinesTouched(plan.changes, live, desired)].filter(

@@ -7,6 +7,7 @@ import type {
   DesiredConfig,
   DesiredContext,
   DesiredOrg,
+  DesiredPipeline,
   DesiredProject,
 } from "../../src/model/desired.js";
 import type { LiveProject } from "../../src/model/live.js";
@@ -70,6 +71,11 @@ const project = (slug: string, extra: Partial<DesiredProject> = {}): DesiredProj
   slug,
   source,
   ...extra,
+});
+const pipeline = (name: string): DesiredPipeline => ({
+  name,
+  source,
+  config: { type: "hosted", file_path: ".circleci/config.yml" },
 });
 const config = (org: Partial<DesiredOrg>): DesiredConfig => ({
   files: ["waybill.yaml"],
@@ -313,7 +319,7 @@ describe("runPlanWith", () => {
     projects: new Map([["gh/acme/api", project("gh/acme/api", { pipelines: new Map() })]]),
   });
 
-  it("probes only the pipelines the plan touches and re-plans with them marked", async () => {
+  it("the reader probes the undeclared pipelines (a plan deletes them): the first plan sees them marked", async () => {
     const { api, calls } = fakeApi(routes);
     const lives: boolean[][] = [];
     const { plan, live } = await runPlanWith(api, desired, (l) => {
@@ -330,23 +336,76 @@ describe("runPlanWith", () => {
           })),
       };
     });
-    expect(lives).toEqual([
-      [false, false],
-      [false, true],
-    ]);
+    // Issue 22: one plan, not a plan, a round of probes and a second plan.
+    expect(lives).toEqual([[false, true]]);
     expect(plan.changes.map((c) => c.address)).toEqual([
       'project["gh/acme/api"].pipeline["build"]',
     ]);
     const p = live.orgs[0]?.projects.get("gh/acme/api") as LiveProject;
     expect(p.triggers?.[0]?.synthetic).toBe(true);
+    // Each probed once.
     expect(calls.filter((c) => /\/pipelines\/[0-9a-f-]+$/.test(c)).sort()).toEqual(
       [`v3:/pipelines/${PIPE}`, `v3:/pipelines/${SYN}`].sort(),
     );
   });
 
-  it("probes nothing when the plan leaves pipelines alone", async () => {
+  it("probes a declared pipeline only when the plan touches it, and re-plans with it marked", async () => {
     const { api, calls } = fakeApi(routes);
-    await runPlanWith(api, desired, () => ({ changes: [] }));
+    // Both pipelines declared by name: the reader probes neither.
+    const declaredBoth = config({
+      projects: new Map([
+        [
+          "gh/acme/api",
+          project("gh/acme/api", {
+            pipelines: new Map([
+              ["build", pipeline("build")],
+              ["oauth", pipeline("oauth")],
+            ]),
+          }),
+        ],
+      ]),
+    });
+    const lives: boolean[][] = [];
+    await runPlanWith(api, declaredBoth, (l) => {
+      const p = l.orgs[0]?.projects.get("gh/acme/api") as LiveProject;
+      lives.push((p.pipelines ?? []).map((x) => x.synthetic));
+      // A toy planner: update "oauth" until it is known to be synthetic.
+      return {
+        changes: (p.pipelines ?? [])
+          .filter((x) => x.name === "oauth" && !x.synthetic)
+          .map((x) => ({
+            address: `project["gh/acme/api"].pipeline["${x.name}"]`,
+            resource_type: "pipeline",
+            action: "update",
+            id: x.id,
+          })),
+      };
+    });
+    expect(lives).toEqual([
+      [false, false],
+      [false, true],
+    ]);
+    expect(calls.filter((c) => /\/pipelines\/[0-9a-f-]+$/.test(c))).toEqual([
+      `v3:/pipelines/${SYN}`,
+    ]);
+  });
+
+  it("probes nothing when no pipeline is undeclared and the plan leaves pipelines alone", async () => {
+    const { api, calls } = fakeApi(routes);
+    const declaredBoth = config({
+      projects: new Map([
+        [
+          "gh/acme/api",
+          project("gh/acme/api", {
+            pipelines: new Map([
+              ["build", pipeline("build")],
+              ["oauth", pipeline("oauth")],
+            ]),
+          }),
+        ],
+      ]),
+    });
+    await runPlanWith(api, declaredBoth, () => ({ changes: [] }));
     expect(calls.some((c) => /\/pipelines\/[0-9a-f-]+$/.test(c))).toBe(false);
   });
 });
