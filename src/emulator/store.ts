@@ -749,8 +749,15 @@ export const checkOtelEndpoint = (endpoint: string, pointer: string): void => {
 
 /**
  * spec: api-v2-v1.md "Checkout key": `type` is `deploy-key` or a `<vcs>-user-key`.
- * Decision: a user key's type names the project's VCS provider (`github-user-key`).
+ * Decision: a user key's type names the VCS of the project's slug (`gh/…` → `github-user-key`,
+ * `bb/…` → `bitbucket-user-key`, else the slug's first segment).
  */
+const VCS_NAMES: Readonly<Record<string, string>> = { gh: "github", bb: "bitbucket" };
+const vcsName = (slug: string): string => {
+  const first = slug.split("/")[0] ?? "";
+  return VCS_NAMES[first] ?? first;
+};
+
 export const checkoutKeyRow = (
   project: ProjectRow,
   input: "deploy-key" | "user-key",
@@ -761,7 +768,7 @@ export const checkoutKeyRow = (
   const pair = keyPairOf(Buffer.from(seedHex, "hex"));
   return {
     projectId: project.id,
-    type: input === "deploy-key" ? "deploy-key" : `${project.repo.provider}-user-key`,
+    type: input === "deploy-key" ? "deploy-key" : `${vcsName(project.slug)}-user-key`,
     preferred,
     privateSeed: seedHex,
     publicKey: pair.publicKey,

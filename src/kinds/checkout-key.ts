@@ -46,7 +46,7 @@ export type RawCheckoutKey = (typeof CHECKOUT_KEY_TYPES)[number];
 export const checkoutKeyType = (wireType: string): string =>
   wireType === "deploy-key"
     ? "deploy-key"
-    : wireType === "user-key" || /^[a-z0-9]+-user-key$/.test(wireType)
+    : wireType === "user-key" || /^\S+-user-key$/.test(wireType)
       ? "user-key"
       : wireType;
 

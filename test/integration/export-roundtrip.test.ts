@@ -180,6 +180,8 @@ const project = (n: number): fc.Arbitrary<SeedProject> =>
         { selector: (w) => w.name, maxLength: 2 },
       ),
       pipelines: pipelines(n),
+      // Issue 18: checkout keys, one per type (two of one type would go under `ignore`).
+      checkout_keys: fc.subarray(["deploy-key", "user-key"] as const),
     })
     .map((p) => ({
       slug: `${ORG}/p${n}`,
@@ -191,7 +193,21 @@ const project = (n: number): fc.Arbitrary<SeedProject> =>
         w.signing_secret === undefined ? (({ signing_secret: _s, ...rest }) => rest)(w) : w,
       ),
       pipelines: p.pipelines,
+      checkout_keys: p.checkout_keys.map((type) => ({ type })),
     }));
+
+/** Issue 18: OTLP exporters (at most 5), one per protocol and endpoint. */
+const exporters = fc.uniqueArray(
+  fc.record({
+    endpoint: fc.constantFrom("api.honeycomb.io:443", "otel.example.com:4318"),
+    protocol: fc.constantFrom("grpc" as const, "http" as const),
+    insecure: fc.boolean(),
+    headers: fc.dictionary(fc.constantFrom("x-api-key", "Authorization"), secretValue, {
+      maxKeys: 2,
+    }),
+  }),
+  { maxLength: 3, selector: (e) => `${e.protocol}:${e.endpoint}` },
+);
 
 const orgSeed: fc.Arbitrary<Seed> = fc
   .record({
@@ -200,8 +216,9 @@ const orgSeed: fc.Arbitrary<Seed> = fc
       { requiredKeys: [] },
     ),
     projects: fc.tuple(project(1), project(2)).chain(([a, b]) => fc.constantFrom([a], [a, b])),
+    otel_exporters: exporters,
   })
-  .chain(({ settings, projects }) =>
+  .chain(({ settings, projects, otel_exporters }) =>
     fc
       .uniqueArray(
         fc.record({
@@ -220,6 +237,7 @@ const orgSeed: fc.Arbitrary<Seed> = fc
               groups: [{ name: "platform" }],
               contexts: contexts as SeedContext[],
               projects,
+              otel_exporters,
             },
           ],
         }),

@@ -105,6 +105,33 @@ describe("checkout keys", () => {
     expect(p.changes[0]?.params.project_slug).toBe(PROJECT);
   });
 
+  it("export writes one entry per type; several keys of one type, or a type the config cannot say, go under ignore", () => {
+    const key = (type: string, fingerprint: string) => ({
+      type,
+      fingerprint,
+      public_key: "",
+      preferred: false,
+    });
+    const ctx = { env: () => expect.unreachable() as never };
+    const out = checkoutKeyKind.toConfig(
+      [
+        key("deploy-key", "a"),
+        key("deploy-key", "b"),
+        key("gitlab-user-key", "c"),
+        key("odd", "d"),
+      ],
+      { project: PROJECT },
+      ctx,
+    );
+    expect(
+      out.map((e) => ("written" in e ? `written ${e.written}` : `ignored ${e.ignored.glob}`)),
+    ).toEqual([
+      `ignored project["${PROJECT}"].checkout_key["deploy-key"]`,
+      `ignored project["${PROJECT}"].checkout_key["odd"]`,
+      "written user-key",
+    ]);
+  });
+
   it("a create is one V2 POST of the type, announced with its fingerprint and public key", () => {
     expect(checkoutKeyKind.createCalls({ type: "deploy-key", source })).toEqual([
       expect.objectContaining({ method: "POST", api: "v2", body: "flat", body_fields: ["type"] }),
