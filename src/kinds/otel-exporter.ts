@@ -262,6 +262,10 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
       l.insecure === (d.insecure ?? false) &&
       sameSet(headerNames(d), [...l.header_names]),
   },
+  // A refused create leaves every live exporter as it was: a replace deletes the old one
+  // only after its replacement was accepted.
+  refusal: (_d, status) =>
+    `Nothing was deleted: an exporter being replaced keeps exporting.${status === 400 ? ` The service refuses a sixth exporter in an org (spec: api-v2-v1.md Limits, ${MAX_OTEL_EXPORTERS_PER_ORG} per organization): if another was added since the plan, free a slot and re-run.` : ""}`,
   fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const e of org.otel_exporters ?? []) {

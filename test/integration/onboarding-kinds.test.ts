@@ -301,6 +301,32 @@ describe("OTLP exporters", () => {
     expect(below.code, below.stderr).toBe(0);
   });
 
+  it("a replace whose create the service refuses (another exporter took the last slot) deletes nothing", async () => {
+    const first = await runInProcess(["apply", "-c", suite.files.one, "--auto-approve"], env());
+    expect(first.code, first.stderr).toBe(0);
+    const [old] = await exporters();
+    await suite.emulator.clearRequests();
+    await suite.emulator.script([
+      {
+        method: "POST",
+        path: "/api/v2/otel/exporters",
+        status: 400,
+        json: { message: "the organization already has 5 OTLP exporters, the maximum" },
+      },
+    ]);
+    const r = await runInProcess(["apply", "-c", suite.files.insecure, "--auto-approve"], env());
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /failed with 400: the organization already has 5 OTLP exporters, the maximum\. Nothing was deleted/,
+    );
+    expect(r.stdout).toMatch(/Skipped:\n {2}otel_exporter\["grpc:api\.honeycomb\.io:443"\]/);
+    const writes = (await suite.emulator.requests()).filter(
+      (q) => q.method !== "GET" && q.path.startsWith("/api/v2/"),
+    );
+    expect(writes.map((q) => q.method)).toEqual(["POST"]);
+    expect((await exporters()).map((e) => e.id)).toEqual([old?.id]);
+  });
+
   it("more than 5 in the config: a validation error at file:line:col, and no API call", async () => {
     const v = await runInProcess(["validate", "-c", suite.files.six], env());
     expect(v.code).toBe(1);
