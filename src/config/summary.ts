@@ -11,6 +11,9 @@ export interface ConfigSummary {
   readonly webhooks: number;
   readonly pipelines: number;
   readonly triggers: number;
+  /** Issue 18 (added): the org-level OTLP exporters and the projects' checkout keys. */
+  readonly otel_exporters: number;
+  readonly checkout_keys: number;
 }
 
 export const summarizeConfig = (config: DesiredConfig): ConfigSummary => {
@@ -21,7 +24,10 @@ export const summarizeConfig = (config: DesiredConfig): ConfigSummary => {
   let webhooks = 0;
   let pipelines = 0;
   let triggers = 0;
+  let exporters = 0;
+  let keys = 0;
   for (const org of config.orgs) {
+    exporters += org.otel_exporters?.length ?? 0;
     for (const c of org.contexts?.values() ?? []) {
       contexts += 1;
       envVars += c.env?.size ?? 0;
@@ -31,6 +37,7 @@ export const summarizeConfig = (config: DesiredConfig): ConfigSummary => {
       projects += 1;
       envVars += p.env?.size ?? 0;
       webhooks += p.webhooks?.size ?? 0;
+      keys += p.checkout_keys?.length ?? 0;
       for (const pl of p.pipelines?.values() ?? []) {
         pipelines += 1;
         triggers += pl.triggers?.size ?? 0;
@@ -47,6 +54,8 @@ export const summarizeConfig = (config: DesiredConfig): ConfigSummary => {
     webhooks,
     pipelines,
     triggers,
+    otel_exporters: exporters,
+    checkout_keys: keys,
   };
 };
 
@@ -63,4 +72,7 @@ export const formatSummary = (s: ConfigSummary): string =>
     count(s.webhooks, "webhook"),
     count(s.pipelines, "pipeline"),
     count(s.triggers, "trigger"),
+    // Said only when there are some, so the summary of a config without them is unchanged.
+    ...(s.otel_exporters > 0 ? [count(s.otel_exporters, "OTLP exporter")] : []),
+    ...(s.checkout_keys > 0 ? [count(s.checkout_keys, "checkout key")] : []),
   ].join(", ");

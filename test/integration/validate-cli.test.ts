@@ -120,6 +120,8 @@ describe("waybill validate", () => {
       webhooks: 2,
       pipelines: 2,
       triggers: 4,
+      otel_exporters: 1,
+      checkout_keys: 1,
     });
     expectNoSecrets({ stdout: good.stdout }, ["prod-aws-secret-5678", "slack-signing-5678"]);
   });

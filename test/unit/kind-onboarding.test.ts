@@ -249,3 +249,19 @@ describe("OTLP exporters", () => {
     expect(plan(4).changes.map((c) => c.action)).toEqual(["replace"]);
   });
 });
+
+describe("validate's summary", () => {
+  it("counts exporters and checkout keys, and says them only when there are some", async () => {
+    const { formatSummary, summarizeConfig } = await import("../../src/config/index.js");
+    const bare = desired(dOrg());
+    expect(formatSummary(summarizeConfig(bare))).not.toMatch(/exporter|checkout/);
+    const both = desired({
+      ...dOrg({
+        projects: [{ ...dProject(PROJECT), checkout_keys: [{ type: "deploy-key", source }] }],
+      }),
+      otel_exporters: [dExporter("a.example.com:4317"), dExporter("b.example.com:4317")],
+    });
+    expect(summarizeConfig(both)).toMatchObject({ otel_exporters: 2, checkout_keys: 1 });
+    expect(formatSummary(summarizeConfig(both))).toMatch(/, 2 OTLP exporters, 1 checkout key$/);
+  });
+});
