@@ -230,6 +230,24 @@ describe("OTLP exporters", () => {
     expect(rotated.code, rotated.stdout).toBe(0);
   });
 
+  it("a refusal that echoes a header value is printed without it", async () => {
+    await suite.emulator.script([
+      {
+        method: "POST",
+        path: "/api/v2/otel/exporters",
+        status: 400,
+        json: { message: `header x-honeycomb-team value ${HEADER_VALUE} is not accepted` },
+      },
+    ]);
+    // runInProcess fails the test if the value (or an encoding of it) reaches any output.
+    const r = await runInProcess(["apply", "-c", suite.files.one, "--auto-approve", "--verbose"], {
+      ...env(),
+      WAYBILL_DEBUG: "1",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/failed with 400: header x-honeycomb-team value \S+ is not accepted/);
+  });
+
   it("--force-secrets re-sets the headers by a replace: the new one is created first, then the old one deleted", async () => {
     const first = await runInProcess(["apply", "-c", suite.files.one, "--auto-approve"], env());
     expect(first.code, first.stderr).toBe(0);
