@@ -64,7 +64,14 @@ const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number
       onProgress: progress.onProgress,
     });
     plan = result.plan;
-    unmanaged = withinTargets(await listUnmanaged(api, desired.orgs, result.live), options.targets);
+    // Issue 19: what `keep_unlisted` left alone is unmanaged too, and said why.
+    const kept = (result.plan.kept_unlisted ?? []).map(
+      (k): UnmanagedItem => ({ address: k.address, resource_type: k.resource_type, why: "kept" }),
+    );
+    unmanaged = withinTargets(
+      [...(await listUnmanaged(api, desired.orgs, result.live)), ...kept],
+      options.targets,
+    );
     progress.finish();
   } catch (err) {
     progress.abort();
@@ -111,9 +118,11 @@ const describeUnmanaged = (u: UnmanagedItem): string =>
   `${u.address} (${
     u.why === "ignored"
       ? "excluded by ignore"
-      : u.why === "legacy"
-        ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
-        : "collection not managed by the config"
+      : u.why === "kept"
+        ? "not in the config; left alone by keep_unlisted"
+        : u.why === "legacy"
+          ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
+          : "collection not managed by the config"
   })`;
 
 export const renderDrift = (

@@ -13,6 +13,7 @@ import {
   type DesiredOrg,
   type DesiredProject,
   MAX_OTEL_EXPORTERS_PER_ORG,
+  mergedKeepUnlisted,
 } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument, RawProject } from "./raw.js";
@@ -185,6 +186,7 @@ export const buildFile = (
       Object.entries(doc.projects ?? {}).map(([slug, p]) => [slug, buildProject(ctx, slug, p)]),
     ),
     ignore: (doc.ignore ?? []).map(text),
+    ...(doc.keep_unlisted === undefined ? {} : { keep_unlisted: doc.keep_unlisted.map(text) }),
   } as DesiredOrg;
   return { org, declarations: ctx.declarations };
 };
@@ -264,6 +266,7 @@ export const mergeFiles = (
       ...(exporters !== undefined && { otel_exporters: exporters }),
       projects: mergeMaps(prev.projects, org.projects) ?? new Map(),
       ignore: [...prev.ignore, ...org.ignore],
+      ...mergedKeepUnlisted(prev, org),
     });
   }
   return { config: { orgs: [...orgs.values()], files }, diagnostics };

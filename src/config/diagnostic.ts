@@ -48,6 +48,7 @@ export const DIAGNOSTIC_CODES = [
   "too_many_otel_exporters",
   "empty_env_value",
   "invalid_ignore_glob",
+  "invalid_keep_unlisted_glob",
   "project_outside_org",
   "duplicate_address",
   "ambiguous_trigger",

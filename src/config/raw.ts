@@ -39,6 +39,7 @@ export interface RawDocument {
   otel_exporters?: RawOtelExporter[];
   projects?: Record<string, RawProject>;
   ignore?: string[];
+  keep_unlisted?: string[];
 }
 
 /**
@@ -48,7 +49,7 @@ export interface RawDocument {
  * same test.
  */
 export const RAW_KEYS = {
-  root: ["org", "settings", "contexts", "otel_exporters", "projects", "ignore"],
+  root: ["org", "settings", "contexts", "otel_exporters", "projects", "ignore", "keep_unlisted"],
   context: ["id", "env", "restrictions"],
   restriction: ["project", "expression", "group"],
   project: ["settings", "env", "webhooks", "pipelines", "checkout_keys"],

@@ -135,6 +135,14 @@ export const checkRules = (
       if (problem) report(["ignore", i], "value", "invalid_ignore_glob", problem);
     });
   }
+  // `keep_unlisted` globs have the grammar of `ignore` globs (issue 19).
+  if (Array.isArray(root.keep_unlisted)) {
+    root.keep_unlisted.forEach((glob, i) => {
+      if (typeof glob !== "string") return;
+      const problem = checkIgnoreGlob(glob);
+      if (problem) report(["keep_unlisted", i], "value", "invalid_keep_unlisted_glob", problem);
+    });
+  }
   return out;
 };
 

@@ -36,9 +36,10 @@ export interface UnmanagedItem {
   readonly resource_type: ResourceType | "legacy_schedule";
   /**
    * `unmanaged`: its collection is not in the config; `ignored`: an `ignore` glob excludes
-   * it; `legacy`: a legacy V2 schedule, which no config can manage (src/live/legacy-schedules.ts).
+   * it; `legacy`: a legacy V2 schedule, which no config can manage (src/live/legacy-schedules.ts);
+   * `kept`: in a collection the config manages, not listed, and left alone by `keep_unlisted`.
    */
-  readonly why: "unmanaged" | "ignored" | "legacy";
+  readonly why: "unmanaged" | "ignored" | "legacy" | "kept";
 }
 
 type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;

@@ -41,6 +41,12 @@ export interface DesiredOrg extends Located {
   readonly projects: ReadonlyMap<string, DesiredProject>;
   /** `ignore` address globs: never touched nor reported. */
   readonly ignore: readonly string[];
+  /**
+   * `keep_unlisted` address globs (issue 19): live items under them that the config does not
+   * list are left alone (not deleted) and reported by drift, so a team can adopt one item at
+   * a time. Declared items under them are managed as usual.
+   */
+  readonly keep_unlisted?: readonly string[];
 }
 
 export interface DesiredContext extends Located {
@@ -196,3 +202,15 @@ export const FILTER_PRESETS = [
 
 /** spec: api-v3.md "Limits" — webhooks per project. */
 export const MAX_WEBHOOKS_PER_PROJECT = 25;
+
+/**
+ * Two declarations' `keep_unlisted` lists of one org (a folder of files), concatenated like
+ * their `ignore` lists; absent when neither has one.
+ */
+export const mergedKeepUnlisted = (
+  a: DesiredOrg,
+  b: DesiredOrg,
+): { keep_unlisted?: readonly string[] } =>
+  a.keep_unlisted === undefined && b.keep_unlisted === undefined
+    ? {}
+    : { keep_unlisted: [...(a.keep_unlisted ?? []), ...(b.keep_unlisted ?? [])] };

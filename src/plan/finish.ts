@@ -3,7 +3,7 @@
  * the mass-delete guard data (design.md §1 "Ownership").
  */
 import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
-import type { Change, CollectionGuard, Plan, Summary } from "./types.js";
+import type { Change, CollectionGuard, KeptUnlisted, Plan, Summary } from "./types.js";
 
 export interface FinishInput {
   readonly orgs: readonly { slug: string; id: string }[];
@@ -16,6 +16,8 @@ export interface FinishInput {
   readonly targets: readonly string[] | undefined;
   readonly matchTarget: ((address: string) => boolean) | undefined;
   readonly skipSecrets: boolean;
+  /** Live items `keep_unlisted` left alone. */
+  readonly kept?: readonly KeptUnlisted[];
 }
 
 /** design.md §1 "Ownership": more than 3 deletions and more than 25% of the live items. */
@@ -124,6 +126,9 @@ export const finishPlan = (input: FinishInput): Plan => {
     warnings,
     guards: { mass_delete, mass_delete_exceeded: mass_delete.some((g) => g.exceeds) },
     ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
+    ...(input.kept === undefined || input.kept.length === 0
+      ? {}
+      : { kept_unlisted: [...input.kept].sort((a, b) => (a.address < b.address ? -1 : 1)) }),
   };
 };
 

@@ -26,12 +26,17 @@ import {
   formatAddress,
   parseAddress,
 } from "../model/address.js";
-import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
+import {
+  type DesiredConfig,
+  type DesiredOrg,
+  type DesiredProject,
+  mergedKeepUnlisted,
+} from "../model/desired.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
-import type { Change, ParamValue, Plan, PlanOptions } from "./types.js";
+import type { Change, KeptUnlisted, ParamValue, Plan, PlanOptions } from "./types.js";
 
 /**
  * Compiled address globs: a glob selects an address when it matches it or an ancestor.
@@ -55,12 +60,16 @@ interface Acc {
   skipped: number;
   unresolvedCreates: number;
   readonly collections: Map<string, { org: string; collection: string; live_count: number }>;
+  /** Live items `keep_unlisted` kept from a delete (the plan's `kept_unlisted`). */
+  readonly kept: KeptUnlisted[];
 }
 
 interface OrgCtx {
   readonly slug: string;
   readonly env: Omit<KindEnv, "forceSecrets">;
   readonly ignored: (address: string) => boolean;
+  /** `keep_unlisted`: an unlisted live item at this address is left alone, not deleted. */
+  readonly keptUnlisted: (address: string) => boolean;
   readonly forced: (address: string) => boolean;
   readonly skipSecrets: boolean;
   readonly acc: Acc;
@@ -307,8 +316,17 @@ const diffCollection = <D, L>(
   }
 
   const deleted: { live: L; address: string }[] = [];
+  // Issue 19 `keep_unlisted`: a live item the config does not list, under one of its globs,
+  // is left alone (drift reports it). Decision: a surplus duplicate of a listed key is still
+  // deleted — the config lists its key, and it is a leftover of an interrupted replace.
+  const unlisted = diff.unmatched.filter((l) => {
+    const address = spec.address(kind.liveAddressKey(l));
+    if (!ctx.keptUnlisted(address)) return true;
+    acc.kept.push({ address, resource_type: kind.type });
+    return false;
+  });
   const gone: { live: L; reason: string; like?: D }[] = [
-    ...diff.unmatched.map((l) => ({ live: l, reason: spec.deleteReason ?? DELETE_REASON })),
+    ...unlisted.map((l) => ({ live: l, reason: spec.deleteReason ?? DELETE_REASON })),
     ...diff.surplus.map((sp) => {
       const count = diff.surplus.filter((o) => o.kept === sp.kept).length + 1;
       const keptCmp = kind.compare(sp.desired, sp.kept, envOf(sp.desired));
@@ -394,6 +412,7 @@ const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
       ...(exporters === undefined ? {} : { otel_exporters: exporters }),
       projects: new Map([...prev.projects, ...o.projects]),
       ignore: [...prev.ignore, ...o.ignore],
+      ...mergedKeepUnlisted(prev, o),
     });
   }
   return [...bySlug.values()];
@@ -628,6 +647,7 @@ export const planChanges = (
     skipped: 0,
     unresolvedCreates: 0,
     collections: new Map(),
+    kept: [],
   };
   const forced = globMatcher(options.forceSecrets ?? []);
   const orgs: { slug: string; id: string }[] = [];
@@ -652,6 +672,7 @@ export const planChanges = (
           (knownIds.has(s) || isUuid(s) ? s : undefined),
       },
       ignored: globMatcher(org.ignore),
+      keptUnlisted: globMatcher(org.keep_unlisted ?? []),
       forced,
       skipSecrets: options.skipSecrets ?? false,
       acc,
@@ -671,5 +692,6 @@ export const planChanges = (
     targets: targets,
     matchTarget: targets === undefined ? undefined : globMatcher(targets),
     skipSecrets: options.skipSecrets ?? false,
+    kept: acc.kept,
   });
 };

@@ -106,6 +106,12 @@ export interface Guards {
   readonly mass_delete_exceeded: boolean;
 }
 
+/** A live item `keep_unlisted` left alone (issue 19): not in the config, not deleted. */
+export interface KeptUnlisted {
+  readonly address: string;
+  readonly resource_type: ResourceType;
+}
+
 export interface Plan {
   readonly format_version: 1;
   /** The orgs planned, slug and id. */
@@ -124,6 +130,11 @@ export interface Plan {
   readonly guards: Guards;
   /** The `--target` globs, when given. */
   readonly targets?: readonly string[];
+  /**
+   * Live items the config does not list that `keep_unlisted` left alone (issue 19); present
+   * only when there are some. Drift reports them as unmanaged.
+   */
+  readonly kept_unlisted?: readonly KeptUnlisted[];
 }
 
 export interface PlanOptions {

@@ -1,12 +1,62 @@
 /** Pieces every plan renderer shares (design.md §1 "Plans"). */
 import type { ApiCall } from "../kinds/contract.js";
 import { type JsonValue, SENSITIVE } from "../kinds/values.js";
-import type { Change, Plan } from "../plan/types.js";
+import type { Change, DeleteChange, Plan } from "../plan/types.js";
 
 export const summaryLine = (plan: Plan): string => {
   const s = plan.summary;
   if (s.create + s.update + s.replace + s.delete === 0) return "No changes.";
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
+  const destroying = secretDeletes(plan).length;
+  // Issue 19: the deletes that destroy secrets are said in the summary itself, not only in
+  // the (collapsed) details. Appended, so the line's start stays what scripts parse.
+  const secrets =
+    destroying === 0
+      ? ""
+      : ` (${destroying} of the deletes destroy${destroying === 1 ? "s" : ""} secrets)`;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete${secrets}.`;
+};
+
+/** Whether a JSON value holds a masked secret anywhere. */
+const holdsSensitive = (v: JsonValue | null | undefined): boolean => {
+  if (v === SENSITIVE) return true;
+  if (Array.isArray(v)) return v.some(holdsSensitive);
+  if (v !== null && typeof v === "object") return Object.values(v).some(holdsSensitive);
+  return false;
+};
+
+/**
+ * Issue 19: the deletes that destroy a secret nobody can read back — an env var, a webhook's
+ * signing secret, an exporter's header values (their `before` holds a masked value), or a
+ * context with its env vars (`destroys_secrets`; null: not known, so it may). Generic over
+ * the kinds: a new kind whose live view masks a secret is counted without an edit here. A
+ * replace is not counted: the config sets its secret again.
+ */
+export const secretDeletes = (plan: Plan): DeleteChange[] =>
+  plan.changes.filter(
+    (c): c is DeleteChange =>
+      c.action === "delete" &&
+      (c.destroys_secrets === null || (c.destroys_secrets ?? 0) > 0 || holdsSensitive(c.before)),
+  );
+
+/** How many addresses the secrets line names before "and N more". */
+const SECRET_DELETES_SHOWN = 20;
+
+/**
+ * The deletes that destroy secrets, by address, as the first line of a plan's text and of
+ * its Markdown header (issue 19); undefined when there are none.
+ */
+export const secretDeletesLine = (plan: Plan): string | undefined => {
+  const deletes = secretDeletes(plan);
+  if (deletes.length === 0) return undefined;
+  const named = deletes
+    .slice(0, SECRET_DELETES_SHOWN)
+    .map((c) =>
+      typeof c.destroys_secrets === "number"
+        ? `${c.address} (${c.destroys_secrets} secret${c.destroys_secrets === 1 ? "" : "s"})`
+        : c.address,
+    );
+  const more = deletes.length - named.length;
+  return `Destroys secrets that cannot be recovered: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}.`;
 };
 
 export const unverifiedLine = (plan: Plan): string | undefined =>

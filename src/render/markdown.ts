@@ -3,7 +3,7 @@
  * details collapsed in `<details>`, under 65,000 characters (a note says when it was cut).
  */
 import type { Plan } from "../plan/types.js";
-import { summaryLine, unverifiedLine } from "./common.js";
+import { secretDeletesLine, summaryLine, unverifiedLine } from "./common.js";
 import { renderChanges } from "./text.js";
 
 /** The comment limit minus a margin for whatever the CI step wraps around it. */
@@ -26,6 +26,9 @@ export const renderMarkdown = (plan: Plan, limit = MARKDOWN_LIMIT): string => {
   const head: string[] = [`**${summaryLine(plan)}**`];
   const unverified = unverifiedLine(plan);
   const notes: string[] = [];
+  // Issue 19: first of the header's notes, outside the collapsed details.
+  const secrets = secretDeletesLine(plan);
+  if (secrets) notes.push(`**${secrets}**`);
   if (unverified) notes.push(unverified);
   if (plan.guards.mass_delete_exceeded) {
     for (const g of plan.guards.mass_delete.filter((x) => x.exceeds)) {

@@ -14,6 +14,7 @@ import {
   headline,
   leaves,
   SYMBOL,
+  secretDeletesLine,
   summaryLine,
   unverifiedLine,
 } from "./common.js";
@@ -144,6 +145,12 @@ export function* renderChanges(plan: Plan, color: boolean): Generator<string> {
  */
 export function* renderTextLines(plan: Plan, options: TextOptions): Generator<string> {
   const paint = painter(options.color);
+  // Issue 19: secret-destroying deletes first, before the (possibly long) list of changes.
+  const secrets = secretDeletesLine(plan);
+  if (secrets) {
+    yield paint("red", secrets);
+    yield "";
+  }
   if (plan.changes.length > 0) {
     yield "Waybill will perform the following actions:";
     yield "";

@@ -8,7 +8,13 @@ describe("renderMarkdown", () => {
   it("puts the summary line first and the details in <details>", () => {
     const md = renderMarkdown(mixedPlan());
     const lines = md.split("\n");
-    expect(lines[0]).toBe("**Plan: 4 to create, 7 to update, 2 to replace, 5 to delete.**");
+    expect(lines[0]).toBe(
+      "**Plan: 4 to create, 7 to update, 2 to replace, 5 to delete (3 of the deletes destroy secrets).**",
+    );
+    // Issue 19: the secret-destroying deletes by name, first of the header's notes, outside
+    // the collapsed details.
+    expect(lines[2]).toMatch(/^- \*\*Destroys secrets that cannot be recovered: /);
+    expect(md.indexOf("Destroys secrets")).toBeLessThan(md.indexOf("<details>"));
     expect(md).toContain("<details><summary>18 changes</summary>");
     expect(md).toContain("```diff\n");
     expect(md).toContain("</details>");

@@ -45,7 +45,9 @@ describe("renderText", () => {
   });
 
   it("ends with the summary, the unverified count and the warnings", () => {
-    expect(text).toContain("Plan: 4 to create, 7 to update, 2 to replace, 5 to delete.");
+    expect(text).toContain(
+      "Plan: 4 to create, 7 to update, 2 to replace, 5 to delete (3 of the deletes destroy secrets).",
+    );
     expect(text).toContain("2 secrets are unverified");
     expect(text).toMatch(/Warning: .*not re-created/);
   });
