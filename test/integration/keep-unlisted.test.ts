@@ -5,12 +5,13 @@
  * right after is empty, and drift names the kept items as unmanaged.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Seed } from "../../src/emulator/seed.js";
 import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 
 const ORG_ID = "0a7e0000-0000-4000-8000-0000000000cc";
 
-const seed = () => ({
+const seed = (): Seed => ({
   orgs: [
     {
       id: ORG_ID,
