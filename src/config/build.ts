@@ -13,7 +13,7 @@ import {
   type DesiredOrg,
   type DesiredProject,
   MAX_OTEL_EXPORTERS_PER_ORG,
-  mergedKeepUnlisted,
+  mergedOrgLists,
 } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument, RawProject } from "./raw.js";
@@ -187,6 +187,15 @@ export const buildFile = (
     ),
     ignore: (doc.ignore ?? []).map(text),
     ...(doc.keep_unlisted === undefined ? {} : { keep_unlisted: doc.keep_unlisted.map(text) }),
+    ...(doc.moved === undefined
+      ? {}
+      : {
+          moved: doc.moved.map((m, i) => ({
+            from: text(m.from),
+            to: text(m.to),
+            source: at(ctx, ["moved", i]),
+          })),
+        }),
   } as DesiredOrg;
   return { org, declarations: ctx.declarations };
 };
@@ -266,7 +275,7 @@ export const mergeFiles = (
       ...(exporters !== undefined && { otel_exporters: exporters }),
       projects: mergeMaps(prev.projects, org.projects) ?? new Map(),
       ignore: [...prev.ignore, ...org.ignore],
-      ...mergedKeepUnlisted(prev, org),
+      ...mergedOrgLists(prev, org),
     });
   }
   return { config: { orgs: [...orgs.values()], files }, diagnostics };

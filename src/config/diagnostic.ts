@@ -49,6 +49,7 @@ export const DIAGNOSTIC_CODES = [
   "empty_env_value",
   "invalid_ignore_glob",
   "invalid_keep_unlisted_glob",
+  "invalid_moved",
   "project_outside_org",
   "duplicate_address",
   "ambiguous_trigger",

@@ -8,9 +8,14 @@
  * instead of silently ignoring nothing. To ignore everything under an item, name the item:
  * children of an ignored address are ignored too.
  */
-import type { ParentName } from "../kinds/contract.js";
+import type { ParentName, ResourceKind } from "../kinds/contract.js";
 import { ALL_KINDS, kindOf } from "../kinds/registry.js";
-import { compileAddressGlob, LEGACY_SCHEDULE_STEP, parseAddress } from "../model/address.js";
+import {
+  type AddressSegment,
+  compileAddressGlob,
+  LEGACY_SCHEDULE_STEP,
+  parseAddress,
+} from "../model/address.js";
 
 /** The address segment a parent's children follow; "" is the root (the org). */
 const parentSegment = (parent: ParentName): string =>
@@ -75,4 +80,17 @@ export const checkIgnoreGlob = (glob: string): string | undefined => {
     return `"${glob}" is not a valid address glob (${EXAMPLE})`;
   }
   return undefined;
+};
+
+/** The kind whose items have addresses of this shape (its last step under its parent). */
+export const kindOfAddress = (
+  segments: readonly AddressSegment[],
+): ResourceKind<unknown, unknown> | undefined => {
+  const last = segments[segments.length - 1];
+  const parent = segments[segments.length - 2]?.name ?? "";
+  return last === undefined
+    ? undefined
+    : ALL_KINDS.find(
+        (k) => k.collection.segment.name === last.name && parentSegment(k.parent) === parent,
+      );
 };

@@ -40,6 +40,13 @@ export interface RawDocument {
   projects?: Record<string, RawProject>;
   ignore?: string[];
   keep_unlisted?: string[];
+  moved?: RawMoved[];
+}
+
+/** One `moved` entry (issue 19): a live item's old address and its new one. */
+export interface RawMoved {
+  from: string;
+  to: string;
 }
 
 /**
@@ -49,7 +56,17 @@ export interface RawDocument {
  * same test.
  */
 export const RAW_KEYS = {
-  root: ["org", "settings", "contexts", "otel_exporters", "projects", "ignore", "keep_unlisted"],
+  root: [
+    "org",
+    "settings",
+    "contexts",
+    "otel_exporters",
+    "projects",
+    "ignore",
+    "keep_unlisted",
+    "moved",
+  ],
+  moved: ["from", "to"],
   context: ["id", "env", "restrictions"],
   restriction: ["project", "expression", "group"],
   project: ["settings", "env", "webhooks", "pipelines", "checkout_keys"],
@@ -74,6 +91,7 @@ export const RAW_REQUIRED = {
   root: ["org"],
   webhook: ["url", "events"],
   otelExporter: ["endpoint", "protocol"],
+  moved: ["from", "to"],
   vcsRepo: ["provider", "repo_id", "repo_full_name"],
   pipeline: ["config"],
   "pipeline/config": ["type", "file_path"],
@@ -102,6 +120,8 @@ export type RawTypeChecks = [
   Assert<Exact<keyof RawProject, KeysOf<"project">>>,
   Assert<Exact<keyof RawWebhook, KeysOf<"webhook">>>,
   Assert<Exact<keyof RawOtelExporter, KeysOf<"otelExporter">>>,
+  Assert<Exact<keyof RawMoved, KeysOf<"moved">>>,
+  Assert<Exact<RequiredKeys<RawMoved>, Req<"moved">>>,
   Assert<Exact<RequiredKeys<RawOtelExporter>, Req<"otelExporter">>>,
   Assert<Exact<RequiredKeys<RawWebhook>, Req<"webhook">>>,
   Assert<Exact<keyof RawVcsRepo, KeysOf<"vcsRepo">>>,

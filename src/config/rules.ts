@@ -3,10 +3,12 @@
  * not it passed the schema, so one run reports every problem. Every access is guarded: a
  * value of the wrong type was already reported by the schema check and is skipped here.
  */
+
+import { parseAddress } from "../model/address.js";
 import { MAX_OTEL_EXPORTERS_PER_ORG, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
 import { checkCron } from "./cron.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
-import { checkIgnoreGlob } from "./ignore-glob.js";
+import { checkIgnoreGlob, kindOfAddress } from "./ignore-glob.js";
 import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
 
 type Obj = Readonly<Record<string, unknown>>;
@@ -135,6 +137,7 @@ export const checkRules = (
       if (problem) report(["ignore", i], "value", "invalid_ignore_glob", problem);
     });
   }
+  if (Array.isArray(root.moved)) checkMoved(root.moved, report);
   // `keep_unlisted` globs have the grammar of `ignore` globs (issue 19).
   if (Array.isArray(root.keep_unlisted)) {
     root.keep_unlisted.forEach((glob, i) => {
@@ -226,4 +229,94 @@ export const tooManyOtelExporters = (
     index,
     `the org declares ${before + count} OTLP exporters${before > 0 ? ` (${before} in other files)` : ""}; the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits): remove ${before + count - MAX_OTEL_EXPORTERS_PER_ORG}`,
   );
+};
+
+type Report = (path: DocPath, at: "key" | "value", code: DiagnosticCode, message: string) => void;
+
+/**
+ * Issue 19 `moved`: each entry renames one live item in place, so both addresses name the
+ * same collection (only the last key differs), of a kind the API can rename (the kind's
+ * `rename` rule says why not). Decision: chains (a → b, b → c) and two entries for one
+ * address are refused, not resolved: write one entry from the first address to the last.
+ */
+const checkMoved = (moved: readonly unknown[], report: Report): void => {
+  const froms = new Map<string, number>();
+  const tos = new Map<string, number>();
+  moved.forEach((entry, i) => {
+    const m = asObj(entry);
+    const from = m?.from;
+    const to = m?.to;
+    if (typeof from !== "string" || typeof to !== "string") return;
+    const path = ["moved", i];
+    const a = parseAddress(from);
+    const b = parseAddress(to);
+    for (const [seg, text, key] of [
+      [a, from, "from"],
+      [b, to, "to"],
+    ] as const) {
+      if (seg === undefined || checkIgnoreGlob(text) !== undefined || /[*?]/.test(text)) {
+        report(
+          [...path, key],
+          "value",
+          "invalid_moved",
+          `"${text}" is not an item's address; write e.g. project["gh/acme/api"].webhook["slack"]`,
+        );
+        return;
+      }
+    }
+    if (a === undefined || b === undefined) return;
+    const sameParent =
+      a.length === b.length &&
+      a.every((s, k) => s.name === b[k]?.name && (k === a.length - 1 || s.key === b[k]?.key));
+    if (!sameParent) {
+      report(
+        [...path, "to"],
+        "value",
+        "invalid_moved",
+        "from and to must name items of one collection, differing only in the last key: moved renames an item, it cannot move it to another parent or make it another kind",
+      );
+      return;
+    }
+    if (from === to) {
+      report([...path, "to"], "value", "invalid_moved", "from and to are the same address");
+      return;
+    }
+    const kind = kindOfAddress(a);
+    if (kind === undefined) {
+      report([...path, "from"], "value", "invalid_moved", `"${from}" names no kind of item`);
+      return;
+    }
+    if (!kind.rename.can) {
+      report(
+        [...path, "from"],
+        "value",
+        "invalid_moved",
+        `a ${kind.type} cannot be renamed: ${kind.rename.why}; remove this entry`,
+      );
+      return;
+    }
+    const twice = froms.get(from) ?? tos.get(to);
+    if (twice !== undefined) {
+      report(
+        path,
+        "key",
+        "invalid_moved",
+        `moved entry ${twice + 1} already moves this address; one entry per item`,
+      );
+      return;
+    }
+    froms.set(from, i);
+    tos.set(to, i);
+  });
+  for (const [to, i] of tos) {
+    const next = froms.get(to);
+    if (next !== undefined) {
+      report(
+        ["moved", next, "from"],
+        "value",
+        "invalid_moved",
+        `entry ${i + 1} already moves an item to ${to}: chained moves are not followed; write one entry from the first address to the last`,
+      );
+    }
+  }
 };

@@ -23,6 +23,7 @@ import type { LiveCheckoutKey } from "../model/live.js";
 import { call } from "./calls.js";
 import { groupBy, scopeName } from "./config-doc.js";
 import type { ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { foundProjects, scopeSlug, v2Slug } from "./listing.js";
 import { type JsonObject, toJson } from "./values.js";
 
@@ -172,6 +173,8 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
         yield { key: `project:${slug}|checkout_key:${k.fingerprint}`, item: k };
     }
   },
+  // Issue 19 `moved`: a key has no name; it is identified by its type.
+  rename: cannotRename("a checkout key has no name to rename: it is identified by its type"),
   collection: {
     name: "checkout_keys",
     segment: { name: "checkout_key", keyed: true },

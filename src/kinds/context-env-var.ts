@@ -12,6 +12,7 @@ import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import { envVarEntries, scopeName } from "./config-doc.js";
 import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { pageOptions, scopeId } from "./listing.js";
 
@@ -83,6 +84,11 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
       for (const e of c.env ?? []) yield { key: `context:${c.id}|env:${e.name}`, item: e };
     }
   },
+  // spec: api-v3.md Context environment variables: a variable is set by name, and its value
+  // is never returned, so a new name is a new variable that cannot be copied from the old.
+  rename: cannotRename(
+    "an environment variable is set by name and its value is never returned, so a new name is a new variable: declare it under the new name (the old one is deleted)",
+  ),
   collection: {
     name: "env",
     segment: { name: "env", keyed: true },

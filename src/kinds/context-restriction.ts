@@ -25,6 +25,7 @@ import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { type ConfigEntry, escapeText, groupBy, idsOf, scopeName } from "./config-doc.js";
 import type { KindRefs, ListScope, ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
@@ -257,6 +258,10 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         }
       }
     },
+    // A restriction has no name: it is identified by its type and value.
+    rename: cannotRename(
+      "a context restriction has no name: it is identified by its type and value",
+    ),
     collection: {
       name: "restrictions",
       segment: { name: "restriction", keyed: true },

@@ -16,6 +16,7 @@ import { newComparison } from "./compare.js";
 import { namedEntries } from "./config-doc.js";
 import type { RawRestriction } from "./context-restriction.js";
 import type { AfterCreateStep, ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { lowerUuid } from "./vcs.js";
 
@@ -112,6 +113,10 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
   liveItems: function* (org) {
     for (const c of org.contexts ?? []) yield { key: `context:${c.id}`, item: c };
   },
+  // spec: api-v3.md Contexts: create, get and delete; no route changes a context's name.
+  rename: cannotRename(
+    "the API has no route that renames a context (create, get and delete only): a new name is a new context, whose env vars must be set again",
+  ),
   collection: {
     name: "contexts",
     segment: { name: "context", keyed: true },

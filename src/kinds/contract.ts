@@ -55,6 +55,26 @@ export interface ApiCall {
   readonly note?: string;
 }
 
+/**
+ * How `moved` renames a live item (issue 19). `can: true`: the update call takes the name:
+ * `relabel` gives the live item as if it already had the new name (so it matches the
+ * declared item), and `field` is the compared path the update call sends it as. `can:
+ * false`: the API has no way to rename it; `why` says so in the validation error.
+ */
+export type RenameRule<L> =
+  | {
+      readonly can: true;
+      field(l: L): string;
+      relabel(l: L, name: string): L;
+    }
+  | { readonly can: false; readonly why: string };
+
+/** A kind the API cannot rename, with the reason `moved` reports. */
+export const cannotRename = (why: string): { readonly can: false; readonly why: string } => ({
+  can: false,
+  why,
+});
+
 /** One changed attribute. Values are masked: a secret is `(sensitive)`, never its value. */
 export interface FieldChange {
   /** Dotted path in the API's attribute names (`config.file_path`, `event.filter`). */
@@ -516,6 +536,12 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   liveItems(org: LiveOrg): Iterable<{ readonly key: string; readonly item: L }>;
   /** The kind's collection under its parent, as the planner walks it. */
   readonly collection: Collection<D, L, P>;
+  /**
+   * Whether a `moved` entry (issue 19) can rename a live item of this kind in place, through
+   * the kind's update call, so it keeps its id (and secrets nobody can read back). Required,
+   * so a new kind says whether the API can rename it, and why not.
+   */
+  readonly rename: RenameRule<L>;
   /** The kind's part of the config: its YAML key, schema entry and builder. */
   readonly config: ConfigPart<D, never>;
 }

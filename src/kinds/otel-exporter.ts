@@ -31,6 +31,7 @@ import { call } from "./calls.js";
 import { addFields, addSecret, compareFields, compareSecret, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import type { ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { scopeId } from "./listing.js";
 import { type JsonObject, SENSITIVE, sameSet, toJson } from "./values.js";
 
@@ -275,6 +276,10 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
   liveItems: function* (org) {
     for (const e of org.otel_exporters ?? []) yield { key: `otel_exporter:${e.id}`, item: e };
   },
+  // spec: api-v2-v1.md: exporters are created and deleted, never updated.
+  rename: cannotRename(
+    "an OTLP exporter has no name and no update route: it is identified by protocol and endpoint",
+  ),
   collection: {
     name: "otel_exporters",
     segment: { name: "otel_exporter", keyed: true },

@@ -200,6 +200,8 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
       }
     }
   },
+  // spec: api-v3.md Pipelines: POST /pipelines/:id/update takes `name` (issue 19 `moved`).
+  rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
   collection: {
     name: "pipelines",
     segment: { name: "pipeline", keyed: true },

@@ -17,6 +17,7 @@ import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
 import type { CallPhase, ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { foundProjects, pageOptions, scopeId, v2Slug } from "./listing.js";
 
@@ -133,6 +134,10 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
       for (const e of p.env ?? []) yield { key: `project:${slug}|env:${e.name}`, item: e };
     }
   },
+  // spec: api-v3.md Project environment variables: set by name, value never returned.
+  rename: cannotRename(
+    "an environment variable is set by name and its value is never returned, so a new name is a new variable: declare it under the new name (the old one is deleted)",
+  ),
   collection: {
     name: "env",
     segment: { name: "env", keyed: true },

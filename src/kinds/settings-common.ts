@@ -12,6 +12,7 @@ import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
 import { settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
@@ -110,6 +111,7 @@ export const settingsKind = <
   fingerprint: (l) => toJsonObject(l),
   desiredItems: (org) => spec.declared(org),
   liveItems: (org) => spec.read(org),
+  rename: cannotRename("settings have no name: they are one object per org or project"),
   collection: {
     name: spec.name,
     segment: { name: spec.name, keyed: false },

@@ -530,6 +530,23 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
       for (const t of p.triggers ?? []) yield { key: `project:${slug}|trigger:${t.id}`, item: t };
     }
   },
+  // spec: api-v3.md Triggers: POST /triggers/:id/update takes `event.schedule` and
+  // `event.webhook`, names included (issue 19 `moved`). A vcs trigger has no name: relabel
+  // leaves it as it is, and the planner reports that it cannot be moved.
+  rename: {
+    can: true,
+    field: (l) => (l.event.type === "webhook" ? "event.webhook.name" : "event.schedule.name"),
+    relabel: (l, name) => {
+      const e = l.event;
+      if (e.type === "schedule" && e.schedule !== undefined) {
+        return { ...l, event: { ...e, schedule: { ...e.schedule, name } } };
+      }
+      if (e.type === "webhook" && e.webhook !== undefined) {
+        return { ...l, event: { ...e, webhook: { ...e.webhook, name } } };
+      }
+      return l;
+    },
+  },
   collection: {
     name: "triggers",
     segment: { name: "trigger", keyed: true },

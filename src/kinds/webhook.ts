@@ -292,6 +292,8 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
       for (const w of p.webhooks ?? []) yield { key: `project:${slug}|webhook:${w.id}`, item: w };
     }
   },
+  // spec: api-v3.md Webhooks: POST /webhooks/:id/update takes `name` (issue 19 `moved`).
+  rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
   collection: {
     name: "webhooks",
     segment: { name: "webhook", keyed: true },

@@ -47,6 +47,16 @@ export interface DesiredOrg extends Located {
    * a time. Declared items under them are managed as usual.
    */
   readonly keep_unlisted?: readonly string[];
+  /**
+   * `moved` entries (issue 19): a live item at `from` is renamed in place to `to` (the
+   * loader has checked that the kind can be renamed and that both are in one collection).
+   */
+  readonly moved?: readonly DesiredMove[];
+}
+
+export interface DesiredMove extends Located {
+  readonly from: string;
+  readonly to: string;
 }
 
 export interface DesiredContext extends Located {
@@ -204,13 +214,17 @@ export const FILTER_PRESETS = [
 export const MAX_WEBHOOKS_PER_PROJECT = 25;
 
 /**
- * Two declarations' `keep_unlisted` lists of one org (a folder of files), concatenated like
- * their `ignore` lists; absent when neither has one.
+ * Two declarations' `keep_unlisted` and `moved` lists of one org (a folder of files),
+ * concatenated like their `ignore` lists; each absent when neither has one.
  */
-export const mergedKeepUnlisted = (
+export const mergedOrgLists = (
   a: DesiredOrg,
   b: DesiredOrg,
-): { keep_unlisted?: readonly string[] } =>
-  a.keep_unlisted === undefined && b.keep_unlisted === undefined
+): { keep_unlisted?: readonly string[]; moved?: readonly DesiredMove[] } => ({
+  ...(a.keep_unlisted === undefined && b.keep_unlisted === undefined
     ? {}
-    : { keep_unlisted: [...(a.keep_unlisted ?? []), ...(b.keep_unlisted ?? [])] };
+    : { keep_unlisted: [...(a.keep_unlisted ?? []), ...(b.keep_unlisted ?? [])] }),
+  ...(a.moved === undefined && b.moved === undefined
+    ? {}
+    : { moved: [...(a.moved ?? []), ...(b.moved ?? [])] }),
+});

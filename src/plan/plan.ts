@@ -28,9 +28,10 @@ import {
 } from "../model/address.js";
 import {
   type DesiredConfig,
+  type DesiredMove,
   type DesiredOrg,
   type DesiredProject,
-  mergedKeepUnlisted,
+  mergedOrgLists,
 } from "../model/desired.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
 import { finishPlan } from "./finish.js";
@@ -70,6 +71,8 @@ interface OrgCtx {
   readonly ignored: (address: string) => boolean;
   /** `keep_unlisted`: an unlisted live item at this address is left alone, not deleted. */
   readonly keptUnlisted: (address: string) => boolean;
+  /** `moved` entries by their `to` address. */
+  readonly moves: ReadonlyMap<string, DesiredMove>;
   readonly forced: (address: string) => boolean;
   readonly skipSecrets: boolean;
   readonly acc: Acc;
@@ -188,9 +191,13 @@ const diffCollection = <D, L>(
     ...ctx.env,
     forceSecrets: ctx.forced(spec.address(spec.desiredAddressKey(d))),
   });
+  // Issue 19 `moved`: the live item at `from` takes the declared name before matching, so
+  // it matches the item declared at `to` and is renamed in place (an update), not deleted
+  // and created again.
+  const moves = applyMoves(ctx, spec, desired, live);
   const diff = keyedDiff({
     desired,
-    live,
+    live: moves.live,
     desiredKey: (d) => kind.desiredKey(d, ctx.env),
     liveKey: (l) => kind.liveKey(l),
     liveId: (l) => kind.liveId(l),
@@ -254,7 +261,24 @@ const diffCollection = <D, L>(
       matched.push({ desired: d, live: undefined, address, action: "create" });
       continue;
     }
-    const cmp: Comparison = kind.compare(d, l, env);
+    const move = moves.renamed.get(l);
+    const compared: Comparison = kind.compare(d, l, env);
+    // A moved item: its name is one more field of the update (the kind's rename field).
+    const cmp: Comparison =
+      move === undefined
+        ? compared
+        : {
+            ...compared,
+            fields: [
+              { path: move.field, before: move.fromKey, after: move.toKey },
+              ...compared.fields,
+            ],
+            notes: [
+              `renamed in place from ${move.from} (moved): it keeps its id ${kind.liveId(l) ?? ""}`.trimEnd(),
+              ...(compared.notes ?? []),
+            ],
+          };
+    const liveBefore = move?.original ?? l;
     const id = kind.liveId(l);
     const notes = cmp.notes ?? [];
     const noted = notes.length > 0 ? { notes } : {};
@@ -282,7 +306,7 @@ const diffCollection = <D, L>(
         params,
         action: "replace",
         reason: withNotes(reasons.join("; ")),
-        before: maskLike(kind.liveView(l), kind.desiredView(d, env)),
+        before: maskLike(kind.liveView(liveBefore), kind.desiredView(d, env)),
         after: kind.desiredView(d, env),
         fields: cmp.fields,
         calls,
@@ -302,7 +326,7 @@ const diffCollection = <D, L>(
         reason: withNotes(
           `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,
         ),
-        before: maskLike(kind.liveView(l), kind.desiredView(d, env)),
+        before: maskLike(kind.liveView(liveBefore), kind.desiredView(d, env)),
         after: kind.desiredView(d, env),
         fields: cmp.fields,
         calls: kind.updateCalls(cmp.fields),
@@ -373,7 +397,113 @@ const diffCollection = <D, L>(
     });
     deleted.push({ live: l, address });
   }
+  renameHints(ctx, spec, diff.unmatched, created, desired);
   return { matched, deleted, created };
+};
+
+/** A live item `moved` renamed for matching, and what it was. */
+interface Renamed<L> {
+  readonly original: L;
+  readonly from: string;
+  readonly fromKey: string;
+  readonly toKey: string;
+  /** The compared path of its name (the kind's `rename.field`). */
+  readonly field: string;
+}
+
+/**
+ * Issue 19 `moved`, for one collection: each declared item at a `to` address whose live item
+ * still has the `from` key is matched with that live item, relabelled with the new name.
+ * Decision (as Terraform): a `from` that no live item has is a no-op (the rename is done, or
+ * the item is new), so entries may stay in the config; when both the `from` and the `to`
+ * item exist live, the entry is ignored with a warning (a rename would clash).
+ */
+const applyMoves = <D, L>(
+  ctx: OrgCtx,
+  spec: CollectionSpec<D, L>,
+  desired: readonly D[],
+  live: readonly L[],
+): { live: readonly L[]; renamed: ReadonlyMap<L, Renamed<L>> } => {
+  const renamed = new Map<L, Renamed<L>>();
+  const kind = spec.kind;
+  if (ctx.moves.size === 0 || !kind.rename.can) return { live, renamed };
+  const rename = kind.rename;
+  const out = [...live];
+  for (const d of desired) {
+    const toKey = spec.desiredAddressKey(d);
+    const move = ctx.moves.get(spec.address(toKey));
+    if (move === undefined) continue;
+    const fromKey = lastKey(move.from);
+    if (fromKey === undefined) continue;
+    const at = out.findIndex((l) => kind.liveAddressKey(l) === fromKey);
+    if (at < 0) continue;
+    if (out.some((l) => kind.liveAddressKey(l) === toKey)) {
+      ctx.acc.warnings.push(
+        `moved ${move.from} → ${move.to} is ignored: both exist live, so a rename would clash; delete one, or remove the entry`,
+      );
+      continue;
+    }
+    const original = out[at] as L;
+    const relabelled = rename.relabel(original, toKey);
+    if (kind.liveAddressKey(relabelled) !== toKey) {
+      ctx.acc.warnings.push(
+        `moved ${move.from} → ${move.to} is ignored: this ${kind.type} has no name the API can change (a vcs trigger is identified by its repo)`,
+      );
+      continue;
+    }
+    out[at] = relabelled;
+    renamed.set(relabelled, {
+      original,
+      from: move.from,
+      fromKey,
+      toKey,
+      field: rename.field(original),
+    });
+  }
+  return { live: out, renamed };
+};
+
+const lastKey = (address: string): string | undefined => {
+  const segments = parseAddress(address);
+  return segments?.[segments.length - 1]?.key;
+};
+
+/** Above this many deletes or creates in one collection, no rename hint is looked for. */
+const RENAME_HINT_LIMIT = 50;
+
+/**
+ * Issue 19: a delete and a create in one collection whose items are the same but for the
+ * name look like a rename; the plan says how to make it one (a `moved` entry), which keeps
+ * the live id and any secret nobody can read back.
+ */
+const renameHints = <D, L>(
+  ctx: OrgCtx,
+  spec: CollectionSpec<D, L>,
+  unmatched: readonly L[],
+  created: readonly Change[],
+  desired: readonly D[],
+): void => {
+  const kind = spec.kind;
+  if (!kind.rename.can || unmatched.length === 0 || created.length === 0) return;
+  if (unmatched.length > RENAME_HINT_LIMIT || created.length > RENAME_HINT_LIMIT) return;
+  const rename = kind.rename;
+  const byAddress = new Map(desired.map((d) => [spec.address(spec.desiredAddressKey(d)), d]));
+  for (const c of created) {
+    const d = byAddress.get(c.address);
+    if (d === undefined) continue;
+    const toKey = spec.desiredAddressKey(d);
+    for (const l of unmatched) {
+      const relabelled = rename.relabel(l, toKey);
+      if (kind.liveAddressKey(relabelled) !== toKey) continue;
+      const cmp = kind.compare(d, relabelled, { ...ctx.env, forceSecrets: false });
+      if (cmp.fields.length > 0 || cmp.replace_reasons.length > 0) continue;
+      const from = spec.address(kind.liveAddressKey(l));
+      ctx.acc.warnings.push(
+        `${from} → ${c.address} looks like a rename (same fields): add a moved entry to rename it in place and keep its id, e.g. moved: [{ from: '${from}', to: '${c.address}' }]`,
+      );
+      break;
+    }
+  }
 };
 
 /**
@@ -412,7 +542,7 @@ const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
       ...(exporters === undefined ? {} : { otel_exporters: exporters }),
       projects: new Map([...prev.projects, ...o.projects]),
       ignore: [...prev.ignore, ...o.ignore],
-      ...mergedKeepUnlisted(prev, o),
+      ...mergedOrgLists(prev, o),
     });
   }
   return [...bySlug.values()];
@@ -673,6 +803,7 @@ export const planChanges = (
       },
       ignored: globMatcher(org.ignore),
       keptUnlisted: globMatcher(org.keep_unlisted ?? []),
+      moves: new Map((org.moved ?? []).map((m) => [m.to, m])),
       forced,
       skipSecrets: options.skipSecrets ?? false,
       acc,
