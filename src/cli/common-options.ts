@@ -28,7 +28,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** What commander hands the action for the common options (before defaults are checked). */
 export interface CommonOptionFlags {
-  readonly config: string;
+  readonly config: string | string[];
   readonly baseUrl?: string;
   readonly tokenFile?: string;
   readonly format?: OutputFormat;
@@ -98,6 +98,13 @@ export const addConnectionOptions = (command: Command): Command =>
       "read the API token from this file (default: env SERVICE_TOKEN); there is no --token flag because argv is visible to other users",
     );
 
+/**
+ * Issue 19: `-c` may be given several times; their configs are merged like one folder's
+ * files. The first `-c` replaces the default path, the next ones add to it.
+ */
+export const collectConfig = (value: string, previous: string | string[]): string[] =>
+  Array.isArray(previous) ? [...previous, value] : [value];
+
 export const addCommonOptions = (
   command: Command,
   options: { readonly formats?: readonly OutputFormat[] } = {},
@@ -105,7 +112,8 @@ export const addCommonOptions = (
   addConnectionOptions(
     command.option(
       "-c, --config <path>",
-      "config file, or a folder whose *.yaml/*.yml files are merged",
+      "config file, or a folder whose *.yaml/*.yml files (sub-folders too) are merged; repeatable, several are merged",
+      collectConfig,
       DEFAULT_CONFIG_PATH,
     ),
   );
@@ -140,7 +148,8 @@ export const addCommonOptions = (
 
 /** The common options with every default applied and the environment consulted. */
 export interface CommonOptions {
-  readonly configPath: string;
+  /** One `-c` (or the default), or several to merge (issue 19). */
+  readonly configPath: string | readonly string[];
   readonly format: OutputFormat;
   readonly parallelism: number;
   readonly targets: readonly string[];

@@ -12,6 +12,7 @@ import {
   addConnectionOptions,
   type CommonOptionFlags,
   type CommonOptions,
+  collectConfig,
   connect,
   DEFAULT_CONFIG_PATH,
   DEFAULT_PARALLELISM,
@@ -25,7 +26,7 @@ import { resolveOrgRef } from "./lock-options.js";
 interface ForceUnlockFlags {
   readonly org?: string[];
   readonly all?: boolean;
-  readonly config: string;
+  readonly config: string | string[];
   readonly baseUrl?: string;
   readonly tokenFile?: string;
   readonly verbose?: boolean;
@@ -58,7 +59,8 @@ export const registerForceUnlock: RegisterCommand = (program, io, setExit) => {
     .option("--all", "break every lock of these orgs, whichever run holds it")
     .option(
       "-c, --config <path>",
-      "config file or folder, whose orgs are used when --org is not given",
+      "config file or folder (repeatable), whose orgs are used when --org is not given",
+      collectConfig,
       DEFAULT_CONFIG_PATH,
     );
   addConnectionOptions(command)

@@ -9,6 +9,7 @@ import {
 } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
 import type { RegisterCommand } from "./commands.js";
+import { collectConfig } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 
 /**
@@ -25,7 +26,7 @@ export const githubAnnotation = (d: ConfigDiagnostic): string => {
 };
 
 interface ValidateFlags {
-  readonly config: string;
+  readonly config: string | string[];
   readonly format: "text" | "json" | "github";
   readonly skipSecrets?: boolean;
 }
@@ -50,7 +51,8 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
     )
     .option(
       "-c, --config <path>",
-      "config file, or a folder whose *.yaml/*.yml files are merged",
+      "config file, or a folder whose *.yaml/*.yml files (sub-folders too) are merged; repeatable, several are merged",
+      collectConfig,
       DEFAULT_CONFIG_PATH,
     )
     .addOption(

@@ -51,7 +51,10 @@ const formatBytes = (n: number): string =>
       ? `${(n / (1024 * 1024)).toFixed(1)} MiB`
       : `${n} bytes`;
 
-/** The files a `-c` path names: the file itself, or a folder's *.yaml / *.yml (sorted). */
+/**
+ * The files a `-c` path names: the file itself, or a folder's *.yaml / *.yml files, in its
+ * sub-folders too (issue 19), sorted by their path in the folder.
+ */
 const listFiles = (
   path: string,
 ): { ok: true; files: string[] } | { ok: false; diagnostics: ConfigDiagnostic[] } => {
@@ -71,61 +74,79 @@ const listFiles = (
       : fail("file_unreadable", `cannot read the config: ${errnoReason(err)}`);
   }
   if (!isDir) return { ok: true, files: [path] };
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(path, { withFileTypes: true });
-  } catch (err) {
-    return fail("file_unreadable", `cannot list the folder: ${errnoReason(err)}`);
-  }
-  // Decision: a folder is read non-recursively, files sorted by name so the merge order and
-  // the output are stable. Issue 21: no config entry is skipped silently. A `*.yaml`/`*.yml`
-  // symlink is followed when its target is a file inside the folder; one that points
-  // outside it (a PR could point it at any file the CI runner can read), dangles, or names
-  // something that is not a file is an error, as is a sub-folder holding YAML files (not read
-  // yet). Other names (README.md, .git) are not config entries.
+  // Decision (issue 19, issue 21): a folder is read recursively, every entry sorted by name
+  // at each level so the merge order and the output are stable, and no config entry is
+  // skipped silently: a `*.yaml`/`*.yml` file or a sub-folder that cannot be read is an
+  // error. A symlink (to a file or a folder) is followed when its target is inside the
+  // folder; one that points outside it (a PR could point it at any file the CI runner can
+  // read) or dangles is an error; a folder reached twice (a symlink loop) is read once.
+  // Decision: hidden entries (`.git`, `.github`) and names that are not *.yaml/*.yml
+  // (README.md) are not config entries.
   const root = realpathOrSelf(path);
   const files: string[] = [];
   const problems: ConfigDiagnostic[] = [];
   const problem = (file: string, message: string): void => {
     problems.push({ file, line: 1, col: 1, path: "", code: "file_unreadable", message });
   };
-  for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const full = join(path, e.name);
-    const yaml = /\.ya?ml$/i.test(e.name);
-    if (e.isDirectory()) {
-      if (holdsYaml(full)) {
-        problem(
-          full,
-          "this sub-folder holds YAML files, and sub-folders are not read: move its files up into the config folder, or pass -c with the sub-folder",
-        );
-      }
-      continue;
+  const visited = new Set<string>([root]);
+  const walk = (dir: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      problem(dir, `cannot list the folder: ${errnoReason(err)}`);
+      return;
     }
-    if (!yaml) continue;
-    if (e.isSymbolicLink()) {
-      let target: string;
-      try {
-        target = realpathSync(full);
-      } catch (err) {
-        problem(full, `cannot follow the symlink: ${errnoReason(err)}`);
+    for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (e.name.startsWith(".")) continue;
+      const full = join(dir, e.name);
+      const yaml = /\.ya?ml$/i.test(e.name);
+      let isFolder = e.isDirectory();
+      if (e.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(full);
+          isFolder = statSync(target).isDirectory();
+        } catch (err) {
+          problem(full, `cannot follow the symlink: ${errnoReason(err)}`);
+          continue;
+        }
+        if (!isFolder && !yaml) continue;
+        // A folder already read (a loop back up to the config folder itself) is read once.
+        if (isFolder && visited.has(target)) continue;
+        const rel = relative(root, target);
+        if ((rel === "" && !isFolder) || rel.startsWith("..") || isAbsolute(rel)) {
+          problem(
+            full,
+            `the symlink points outside the config folder (to ${target}); copy the ${isFolder ? "folder" : "file"} into the folder, or pass it with another -c`,
+          );
+          continue;
+        }
+        if (isFolder) {
+          visited.add(target);
+          walk(full);
+          continue;
+        }
+      } else if (isFolder) {
+        const real = realpathOrSelf(full);
+        if (visited.has(real)) continue;
+        visited.add(real);
+        walk(full);
         continue;
       }
-      const rel = relative(root, target);
-      if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
-        problem(
-          full,
-          `the symlink points outside the config folder (to ${target}); copy the file into the folder, or pass -c with its own path`,
-        );
-        continue;
-      }
+      if (!yaml) continue;
+      // Anything else named *.yaml (a regular file, a followed symlink, a FIFO) is read, and
+      // readText refuses what is not a regular file with a clear reason.
+      files.push(full);
     }
-    // Anything else named *.yaml (a regular file, a followed symlink, a FIFO, a folder) is
-    // read, and readText refuses what is not a regular file with a clear reason.
-    files.push(full);
-  }
+  };
+  walk(path);
   if (problems.length > 0) return { ok: false, diagnostics: problems };
   if (files.length === 0)
-    return fail("no_config_files", "the folder holds no *.yaml or *.yml file");
+    return fail(
+      "no_config_files",
+      "the folder holds no *.yaml or *.yml file, in it or in its sub-folders",
+    );
   return { ok: true, files };
 };
 
@@ -134,15 +155,6 @@ const realpathOrSelf = (path: string): string => {
     return realpathSync(path);
   } catch {
     return resolve(path);
-  }
-};
-
-/** Whether a folder holds a *.yaml/*.yml entry (one level; an unreadable one counts). */
-const holdsYaml = (dir: string): boolean => {
-  try {
-    return readdirSync(dir).some((n) => /\.ya?ml$/i.test(n));
-  } catch {
-    return true;
   }
 };
 
@@ -203,11 +215,30 @@ const configFileMessage = (code: ConfigDiagnostic["code"], reason: string): stri
  * Load, validate and resolve a config (a file or a folder). Never throws for a bad
  * config: every problem is returned as a diagnostic.
  */
-export const loadConfig = async (path: string, options: LoadOptions): Promise<LoadResult> => {
+export const loadConfig = async (
+  path: string | readonly string[],
+  options: LoadOptions,
+): Promise<LoadResult> => {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const listed = listFiles(path);
-  if (!listed.ok) return { ok: false, diagnostics: listed.diagnostics };
-  const { files } = listed;
+  // Issue 19: several `-c` are merged like the files of one folder. Decision: a file named
+  // twice (by two -c, or by a folder and a -c) is read once, where it is first named.
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const listing: ConfigDiagnostic[] = [];
+  for (const p of typeof path === "string" ? [path] : path) {
+    const listed = listFiles(p);
+    if (!listed.ok) {
+      for (const d of listed.diagnostics) listing.push(d);
+      continue;
+    }
+    for (const f of listed.files) {
+      const real = realpathOrSelf(f);
+      if (seen.has(real)) continue;
+      seen.add(real);
+      files.push(f);
+    }
+  }
+  if (listing.length > 0) return { ok: false, diagnostics: listing };
 
   const schemaCheck = createSchemaCheck(readConfigSchema());
   const readSecretFile = (target: string, from: string): FileRead => {
@@ -270,7 +301,7 @@ export const loadConfig = async (path: string, options: LoadOptions): Promise<Lo
 
 /** `loadConfig` for callers that want an exception: throws ConfigError (code config_invalid). */
 export const loadConfigOrThrow = async (
-  path: string,
+  path: string | readonly string[],
   options: LoadOptions,
 ): Promise<DesiredConfig> => {
   const r = await loadConfig(path, options);

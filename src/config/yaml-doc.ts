@@ -154,6 +154,10 @@ export const parseYaml = (
     // "(node:PID) Warning" on stderr (a collection as a map key); they are reported below
     // as diagnostics already.
     logLevel: "error",
+    // Issue 19: YAML merge keys (`<<: *common`), for reuse inside one file; their aliases
+    // are bounded like any other (src/config/yaml-aliases.ts). Keys written beside a merge
+    // key win over the merged ones (yaml.org/type/merge.html).
+    merge: true,
   });
   // Decision: only the first YAML error of a file is reported; the parser's later errors
   // are nearly always consequences of the first (one bad line yields dozens).
@@ -277,6 +281,34 @@ export const parseYaml = (
   try {
     value = doc.toJS();
   } catch (err) {
+    if (err instanceof Error && /^Merge sources must be/.test(err.message)) {
+      // `<<: 5` or `<<: [a, b]`: a merge key takes a map, or a list of maps (or aliases).
+      let mergeAt: Pos = START;
+      visit(doc, {
+        Pair(_, pair) {
+          const k = isScalar(pair.key) ? pair.key.value : undefined;
+          // yaml gives a merge key's value as the string or as Symbol("<<").
+          if (k === "<<" || (typeof k === "symbol" && k.description === "<<")) {
+            mergeAt = startOf(pair.key) ?? START;
+            return visit.BREAK;
+          }
+          return undefined;
+        },
+      });
+      return {
+        ok: false,
+        diagnostics: [
+          {
+            file,
+            ...mergeAt,
+            path: "",
+            code: "yaml_syntax",
+            message:
+              "a merge key (<<) takes a map or an alias of one (<<: *common), or a list of them (<<: [*a, *b])",
+          },
+        ],
+      };
+    }
     if (!(err instanceof ReferenceError)) throw err;
     let aliasAt: Pos = START;
     visit(doc, {

@@ -58,17 +58,59 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     expect(messages(r)[1]).toMatch(/cannot follow the symlink: no such file/);
   });
 
-  it("refuses a sub-folder holding YAML files (not read), ignores other names", async () => {
-    await mkdir(join(dir, "cfg", "more"), { recursive: true });
+  it("reads the YAML files of sub-folders and of folder symlinks inside it, once each; ignores other names", async () => {
+    // Issue 19: a sub-folder's files are read (they were refused before; skipped before that).
+    await mkdir(join(dir, "cfg", "more", "deeper"), { recursive: true });
     await mkdir(join(dir, "cfg", "docs"), { recursive: true });
+    await mkdir(join(dir, "cfg", ".github"), { recursive: true });
     await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
     await writeFile(join(dir, "cfg", "more", "contexts.yaml"), CONTEXTS);
+    await writeFile(
+      join(dir, "cfg", "more", "deeper", "d.yml"),
+      "org: gh/acme\ncontexts:\n  d: {}\n",
+    );
     await writeFile(join(dir, "cfg", "docs", "README.md"), "# x\n");
     await writeFile(join(dir, "cfg", "README.md"), "# x\n");
+    // Hidden folders (a repository's .github) are not config folders.
+    await writeFile(join(dir, "cfg", ".github", "ci.yml"), "on: push\n");
+    // A symlink to a folder inside, and a loop back to the top: each file is read once.
+    await symlink(join(dir, "cfg", "more"), join(dir, "cfg", "alias-of-more"));
+    await symlink(join(dir, "cfg"), join(dir, "cfg", "more", "loop"));
     const r = await loadConfig(join(dir, "cfg"), { env: {} });
-    expect(messages(r)).toEqual([
-      "this sub-folder holds YAML files, and sub-folders are not read: move its files up into the config folder, or pass -c with the sub-folder",
+    expect(messages(r)).toEqual([]);
+    if (!r.ok) return;
+    expect(r.config.files.map((f) => f.slice(join(dir, "cfg").length + 1))).toEqual([
+      "00-org.yaml",
+      "alias-of-more/contexts.yaml",
+      "alias-of-more/deeper/d.yml",
     ]);
+    expect([...(r.config.orgs[0]?.contexts?.keys() ?? [])].sort()).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("refuses a folder symlink that points outside the config folder", async () => {
+    await mkdir(join(dir, "cfg"));
+    await mkdir(join(dir, "elsewhere"));
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "elsewhere", "x.yaml"), CONTEXTS);
+    await symlink(join(dir, "elsewhere"), join(dir, "cfg", "linked"));
+    expect(messages(await loadConfig(join(dir, "cfg"), { env: {} }))[0]).toMatch(
+      /the symlink points outside the config folder .*copy the folder into the folder/,
+    );
+  });
+
+  it("merges several -c paths, reading a file named twice once", async () => {
+    await mkdir(join(dir, "cfg"));
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "other.yaml"), CONTEXTS);
+    const r = await loadConfig(
+      [join(dir, "cfg"), join(dir, "other.yaml"), join(dir, "cfg", "00-org.yaml")],
+      {
+        env: {},
+      },
+    );
+    expect(messages(r)).toEqual([]);
+    expect(r.ok && r.config.files.length).toBe(2);
+    expect(r.ok && [...(r.config.orgs[0]?.contexts?.keys() ?? [])]).toEqual(["a", "b", "c"]);
   });
 
   it("refuses a FIFO named *.yaml without waiting for a writer", async () => {
