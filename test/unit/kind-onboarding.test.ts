@@ -265,3 +265,32 @@ describe("validate's summary", () => {
     expect(formatSummary(summarizeConfig(both))).toMatch(/, 2 OTLP exporters, 1 checkout key$/);
   });
 });
+
+describe("the 5-exporter limit across the files of one org", () => {
+  it("is checked on the merged org, at the first exporter past the limit, before any call", async () => {
+    const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { loadConfig } = await import("../../src/config/index.js");
+    const dir = await mkdtemp(join(tmpdir(), "waybill-otel-"));
+    const file = (prefix: string) =>
+      `org: gh/acme\notel_exporters:\n${[0, 1, 2]
+        .map((i) => `  - { endpoint: ${prefix}${i}.example.com:4317, protocol: grpc }\n`)
+        .join("")}`;
+    try {
+      await writeFile(join(dir, "a.yaml"), file("a"));
+      await writeFile(join(dir, "b.yaml"), file("b"));
+      const r = await loadConfig(dir, { env: {} });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.diagnostics.map((d) => [d.file.endsWith("b.yaml"), d.line, d.code])).toEqual([
+        [true, 5, "too_many_otel_exporters"],
+      ]);
+      expect(r.diagnostics[0]?.message).toMatch(
+        /6 OTLP exporters across its files \(3 before this file\)/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
