@@ -161,7 +161,9 @@ const buildChildren = (
 
 const buildProject = (ctx: Ctx, slug: string, raw: RawProject): DesiredProject => {
   const base = ["projects", slug];
-  declare(ctx, addr.project(slug), base);
+  // Issue 19: a project may be split across the files of a folder where the parts do not
+  // overlap: each of its keys (settings, env, webhooks, …) is declared once in the org.
+  for (const key of Object.keys(raw)) declare(ctx, `${addr.project(slug)}.${key}`, [...base, key]);
   return {
     slug,
     source: at(ctx, base),
@@ -212,11 +214,28 @@ const mergeMaps = <V>(
 };
 
 /**
+ * Two files' projects: a project declared in both gets the keys of both (they do not
+ * overlap: each key is declared once, see buildProject), at the first file's place.
+ */
+const mergeProjects = (
+  a: ReadonlyMap<string, DesiredProject>,
+  b: ReadonlyMap<string, DesiredProject>,
+): ReadonlyMap<string, DesiredProject> => {
+  const out = new Map(a);
+  for (const [slug, p] of b) {
+    const first = out.get(slug);
+    out.set(slug, first === undefined ? p : { ...p, ...first });
+  }
+  return out;
+};
+
+/**
  * Merge files: one DesiredOrg per org slug, in first-seen order.
  *
- * Decision: files of one org merge item by item — contexts and projects (and the
- * org_settings block) must each be declared in one file only; a second declaration is an
- * error at the second place naming the first. `ignore` lists are concatenated. A
+ * Decision: files of one org merge item by item — contexts (and the org_settings block)
+ * must each be declared in one file only, a project's keys (settings, env, webhooks, …) too
+ * (issue 19: a project may be split across files where the parts do not overlap); a second
+ * declaration is an error at the second place naming the first. `ignore` lists are concatenated. A
  * collection (`contexts`) is authoritative when any file of the org declares it.
  */
 export const mergeFiles = (
@@ -273,7 +292,7 @@ export const mergeFiles = (
       ...(settings !== undefined && { settings }),
       ...(contexts !== undefined && { contexts }),
       ...(exporters !== undefined && { otel_exporters: exporters }),
-      projects: mergeMaps(prev.projects, org.projects) ?? new Map(),
+      projects: mergeProjects(prev.projects, org.projects),
       ignore: [...prev.ignore, ...org.ignore],
       ...mergedOrgLists(prev, org),
     });

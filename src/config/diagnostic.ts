@@ -50,6 +50,8 @@ export const DIAGNOSTIC_CODES = [
   "invalid_ignore_glob",
   "invalid_keep_unlisted_glob",
   "invalid_moved",
+  "unknown_template",
+  "invalid_template",
   "project_outside_org",
   "duplicate_address",
   "ambiguous_trigger",

@@ -12,6 +12,7 @@ import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
+import { collectTemplates, expandTemplates, type ParsedFile, withOrigin } from "./templates.js";
 import { parseYaml } from "./yaml-doc.js";
 
 export const DEFAULT_CONFIG_PATH = "./waybill.yaml";
@@ -251,6 +252,8 @@ export const loadConfig = async (
 
   const diagnostics: ConfigDiagnostic[] = [];
   const built: BuiltFile[] = [];
+  // Pass 1: every file parsed, so that templates (issue 19) may live in any of them.
+  const parsedFiles: ParsedFile[] = [];
   for (const file of files) {
     const read = readText(file, maxBytes);
     if (!read.ok) {
@@ -276,21 +279,39 @@ export const loadConfig = async (
       for (const d of parsed.diagnostics) diagnostics.push(d);
       continue;
     }
+    parsedFiles.push({ file, value: parsed.value, positions: parsed.positions });
+  }
+  const collected = collectTemplates(parsedFiles);
+  for (const d of collected.diagnostics) diagnostics.push(d);
+
+  // Pass 2: each file with its items' templates merged in, then checked and built.
+  for (const parsed of parsedFiles) {
+    const { file, positions } = parsed;
+    const expanded = expandTemplates(parsed, collected.templates);
     // Loops, not push(...list): a config with many problems must not overflow the stack.
-    const fileDiagnostics = schemaCheck(file, parsed.value, parsed.positions).concat(
-      checkRules(file, parsed.value, parsed.positions),
-    );
-    const refs = resolveReferences(file, parsed.value, parsed.positions, {
+    const fileDiagnostics = expanded.diagnostics;
+    for (const d of schemaCheck(file, expanded.value, positions)) {
+      // A template is a fragment: the keys it leaves out come from the item or another
+      // template, and are checked where the template is used.
+      if (d.code === "missing_key" && d.path.startsWith("templates.")) continue;
+      fileDiagnostics.push(withOrigin(d, expanded.origins));
+    }
+    for (const d of checkRules(file, expanded.value, positions)) {
+      fileDiagnostics.push(withOrigin(d, expanded.origins));
+    }
+    // The templates themselves are not items: only what an item inherits is resolved.
+    const { templates: _templates, ...doc } = (expanded.value ?? {}) as Record<string, unknown>;
+    const refs = resolveReferences(file, doc, positions, {
       env: options.env,
       readFile: readSecretFile,
       resolve: options.resolveSecrets ?? true,
     });
-    for (const d of refs.diagnostics) fileDiagnostics.push(d);
+    for (const d of refs.diagnostics) fileDiagnostics.push(withOrigin(d, expanded.origins));
     if (fileDiagnostics.length > 0) {
       for (const d of fileDiagnostics) diagnostics.push(d);
       continue;
     }
-    built.push(buildFile(file, parsed.value as RawDocument, parsed.positions, refs.values));
+    built.push(buildFile(file, doc as unknown as RawDocument, positions, refs.values));
   }
   const merged = mergeFiles(built, files);
   for (const d of merged.diagnostics) diagnostics.push(d);

@@ -26,6 +26,8 @@ export interface RawProject {
   webhooks?: Record<string, RawWebhook>;
   pipelines?: Record<string, RawPipeline>;
   checkout_keys?: RawCheckoutKey[];
+  /** Issue 19: template names, merged in order, then this project's own keys. */
+  extends?: string[];
 }
 
 /**
@@ -41,6 +43,13 @@ export interface RawDocument {
   ignore?: string[];
   keep_unlisted?: string[];
   moved?: RawMoved[];
+  templates?: RawTemplates;
+}
+
+/** Issue 19: named fragments that projects and contexts `extends`. */
+export interface RawTemplates {
+  projects?: Record<string, RawProject>;
+  contexts?: Record<string, RawContext>;
 }
 
 /** One `moved` entry (issue 19): a live item's old address and its new one. */
@@ -65,11 +74,13 @@ export const RAW_KEYS = {
     "ignore",
     "keep_unlisted",
     "moved",
+    "templates",
   ],
+  "root/templates": ["projects", "contexts"],
   moved: ["from", "to"],
-  context: ["id", "env", "restrictions"],
+  context: ["id", "env", "restrictions", "extends"],
   restriction: ["project", "expression", "group"],
-  project: ["settings", "env", "webhooks", "pipelines", "checkout_keys"],
+  project: ["settings", "env", "webhooks", "pipelines", "checkout_keys", "extends"],
   otelExporter: ["endpoint", "protocol", "insecure", "headers"],
   webhook: ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
   vcsRepo: ["provider", "repo_id", "repo_full_name"],
@@ -121,6 +132,7 @@ export type RawTypeChecks = [
   Assert<Exact<keyof RawWebhook, KeysOf<"webhook">>>,
   Assert<Exact<keyof RawOtelExporter, KeysOf<"otelExporter">>>,
   Assert<Exact<keyof RawMoved, KeysOf<"moved">>>,
+  Assert<Exact<keyof RawTemplates, KeysOf<"root/templates">>>,
   Assert<Exact<RequiredKeys<RawMoved>, Req<"moved">>>,
   Assert<Exact<RequiredKeys<RawOtelExporter>, Req<"otelExporter">>>,
   Assert<Exact<RequiredKeys<RawWebhook>, Req<"webhook">>>,

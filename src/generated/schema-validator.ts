@@ -3,22 +3,22 @@
 // 8.20.0 standalone code. Do not edit: run `node scripts/build-schema-validator.js`.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaSha256 = "adce3ad9b5a4f6889132a2e6b564761225dd11672899817f5f4a89f01e921e20";
+export const schemaSha256 = "6752e15348e3b6644f7e9b59beb38ad83009f9067a3bde29ed94776228c006be";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group, by group id (UUID), or all-members for every member of the org.","type":"string","pattern":"^(all-members|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
-const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group, by group id (UUID), or all-members for every member of the org.","type":"string","pattern":"^(all-members|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
+const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
 const schema33 = {"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}};
 const schema37 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
 const schema50 = {"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}};
+const func1 = Object.prototype.hasOwnProperty;
+const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^x-", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
 const pattern9 = new RegExp("^[A-Za-z0-9._-]+:[0-9]{1,5}$", "u");
 const pattern10 = new RegExp("^[A-Za-z0-9!#$%&'*+^_`|~-]+$", "u");
 const pattern11 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
-const func1 = Object.prototype.hasOwnProperty;
-const func2 = require("ajv/dist/runtime/ucs2length").default;
-const schema34 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}}}};
+const schema34 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
 const schema35 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}};
 const schema36 = {"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group, by group id (UUID), or all-members for every member of the org.","type":"string","pattern":"^(all-members|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a group id (UUID) or all-members"}}}};
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
@@ -38,7 +38,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(((key0 === "id") || (key0 === "env")) || (key0 === "restrictions"))){
+if(!((((key0 === "id") || (key0 === "env")) || (key0 === "restrictions")) || (key0 === "extends"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema34,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -106,7 +106,7 @@ errors++;
 for(const key2 in data1){
 let data2 = data1[key2];
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func3(data2) < 1){
 const err5 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err5];
@@ -207,7 +207,7 @@ errors++;
 if(data4.expression !== undefined){
 let data6 = data4.expression;
 if(typeof data6 === "string"){
-if(func2(data6) < 1){
+if(func3(data6) < 1){
 const err13 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.expression,data:data6};
 if(vErrors === null){
 vErrors = [err13];
@@ -278,9 +278,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema34.type,parentSchema:schema34,data};
+if(data.extends !== undefined){
+let data8 = data.extends;
+if(Array.isArray(data8)){
+if(data8.length < 1){
+const err19 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema34.properties.extends,data:data8};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -289,12 +291,61 @@ vErrors.push(err19);
 }
 errors++;
 }
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+let data9 = data8[i1];
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err20 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema34.properties.extends.items,data:data9};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.extends.items.type,parentSchema:schema34.properties.extends.items,data:data9};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema34.properties.extends.type,parentSchema:schema34.properties.extends,data:data8};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema34.type,parentSchema:schema34,data};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema38 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}}}};
+const schema38 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
 const schema39 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
 const schema41 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
 const schema49 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
@@ -395,7 +446,7 @@ errors++;
 if(data2.ref !== undefined){
 let data3 = data2.ref;
 if(typeof data3 === "string"){
-if(func2(data3) < 1){
+if(func3(data3) < 1){
 const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err6];
@@ -447,7 +498,7 @@ errors++;
 if(data4.ref !== undefined){
 let data5 = data4.ref;
 if(typeof data5 === "string"){
-if(func2(data5) < 1){
+if(func3(data5) < 1){
 const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err10];
@@ -701,7 +752,7 @@ errors++;
 if(data10.provider !== undefined){
 let data11 = data10.provider;
 if(typeof data11 === "string"){
-if(func2(data11) < 1){
+if(func3(data11) < 1){
 const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err28];
@@ -726,7 +777,7 @@ errors++;
 if(data10.repo_id !== undefined){
 let data12 = data10.repo_id;
 if(typeof data12 === "string"){
-if(func2(data12) < 1){
+if(func3(data12) < 1){
 const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err30];
@@ -751,7 +802,7 @@ errors++;
 if(data10.repo_full_name !== undefined){
 let data13 = data10.repo_full_name;
 if(typeof data13 === "string"){
-if(func2(data13) < 1){
+if(func3(data13) < 1){
 const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err32];
@@ -803,7 +854,7 @@ errors++;
 if(data14.source !== undefined){
 let data15 = data14.source;
 if(typeof data15 === "string"){
-if(func2(data15) < 1){
+if(func3(data15) < 1){
 const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err36];
@@ -828,7 +879,7 @@ errors++;
 if(data14.secret !== undefined){
 let data16 = data14.secret;
 if(typeof data16 === "string"){
-if(func2(data16) < 1){
+if(func3(data16) < 1){
 const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err38];
@@ -997,7 +1048,7 @@ errors++;
 if(data23.event_type !== undefined){
 let data24 = data23.event_type;
 if(typeof data24 === "string"){
-if(func2(data24) < 1){
+if(func3(data24) < 1){
 const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err51];
@@ -1022,7 +1073,7 @@ errors++;
 if(data23.rule !== undefined){
 let data25 = data23.rule;
 if(typeof data25 === "string"){
-if(func2(data25) < 1){
+if(func3(data25) < 1){
 const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err53];
@@ -1047,7 +1098,7 @@ errors++;
 if(data23.event_ref !== undefined){
 let data26 = data23.event_ref;
 if(typeof data26 === "string"){
-if(func2(data26) < 1){
+if(func3(data26) < 1){
 const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err55];
@@ -1418,7 +1469,7 @@ errors++;
 if(data2.file_path !== undefined){
 let data6 = data2.file_path;
 if(typeof data6 === "string"){
-if(func2(data6) < 1){
+if(func3(data6) < 1){
 const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err17];
@@ -1443,7 +1494,7 @@ errors++;
 if(data2.file_type !== undefined){
 let data7 = data2.file_type;
 if(typeof data7 === "string"){
-if(func2(data7) < 1){
+if(func3(data7) < 1){
 const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err19];
@@ -1513,7 +1564,7 @@ errors++;
 if(data8.provider !== undefined){
 let data9 = data8.provider;
 if(typeof data9 === "string"){
-if(func2(data9) < 1){
+if(func3(data9) < 1){
 const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err25];
@@ -1538,7 +1589,7 @@ errors++;
 if(data8.repo_id !== undefined){
 let data10 = data8.repo_id;
 if(typeof data10 === "string"){
-if(func2(data10) < 1){
+if(func3(data10) < 1){
 const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err27];
@@ -1563,7 +1614,7 @@ errors++;
 if(data8.repo_full_name !== undefined){
 let data11 = data8.repo_full_name;
 if(typeof data11 === "string"){
-if(func2(data11) < 1){
+if(func3(data11) < 1){
 const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err29];
@@ -1625,7 +1676,7 @@ errors++;
 if(data12.provider !== undefined){
 let data13 = data12.provider;
 if(typeof data13 === "string"){
-if(func2(data13) < 1){
+if(func3(data13) < 1){
 const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err34];
@@ -1744,7 +1795,7 @@ errors++;
 if(data15.provider !== undefined){
 let data16 = data15.provider;
 if(typeof data16 === "string"){
-if(func2(data16) < 1){
+if(func3(data16) < 1){
 const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err44];
@@ -1769,7 +1820,7 @@ errors++;
 if(data15.repo_id !== undefined){
 let data17 = data15.repo_id;
 if(typeof data17 === "string"){
-if(func2(data17) < 1){
+if(func3(data17) < 1){
 const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err46];
@@ -1794,7 +1845,7 @@ errors++;
 if(data15.repo_full_name !== undefined){
 let data18 = data15.repo_full_name;
 if(typeof data18 === "string"){
-if(func2(data18) < 1){
+if(func3(data18) < 1){
 const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err48];
@@ -1846,7 +1897,7 @@ if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 for(const key6 in data19){
 const _errs54 = errors;
 if(typeof key6 === "string"){
-if(func2(key6) < 1){
+if(func3(key6) < 1){
 const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.triggers.propertyNames,data:key6,propertyName:key6};
 if(vErrors === null){
 vErrors = [err52];
@@ -1916,7 +1967,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(((((key0 === "settings") || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys"))){
+if(!((((((key0 === "settings") || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema38,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -2105,7 +2156,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 let data14 = data13[i0];
 if(typeof data14 === "string"){
-if(func2(data14) < 1){
+if(func3(data14) < 1){
 const err14 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.pr_only_branch_overrides.items,data:data14};
 if(vErrors === null){
 vErrors = [err14];
@@ -2207,7 +2258,7 @@ errors++;
 for(const key3 in data15){
 let data16 = data15[key3];
 if(typeof data16 === "string"){
-if(func2(data16) < 1){
+if(func3(data16) < 1){
 const err21 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.additionalProperties,data:data16};
 if(vErrors === null){
 vErrors = [err21];
@@ -2247,7 +2298,7 @@ if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 for(const key4 in data17){
 const _errs43 = errors;
 if(typeof key4 === "string"){
-if(func2(key4) < 1){
+if(func3(key4) < 1){
 const err24 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.webhooks.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err24];
@@ -2456,7 +2507,7 @@ errors++;
 if(data18.signing_secret !== undefined){
 let data26 = data18.signing_secret;
 if(typeof data26 === "string"){
-if(func2(data26) < 1){
+if(func3(data26) < 1){
 const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.signing_secret,data:data26};
 if(vErrors === null){
 vErrors = [err40];
@@ -2508,7 +2559,7 @@ if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 for(const key7 in data27){
 const _errs65 = errors;
 if(typeof key7 === "string"){
-if(func2(key7) < 1){
+if(func3(key7) < 1){
 const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.pipelines.propertyNames,data:key7,propertyName:key7};
 if(vErrors === null){
 vErrors = [err44];
@@ -2598,14 +2649,65 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data};
+if(data.extends !== undefined){
+let data31 = data.extends;
+if(Array.isArray(data31)){
+if(data31.length < 1){
+const err50 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema38.properties.extends,data:data31};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+const len3 = data31.length;
+for(let i6=0; i6<len3; i6++){
+let data32 = data31[i6];
+if(typeof data32 === "string"){
+if(func3(data32) < 1){
+const err51 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.extends.items,data:data32};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.properties.extends.items.type,parentSchema:schema38.properties.extends.items,data:data32};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema38.properties.extends.type,parentSchema:schema38.properties.extends,data:data31};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+}
+else {
+const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
 }
 errors++;
 }
@@ -2637,7 +2739,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((((key0 === "org") || (key0 === "settings")) || (key0 === "contexts")) || (key0 === "otel_exporters")) || (key0 === "projects")) || (key0 === "ignore")) || (key0 === "moved")) || (key0 === "keep_unlisted")) || (pattern4.test(key0)))){
+if(!((func1.call(schema32.properties, key0)) || (pattern4.test(key0)))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema32,data};
 if(vErrors === null){
 vErrors = [err1];
@@ -2940,7 +3042,7 @@ if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 for(const key2 in data20){
 const _errs46 = errors;
 if(typeof key2 === "string"){
-if(func2(key2) < 1){
+if(func3(key2) < 1){
 const err24 = {instancePath:instancePath+"/contexts",schemaPath:"#/properties/contexts/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.contexts.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err24];
@@ -3103,7 +3205,7 @@ errors++;
 for(const key6 in data27){
 let data28 = data27[key6];
 if(typeof data28 === "string"){
-if(func2(data28) < 1){
+if(func3(data28) < 1){
 const err36 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.headers.additionalProperties,data:data28};
 if(vErrors === null){
 vErrors = [err36];
@@ -3215,7 +3317,7 @@ const len1 = data31.length;
 for(let i1=0; i1<len1; i1++){
 let data32 = data31[i1];
 if(typeof data32 === "string"){
-if(func2(data32) < 1){
+if(func3(data32) < 1){
 const err44 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.ignore.items,data:data32};
 if(vErrors === null){
 vErrors = [err44];
@@ -3249,15 +3351,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.moved !== undefined){
-let data33 = data.moved;
-if(Array.isArray(data33)){
-const len2 = data33.length;
-for(let i2=0; i2<len2; i2++){
-let data34 = data33[i2];
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.from === undefined){
-const err47 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema50.required,parentSchema:schema50,data:data34};
+if(data.templates !== undefined){
+let data33 = data.templates;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key9 in data33){
+if(!((key9 === "projects") || (key9 === "contexts"))){
+const err47 = {instancePath:instancePath+"/templates",schemaPath:"#/properties/templates/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema32.properties.templates,data:data33};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3266,8 +3365,19 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data34.to === undefined){
-const err48 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema50.required,parentSchema:schema50,data:data34};
+}
+if(data33.projects !== undefined){
+let data34 = data33.projects;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key10 in data34){
+if(!(validate24(data34[key10], {instancePath:instancePath+"/templates/projects/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data34,parentDataProperty:key10,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/templates/projects",schemaPath:"#/properties/templates/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.properties.projects.type,parentSchema:schema32.properties.templates.properties.projects,data:data34};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3276,9 +3386,19 @@ vErrors.push(err48);
 }
 errors++;
 }
-for(const key9 in data34){
-if(!((key9 === "from") || (key9 === "to"))){
-const err49 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema50,data:data34};
+}
+if(data33.contexts !== undefined){
+let data36 = data33.contexts;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+for(const key11 in data36){
+if(!(validate22(data36[key11], {instancePath:instancePath+"/templates/contexts/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data36,parentDataProperty:key11,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/templates/contexts",schemaPath:"#/properties/templates/properties/contexts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.properties.contexts.type,parentSchema:schema32.properties.templates.properties.contexts,data:data36};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3288,11 +3408,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data34.from !== undefined){
-let data35 = data34.from;
-if(typeof data35 === "string"){
-if(func2(data35) < 1){
-const err50 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.from,data:data35};
+}
+else {
+const err50 = {instancePath:instancePath+"/templates",schemaPath:"#/properties/templates/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.type,parentSchema:schema32.properties.templates,data:data33};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3302,8 +3420,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.from.type,parentSchema:schema50.properties.from,data:data35};
+if(data.moved !== undefined){
+let data38 = data.moved;
+if(Array.isArray(data38)){
+const len2 = data38.length;
+for(let i2=0; i2<len2; i2++){
+let data39 = data38[i2];
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.from === undefined){
+const err51 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema50.required,parentSchema:schema50,data:data39};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3312,12 +3437,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data34.to !== undefined){
-let data36 = data34.to;
-if(typeof data36 === "string"){
-if(func2(data36) < 1){
-const err52 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.to,data:data36};
+if(data39.to === undefined){
+const err52 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema50.required,parentSchema:schema50,data:data39};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3326,9 +3447,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-else {
-const err53 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.to.type,parentSchema:schema50.properties.to,data:data36};
+for(const key12 in data39){
+if(!((key12 === "from") || (key12 === "to"))){
+const err53 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema50,data:data39};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3338,9 +3459,11 @@ vErrors.push(err53);
 errors++;
 }
 }
-}
-else {
-const err54 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.type,parentSchema:schema50,data:data34};
+if(data39.from !== undefined){
+let data40 = data39.from;
+if(typeof data40 === "string"){
+if(func3(data40) < 1){
+const err54 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.from,data:data40};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3350,9 +3473,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
 else {
-const err55 = {instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.moved.type,parentSchema:schema32.properties.moved,data:data33};
+const err55 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.from.type,parentSchema:schema50.properties.from,data:data40};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3362,15 +3484,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.keep_unlisted !== undefined){
-let data37 = data.keep_unlisted;
-if(Array.isArray(data37)){
-const len3 = data37.length;
-for(let i3=0; i3<len3; i3++){
-let data38 = data37[i3];
-if(typeof data38 === "string"){
-if(func2(data38) < 1){
-const err56 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.keep_unlisted.items,data:data38};
+if(data39.to !== undefined){
+let data41 = data39.to;
+if(typeof data41 === "string"){
+if(func3(data41) < 1){
+const err56 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.to,data:data41};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3381,7 +3499,7 @@ errors++;
 }
 }
 else {
-const err57 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.keep_unlisted.items.type,parentSchema:schema32.properties.keep_unlisted.items,data:data38};
+const err57 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.to.type,parentSchema:schema50.properties.to,data:data41};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3393,7 +3511,7 @@ errors++;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/keep_unlisted",schemaPath:"#/properties/keep_unlisted/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.keep_unlisted.type,parentSchema:schema32.properties.keep_unlisted,data:data37};
+const err58 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.type,parentSchema:schema50,data:data39};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3405,12 +3523,65 @@ errors++;
 }
 }
 else {
-const err59 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+const err59 = {instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.moved.type,parentSchema:schema32.properties.moved,data:data38};
 if(vErrors === null){
 vErrors = [err59];
 }
 else {
 vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data.keep_unlisted !== undefined){
+let data42 = data.keep_unlisted;
+if(Array.isArray(data42)){
+const len3 = data42.length;
+for(let i3=0; i3<len3; i3++){
+let data43 = data42[i3];
+if(typeof data43 === "string"){
+if(func3(data43) < 1){
+const err60 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.keep_unlisted.items,data:data43};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.keep_unlisted.items.type,parentSchema:schema32.properties.keep_unlisted.items,data:data43};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/keep_unlisted",schemaPath:"#/properties/keep_unlisted/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.keep_unlisted.type,parentSchema:schema32.properties.keep_unlisted,data:data42};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
 }
 errors++;
 }

@@ -25,6 +25,8 @@ export interface RawContext {
   id?: string;
   env?: Record<string, string>;
   restrictions?: RawRestriction[];
+  /** Issue 19: template names (src/config/templates.ts), merged in order, then own keys. */
+  extends?: string[];
 }
 
 const toLiveContext = (c: V3Resource<ContextAttributes>): LiveContext => ({

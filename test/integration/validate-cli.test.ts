@@ -65,7 +65,7 @@ describe("waybill validate", () => {
     }
     const folder = await runCli(["validate", "-c", "examples/large-org", "--skip-secrets"]);
     expect(folder.code).toBe(0);
-    expect(folder.stdout).toMatch(/^OK: 6 files, 2 orgs \(gh\/acme, gh\/acme-labs\)/);
+    expect(folder.stdout).toMatch(/^OK: 7 files, 2 orgs \(gh\/acme, gh\/acme-labs\)/);
   });
 
   it("prints every problem as FILE:LINE:COL: PATH: message and exits 1", async () => {

@@ -203,6 +203,7 @@ describe("loadConfig: files and folders", () => {
     );
     expect(config.files.map((f) => f.split("/").pop())).toEqual([
       "00-org.yaml",
+      "01-templates.yaml",
       "contexts.yaml",
       "project-api.yaml",
       "project-mobile.yml",
@@ -219,7 +220,7 @@ describe("loadConfig: files and folders", () => {
     expect(acme.projects.get("gh/acme/mobile")?.webhooks).toBeUndefined();
     expect(acme.contexts?.get("npm")?.source.file).toMatch(/contexts\.yaml$/);
     expect(formatSummary(summarizeConfig(config))).toBe(
-      "6 files, 2 orgs (gh/acme, gh/acme-labs): 4 contexts, 6 restrictions, 4 projects, 7 env vars, 1 webhook, 3 pipelines, 4 triggers",
+      "7 files, 2 orgs (gh/acme, gh/acme-labs): 4 contexts, 6 restrictions, 4 projects, 7 env vars, 1 webhook, 3 pipelines, 4 triggers",
     );
   });
 

@@ -1,0 +1,222 @@
+/**
+ * Issue 19: `templates` and `extends` (design.md §3 "Configuration at scale"), pure.
+ *
+ * A project or context lists template names under `extends`; the templates are merged in
+ * order, then the item's own keys: maps merge key by key, lists and scalars replace, and
+ * `null` removes an inherited key. Templates may live in any file of a folder config, so
+ * they are collected from every parsed file first, then each file's items are expanded
+ * before the schema, the rules and the builders see them.
+ *
+ * Decision: a template cannot itself `extends` (an item lists every template it needs), so
+ * there are no chains and no cycles to resolve; two templates of one name (in one org's
+ * files) are an error naming both places.
+ */
+import type { ConfigDiagnostic } from "./diagnostic.js";
+import { closest } from "./suggest.js";
+import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
+
+type Obj = Readonly<Record<string, unknown>>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The kinds of item that take templates: their key at the document's root. */
+export const TEMPLATE_KINDS = ["projects", "contexts"] as const;
+type TemplateKind = (typeof TEMPLATE_KINDS)[number];
+
+export interface Template {
+  readonly name: string;
+  readonly value: Obj;
+  readonly file: string;
+  readonly positions: PositionIndex;
+}
+
+export type Templates = Readonly<Record<TemplateKind, ReadonlyMap<string, Template>>>;
+
+export interface ParsedFile {
+  readonly file: string;
+  readonly value: unknown;
+  readonly positions: PositionIndex;
+}
+
+const where = (file: string, positions: PositionIndex, path: DocPath): string => {
+  const p = locate(positions, path, "key");
+  return `${file}:${p.line}:${p.col}`;
+};
+
+/** Every file's templates, by kind and name. */
+export const collectTemplates = (
+  files: readonly ParsedFile[],
+): { templates: Templates; diagnostics: ConfigDiagnostic[] } => {
+  const diagnostics: ConfigDiagnostic[] = [];
+  const out: Record<TemplateKind, Map<string, Template>> = {
+    projects: new Map(),
+    contexts: new Map(),
+  };
+  for (const { file, value, positions } of files) {
+    const section = isObj(value) ? value.templates : undefined;
+    if (!isObj(section)) continue;
+    for (const kind of TEMPLATE_KINDS) {
+      const named = section[kind];
+      if (!isObj(named)) continue;
+      for (const [name, body] of Object.entries(named)) {
+        if (!isObj(body)) continue; // the schema reports it
+        const path = ["templates", kind, name];
+        const report = (code: ConfigDiagnostic["code"], message: string, at: DocPath = path) => {
+          const p = locate(positions, at, "key");
+          diagnostics.push({ file, ...p, path: dottedPath(at), code, message });
+        };
+        if (body.extends !== undefined) {
+          report(
+            "invalid_template",
+            "a template cannot extend another template: list every template the item needs under its own extends",
+            [...path, "extends"],
+          );
+          continue;
+        }
+        const first = out[kind].get(name);
+        if (first !== undefined) {
+          report(
+            "invalid_template",
+            `template "${name}" is defined twice: here and at ${where(first.file, first.positions, ["templates", kind, name])}; rename one`,
+          );
+          continue;
+        }
+        out[kind].set(name, { name, value: body, file, positions });
+      }
+    }
+  }
+  return { templates: out, diagnostics };
+};
+
+/**
+ * `over` merged onto `base`: maps key by key, lists and scalars replaced, `null` removing
+ * the key. Inputs are not modified.
+ */
+export const mergeTemplateValue = (base: unknown, over: unknown): unknown => {
+  if (!isObj(base) || !isObj(over)) return over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === null) delete out[k];
+    else out[k] = k in out ? mergeTemplateValue(out[k], v) : withoutNulls(v);
+  }
+  return out;
+};
+
+/** A value with its `null` map entries dropped (a key nothing inherits is simply absent). */
+const withoutNulls = (v: unknown): unknown => {
+  if (!isObj(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+  return out;
+};
+
+/** Where an inherited value came from: the template's file and the path inside it. */
+export interface Origin {
+  readonly template: string;
+  readonly file: string;
+  readonly positions: PositionIndex;
+  readonly path: DocPath;
+}
+
+/**
+ * The file's items with their templates merged in, the inherited paths (dotted, relative
+ * to the document) with their origin, and the problems found (unknown template names).
+ * A file without `extends` is returned as it is.
+ */
+export const expandTemplates = (
+  parsed: ParsedFile,
+  templates: Templates,
+): { value: unknown; origins: ReadonlyMap<string, Origin>; diagnostics: ConfigDiagnostic[] } => {
+  const { file, value, positions } = parsed;
+  const origins = new Map<string, Origin>();
+  const diagnostics: ConfigDiagnostic[] = [];
+  if (!isObj(value)) return { value, origins, diagnostics };
+  let root: Record<string, unknown> | undefined;
+  for (const kind of TEMPLATE_KINDS) {
+    const items = value[kind];
+    if (!isObj(items)) continue;
+    let expanded: Record<string, unknown> | undefined;
+    for (const [key, item] of Object.entries(items)) {
+      if (!isObj(item) || !Array.isArray(item.extends)) continue;
+      const { extends: names, ...own } = item;
+      let merged: unknown = {};
+      const from = new Map<string, Template>();
+      names.forEach((name: unknown, i: number) => {
+        if (typeof name !== "string") return; // the schema reports it
+        const t = templates[kind].get(name);
+        if (t === undefined) {
+          const known = [...templates[kind].keys()];
+          const guess = closest(name, known);
+          const path = [kind, key, "extends", i];
+          diagnostics.push({
+            file,
+            ...locate(positions, path, "value"),
+            path: dottedPath(path),
+            code: "unknown_template",
+            message: `no ${kind === "projects" ? "project" : "context"} template "${name}"${
+              guess
+                ? `; did you mean "${guess}"?`
+                : known.length > 0
+                  ? ` (templates: ${known.sort().join(", ")})`
+                  : " (there are none: define it under templates)"
+            }`,
+          });
+          return;
+        }
+        merged = mergeTemplateValue(merged, t.value);
+        for (const leaf of leaves(t.value, [])) from.set(JSON.stringify(leaf), t);
+      });
+      // The item's own keys win; what they do not set is inherited.
+      const ownLeaves = new Set(leaves(own, []).map((l) => JSON.stringify(l)));
+      for (const [leafKey, t] of from) {
+        const leaf = JSON.parse(leafKey) as string[];
+        if (isOwned(ownLeaves, leaf)) continue;
+        origins.set(dottedPath([kind, key, ...leaf]), {
+          template: t.name,
+          file: t.file,
+          positions: t.positions,
+          path: ["templates", kind, t.name, ...leaf],
+        });
+      }
+      expanded ??= { ...items };
+      expanded[key] = mergeTemplateValue(merged, own);
+    }
+    if (expanded !== undefined) {
+      root ??= { ...value };
+      root[kind] = expanded;
+    }
+  }
+  return { value: root ?? value, origins, diagnostics };
+};
+
+/** The paths of a value's leaves (a list is a leaf: lists replace, never merge). */
+const leaves = (v: unknown, at: string[]): string[][] => {
+  if (!isObj(v) || Object.keys(v).length === 0) return [at];
+  return Object.entries(v).flatMap(([k, x]) => leaves(x, [...at, k]));
+};
+
+/** Whether the item's own keys set this leaf or one of its ancestors. */
+const isOwned = (own: ReadonlySet<string>, leaf: readonly string[]): boolean => {
+  for (let n = leaf.length; n > 0; n--) if (own.has(JSON.stringify(leaf.slice(0, n)))) return true;
+  return false;
+};
+
+/**
+ * A diagnostic about an inherited value names the template's place too (issue 19): "…
+ * (inherited from template "service" at templates.yaml:4:7)".
+ */
+export const withOrigin = (
+  d: ConfigDiagnostic,
+  origins: ReadonlyMap<string, Origin>,
+): ConfigDiagnostic => {
+  if (origins.size === 0) return d;
+  const parts = d.path.split(".");
+  for (let n = parts.length; n > 0; n--) {
+    const o = origins.get(parts.slice(0, n).join("."));
+    if (o === undefined) continue;
+    const rest = parts.slice(n);
+    const at = where(o.file, o.positions, [...o.path, ...rest]);
+    return { ...d, message: `${d.message} (inherited from template "${o.template}" at ${at})` };
+  }
+  return d;
+};
