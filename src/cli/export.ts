@@ -6,7 +6,9 @@ import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { writePrivateFile } from "../apply/private-file.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
 import { UsageError } from "../core/errors.js";
+import { ExportError } from "../export/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
 import type { RegisterCommand } from "./commands.js";
@@ -172,11 +174,26 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   }
   const header = { exportedAt, baseUrl: baseUrl.trim() };
 
+  const folder = flags.output !== undefined && (await isFolderTarget(flags.output));
+  // Issue 19: never write a file that `validate` would refuse (the loader's per-file bound):
+  // checked before anything is written.
+  const files = folder
+    ? renderFolder(result, header)
+    : [{ name: flags.output ?? "stdout", content: renderSingle(result, header) }];
+  for (const f of files) {
+    const bytes = Buffer.byteLength(f.content, "utf8");
+    if (bytes <= DEFAULT_MAX_FILE_BYTES) continue;
+    const size = `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+    throw new ExportError(
+      folder
+        ? `${f.name} would be ${size}, over the ${DEFAULT_MAX_FILE_BYTES / (1024 * 1024)} MiB a config file may hold (waybill validate would refuse it); nothing was written: export fewer items at once (--project), or split that file by hand`
+        : `the export is ${size}, over the ${DEFAULT_MAX_FILE_BYTES / (1024 * 1024)} MiB a config file may hold (waybill validate would refuse it); nothing was written: write a folder instead, org.yaml plus one file per project: -o DIR/`,
+    );
+  }
   if (flags.output === undefined) {
-    io.stdout.write(renderSingle(result, header));
-  } else if (await isFolderTarget(flags.output)) {
+    io.stdout.write(files[0]?.content ?? "");
+  } else if (folder) {
     await mkdir(flags.output, { recursive: true, mode: 0o700 });
-    const files = renderFolder(result, header);
     const ours = new Set(files.map((f) => f.name));
     for (const f of files) await writePrivateFile(join(flags.output, f.name), f.content);
     const others = (await readdir(flags.output)).filter((n) => /\.ya?ml$/i.test(n) && !ours.has(n));
@@ -189,7 +206,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
       );
     }
   } else {
-    await writePrivateFile(flags.output, renderSingle(result, header));
+    await writePrivateFile(flags.output, files[0]?.content ?? "");
     io.stderr.write(`Wrote ${flags.output}\n`);
   }
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { githubAnnotation } from "../../src/cli/validate.js";
 import type { ConfigDiagnostic } from "../../src/config/index.js";
 import { formatDiagnostic } from "../../src/config/index.js";
-import { expectNoSecrets, runCli, writeTempConfig } from "../helpers/cli.js";
+import { expectNoSecrets, makeTempDir, runCli, writeTempConfig } from "../helpers/cli.js";
 
 const INVALID = "test/fixtures/invalid";
 const ENV = {
@@ -228,5 +228,20 @@ describe("waybill validate makes no network call", () => {
     expectNoSecrets({ good: good.stdout + good.stderr, bad: bad.stdout + bad.stderr }, [
       "service-token-abcdef12",
     ]);
+  });
+});
+
+describe("validate with several -c (issue 19)", () => {
+  it("merges them like the files of one folder", async () => {
+    const tmp = await makeTempDir();
+    try {
+      const a = await tmp.write("a.yaml", "org: gh/acme\ncontexts:\n  one: {}\n");
+      const b = await tmp.write("b.yaml", "org: gh/acme\nprojects:\n  gh/acme/api: {}\n");
+      const r = await runCli(["validate", "-c", a, "-c", b]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^OK: 2 files, 1 org \(gh\/acme\): 1 context, .*1 project,/);
+    } finally {
+      await tmp.remove();
+    }
   });
 });
