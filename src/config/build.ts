@@ -3,6 +3,7 @@
  * merge of several files (design.md §1: files of the same org merge; the same address
  * declared twice is an error naming both places).
  */
+
 import { formatLocation, type SourceLocation } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
 import type { ConfigBuildContext, ParentName } from "../kinds/contract.js";
@@ -19,6 +20,7 @@ import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument, RawProject } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
 import { tooManyOtelExporters } from "./rules.js";
+import { hasOrigin, inheritedFrom, type Origin } from "./templates.js";
 import {
   type DocPath,
   dottedPath,
@@ -45,6 +47,8 @@ interface FileCtx {
   readonly positions: PositionIndex;
   readonly values: ResolvedValues;
   readonly declarations: Declaration[];
+  /** Issue 19: the paths the file's items inherit from templates (src/config/templates.ts). */
+  readonly origins?: ReadonlyMap<string, Origin>;
 }
 
 interface Ctx extends FileCtx {
@@ -63,7 +67,7 @@ const at = (ctx: FileCtx, path: DocPath, where: "key" | "value" = "key"): Source
     pos ??= locate(ctx.positions, path, where);
     return pos;
   };
-  return {
+  const loc = {
     file: ctx.file,
     get line() {
       return find().line;
@@ -72,6 +76,19 @@ const at = (ctx: FileCtx, path: DocPath, where: "key" | "value" = "key"): Source
       return find().col;
     },
   };
+  // Issue 19: an item inherited (in part) from a template says which, looked up on first
+  // read too (the template's file positions are indexed only then).
+  const origins = ctx.origins;
+  const dotted = origins === undefined || origins.size === 0 ? undefined : dottedPath(path);
+  if (origins === undefined || dotted === undefined || !hasOrigin(origins, dotted)) return loc;
+  let via: string | undefined;
+  return Object.defineProperty(loc, "via", {
+    enumerable: true,
+    get: () => {
+      via ??= inheritedFrom(origins, dotted);
+      return via;
+    },
+  }) as SourceLocation;
 };
 
 const declare = (ctx: Ctx, address: string, path: DocPath, where: "key" | "value" = "key") => {
@@ -177,8 +194,15 @@ export const buildFile = (
   doc: RawDocument,
   positions: PositionIndex,
   values: ResolvedValues,
+  origins?: ReadonlyMap<string, Origin>,
 ): BuiltFile => {
-  const base: FileCtx = { file, positions, values, declarations: [] };
+  const base: FileCtx = {
+    file,
+    positions,
+    values,
+    declarations: [],
+    ...(origins === undefined ? {} : { origins }),
+  };
   const ctx: Ctx = { ...base, kinds: buildContext(base) };
   const org = {
     slug: doc.org,

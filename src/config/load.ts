@@ -311,7 +311,9 @@ export const loadConfig = async (
       for (const d of fileDiagnostics) diagnostics.push(d);
       continue;
     }
-    built.push(buildFile(file, doc as unknown as RawDocument, positions, refs.values));
+    built.push(
+      buildFile(file, doc as unknown as RawDocument, positions, refs.values, expanded.origins),
+    );
   }
   const merged = mergeFiles(built, files);
   for (const d of merged.diagnostics) diagnostics.push(d);

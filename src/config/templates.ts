@@ -171,12 +171,18 @@ export const expandTemplates = (
       for (const [leafKey, t] of from) {
         const leaf = JSON.parse(leafKey) as string[];
         if (isOwned(ownLeaves, leaf)) continue;
-        origins.set(dottedPath([kind, key, ...leaf]), {
-          template: t.name,
-          file: t.file,
-          positions: t.positions,
-          path: ["templates", kind, t.name, ...leaf],
-        });
+        // The leaf and every map above it inside the item: an item that inherits any part
+        // names the template (its plan "why", its diagnostics).
+        for (let n = leaf.length; n > 0; n--) {
+          const at = dottedPath([kind, key, ...leaf.slice(0, n)]);
+          if (n < leaf.length && origins.has(at)) break;
+          origins.set(at, {
+            template: t.name,
+            file: t.file,
+            positions: t.positions,
+            path: ["templates", kind, t.name, ...leaf.slice(0, n)],
+          });
+        }
       }
       expanded ??= { ...items };
       expanded[key] = mergeTemplateValue(merged, own);
@@ -209,14 +215,31 @@ export const withOrigin = (
   d: ConfigDiagnostic,
   origins: ReadonlyMap<string, Origin>,
 ): ConfigDiagnostic => {
-  if (origins.size === 0) return d;
-  const parts = d.path.split(".");
+  const via = inheritedFrom(origins, d.path);
+  return via === undefined ? d : { ...d, message: `${d.message} (inherited from ${via})` };
+};
+
+/** Whether the value at the dotted path, or a map above it, is inherited (cheap: no lookup). */
+export const hasOrigin = (origins: ReadonlyMap<string, Origin>, dotted: string): boolean => {
+  const parts = dotted.split(".");
+  for (let n = parts.length; n > 0; n--) if (origins.has(parts.slice(0, n).join("."))) return true;
+  return false;
+};
+
+/**
+ * `template "service" at templates.yaml:7:9` when the value at the dotted path (or the
+ * nearest map above it) is inherited from a template, else undefined.
+ */
+export const inheritedFrom = (
+  origins: ReadonlyMap<string, Origin>,
+  dotted: string,
+): string | undefined => {
+  if (origins.size === 0) return undefined;
+  const parts = dotted.split(".");
   for (let n = parts.length; n > 0; n--) {
     const o = origins.get(parts.slice(0, n).join("."));
     if (o === undefined) continue;
-    const rest = parts.slice(n);
-    const at = where(o.file, o.positions, [...o.path, ...rest]);
-    return { ...d, message: `${d.message} (inherited from template "${o.template}" at ${at})` };
+    return `template "${o.template}" at ${where(o.file, o.positions, [...o.path, ...parts.slice(n)])}`;
   }
-  return d;
+  return undefined;
 };

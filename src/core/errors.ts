@@ -17,6 +17,11 @@ export interface SourceLocation {
   readonly file: string;
   readonly line: number;
   readonly col: number;
+  /**
+   * Issue 19: when the item (or part of it) is inherited from a template, where the template
+   * wrote it: `template "service" at templates.yaml:7:9`.
+   */
+  readonly via?: string;
 }
 
 export const formatLocation = (loc: SourceLocation): string => `${loc.file}:${loc.line}:${loc.col}`;

@@ -4,7 +4,7 @@
  * Inputs are never mutated.
  */
 
-import { PlanError } from "../core/errors.js";
+import { formatLocation, PlanError } from "../core/errors.js";
 import { resolvedSecretValues } from "../core/secret.js";
 import { isUuid } from "../core/uuid.js";
 import type {
@@ -31,6 +31,7 @@ import {
   type DesiredMove,
   type DesiredOrg,
   type DesiredProject,
+  type Located,
   mergedOrgLists,
 } from "../model/desired.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
@@ -249,7 +250,7 @@ const diffCollection = <D, L>(
       const change: Change = {
         ...base(address, key),
         action: "create",
-        reason: "not in the live state",
+        reason: fromTemplate(d, "not in the live state"),
         before: null,
         after: kind.desiredView(d, env),
         fields: [],
@@ -283,7 +284,7 @@ const diffCollection = <D, L>(
     const notes = cmp.notes ?? [];
     const noted = notes.length > 0 ? { notes } : {};
     const withNotes = (reason: string): string =>
-      notes.length > 0 ? `${reason}; ${notes.join("; ")}` : reason;
+      fromTemplate(d, notes.length > 0 ? `${reason}; ${notes.join("; ")}` : reason);
     const params = { ...base(address, key).params, ...(id === undefined ? {} : { id }) };
     const reasons = [...cmp.replace_reasons];
     if (spec.forcedReplace !== undefined) reasons.unshift(spec.forcedReplace);
@@ -399,6 +400,19 @@ const diffCollection = <D, L>(
   }
   renameHints(ctx, spec, diff.unmatched, created, desired);
   return { matched, deleted, created };
+};
+
+/**
+ * Issue 19: the plan's "why" of an item that inherits from a template names both places:
+ * the item's line and the template's (the loader's `source.via`). Desired items carry their
+ * `source` (src/model/desired.ts Located); a kind's item without one is left as it is.
+ */
+const fromTemplate = (d: unknown, reason: string): string => {
+  const source = (d as Partial<Located>).source;
+  const via = source?.via;
+  return via === undefined || source === undefined
+    ? reason
+    : `${reason} (declared at ${formatLocation(source)}, inherited from ${via})`;
 };
 
 /** A live item `moved` renamed for matching, and what it was. */

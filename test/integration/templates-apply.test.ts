@@ -74,6 +74,16 @@ describe("30 projects from one template", () => {
   const run = (args: string[]) => runCli(args, { baseUrl: emulator.url, token: emulator.token });
 
   it("applies with the overrides, then a plan is empty", async () => {
+    // The plan's "why" of an inherited item names the item's line and the template's.
+    const planned = await run(["plan", "-c", cfg, "--format", "json"]);
+    expect(planned.code, planned.stderr).toBe(0);
+    const changes = (
+      JSON.parse(planned.stdout) as { changes: { address: string; reason: string }[] }
+    ).changes;
+    const hook = changes.find((c) => c.address === `project["${slug(1)}"].webhook["slack"]`);
+    expect(hook?.reason).toMatch(
+      /^not in the live state \(declared at .*teams\/a\.yaml:\d+:\d+, inherited from template "service" at .*00-templates\.yaml:12:9\)$/,
+    );
     const applied = await run(["apply", "-c", cfg, "--auto-approve"]);
     expect(applied.code, applied.stderr.slice(-2000)).toBe(0);
     const state = await emulator.state();
