@@ -477,6 +477,12 @@ const applyMoves = <D, L>(
   return { live: out, renamed };
 };
 
+/** An address as formatAddress writes it (the loader has checked that it parses). */
+const normalAddress = (address: string): string => {
+  const segments = parseAddress(address);
+  return segments === undefined ? address : formatAddress(segments);
+};
+
 const lastKey = (address: string): string | undefined => {
   const segments = parseAddress(address);
   return segments?.[segments.length - 1]?.key;
@@ -817,7 +823,8 @@ export const planChanges = (
       },
       ignored: globMatcher(org.ignore),
       keptUnlisted: globMatcher(org.keep_unlisted ?? []),
-      moves: new Map((org.moved ?? []).map((m) => [m.to, m])),
+      // Keyed by the address as the planner writes it, whatever spacing the config used.
+      moves: new Map((org.moved ?? []).map((m) => [normalAddress(m.to), m])),
       forced,
       skipSecrets: options.skipSecrets ?? false,
       acc,
