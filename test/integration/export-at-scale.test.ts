@@ -14,10 +14,11 @@ import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 
 const ORG_ID = "0a7e0000-0000-4000-8000-0000000000ee";
 const PROJECTS = 16;
-const VARS = 700;
-// Long names: each exported line (`NAME: ${env:PROJECT_NAME}`) is ~150 bytes, so the
+const VARS = 300;
+// Long names: each exported line (`NAME: ${env:PROJECT_NAME}`) is ~300 bytes, so the
 // projects together pass 1 MiB while each project's file stays well under it.
-const varName = (v: number) => `A_RATHER_LONG_VARIABLE_NAME_FOR_THE_EXPORT_SIZE_TEST_${v}`;
+const varName = (v: number) =>
+  `A_RATHER_LONG_VARIABLE_NAME_FOR_THE_EXPORT_SIZE_TEST_${"PADDING_".repeat(12)}${v}`;
 
 const seed = (): Seed => ({
   orgs: [
