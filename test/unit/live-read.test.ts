@@ -318,6 +318,20 @@ describe("runPlanWith", () => {
   const desired = config({
     projects: new Map([["gh/acme/api", project("gh/acme/api", { pipelines: new Map() })]]),
   });
+  // Both pipelines declared by name: the reader probes neither.
+  const declaredBoth = config({
+    projects: new Map([
+      [
+        "gh/acme/api",
+        project("gh/acme/api", {
+          pipelines: new Map([
+            ["build", pipeline("build")],
+            ["oauth", pipeline("oauth")],
+          ]),
+        }),
+      ],
+    ]),
+  });
 
   it("the reader probes the undeclared pipelines (a plan deletes them): the first plan sees them marked", async () => {
     const { api, calls } = fakeApi(routes);
@@ -351,20 +365,6 @@ describe("runPlanWith", () => {
 
   it("probes a declared pipeline only when the plan touches it, and re-plans with it marked", async () => {
     const { api, calls } = fakeApi(routes);
-    // Both pipelines declared by name: the reader probes neither.
-    const declaredBoth = config({
-      projects: new Map([
-        [
-          "gh/acme/api",
-          project("gh/acme/api", {
-            pipelines: new Map([
-              ["build", pipeline("build")],
-              ["oauth", pipeline("oauth")],
-            ]),
-          }),
-        ],
-      ]),
-    });
     const lives: boolean[][] = [];
     await runPlanWith(api, declaredBoth, (l) => {
       const p = l.orgs[0]?.projects.get("gh/acme/api") as LiveProject;
@@ -392,19 +392,6 @@ describe("runPlanWith", () => {
 
   it("probes nothing when no pipeline is undeclared and the plan leaves pipelines alone", async () => {
     const { api, calls } = fakeApi(routes);
-    const declaredBoth = config({
-      projects: new Map([
-        [
-          "gh/acme/api",
-          project("gh/acme/api", {
-            pipelines: new Map([
-              ["build", pipeline("build")],
-              ["oauth", pipeline("oauth")],
-            ]),
-          }),
-        ],
-      ]),
-    });
     await runPlanWith(api, declaredBoth, () => ({ changes: [] }));
     expect(calls.some((c) => /\/pipelines\/[0-9a-f-]+$/.test(c))).toBe(false);
   });
