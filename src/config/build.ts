@@ -7,6 +7,7 @@
 import { formatLocation, type SourceLocation } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
 import type { ConfigBuildContext, ParentName } from "../kinds/contract.js";
+import { mergeOrgDeclarations } from "../kinds/org-merge.js";
 import { childKinds } from "../kinds/registry.js";
 import { type AddressSegment, addr, formatAddress } from "../model/address.js";
 import {
@@ -14,7 +15,6 @@ import {
   type DesiredOrg,
   type DesiredProject,
   MAX_OTEL_EXPORTERS_PER_ORG,
-  mergedOrgLists,
 } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument, RawProject } from "./raw.js";
@@ -226,33 +226,6 @@ export const buildFile = (
   return { org, declarations: ctx.declarations };
 };
 
-const mergeMaps = <V>(
-  a: ReadonlyMap<string, V> | undefined,
-  b: ReadonlyMap<string, V> | undefined,
-): ReadonlyMap<string, V> | undefined => {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  const out = new Map(a);
-  for (const [k, v] of b) if (!out.has(k)) out.set(k, v);
-  return out;
-};
-
-/**
- * Two files' projects: a project declared in both gets the keys of both (they do not
- * overlap: each key is declared once, see buildProject), at the first file's place.
- */
-const mergeProjects = (
-  a: ReadonlyMap<string, DesiredProject>,
-  b: ReadonlyMap<string, DesiredProject>,
-): ReadonlyMap<string, DesiredProject> => {
-  const out = new Map(a);
-  for (const [slug, p] of b) {
-    const first = out.get(slug);
-    out.set(slug, first === undefined ? p : { ...p, ...first });
-  }
-  return out;
-};
-
 /**
  * Merge files: one DesiredOrg per org slug, in first-seen order.
  *
@@ -289,13 +262,7 @@ export const mergeFiles = (
       orgs.set(org.slug, org);
       continue;
     }
-    const settings = prev.settings ?? org.settings;
-    const contexts = mergeMaps(prev.contexts, org.contexts);
-    // The org's exporters from every file: one list, and one limit (src/config/rules.ts).
-    const exporters =
-      prev.otel_exporters === undefined
-        ? org.otel_exporters
-        : [...prev.otel_exporters, ...(org.otel_exporters ?? [])];
+    const exporters = [...(prev.otel_exporters ?? []), ...(org.otel_exporters ?? [])];
     if (prev.otel_exporters !== undefined && org.otel_exporters !== undefined) {
       tooManyOtelExporters(org.otel_exporters.length, prev.otel_exporters.length, (i) => {
         const at = org.otel_exporters?.[i]?.source;
@@ -306,20 +273,11 @@ export const mergeFiles = (
           col: at.col,
           path: `otel_exporters.${i}`,
           code: "too_many_otel_exporters",
-          message: `the org declares ${exporters?.length ?? 0} OTLP exporters across its files (${prev.otel_exporters?.length ?? 0} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits)`,
+          message: `the org declares ${exporters.length} OTLP exporters across its files (${prev.otel_exporters?.length ?? 0} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits)`,
         });
       });
     }
-    orgs.set(org.slug, {
-      slug: prev.slug,
-      source: prev.source,
-      ...(settings !== undefined && { settings }),
-      ...(contexts !== undefined && { contexts }),
-      ...(exporters !== undefined && { otel_exporters: exporters }),
-      projects: mergeProjects(prev.projects, org.projects),
-      ignore: [...prev.ignore, ...org.ignore],
-      ...mergedOrgLists(prev, org),
-    });
+    orgs.set(org.slug, mergeOrgDeclarations(prev, org, "first"));
   }
   return { config: { orgs: [...orgs.values()], files }, diagnostics };
 };

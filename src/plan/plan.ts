@@ -16,6 +16,7 @@ import type {
   ResourceKind,
   Within,
 } from "../kinds/contract.js";
+import { mergeOrgDeclarations } from "../kinds/org-merge.js";
 import { childKinds } from "../kinds/registry.js";
 import { maskLike } from "../kinds/values.js";
 import {
@@ -26,13 +27,12 @@ import {
   formatAddress,
   parseAddress,
 } from "../model/address.js";
-import {
-  type DesiredConfig,
-  type DesiredMove,
-  type DesiredOrg,
-  type DesiredProject,
-  type Located,
-  mergedOrgLists,
+import type {
+  DesiredConfig,
+  DesiredMove,
+  DesiredOrg,
+  DesiredProject,
+  Located,
 } from "../model/desired.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
 import { finishPlan } from "./finish.js";
@@ -535,35 +535,7 @@ const mergeOrgs = (orgs: readonly DesiredOrg[]): DesiredOrg[] => {
   const bySlug = new Map<string, DesiredOrg>();
   for (const o of orgs) {
     const prev = bySlug.get(o.slug);
-    if (prev === undefined) {
-      bySlug.set(o.slug, o);
-      continue;
-    }
-    const settings =
-      prev.settings === undefined
-        ? o.settings
-        : o.settings === undefined
-          ? prev.settings
-          : { ...prev.settings, ...o.settings };
-    const contexts =
-      prev.contexts === undefined
-        ? o.contexts
-        : o.contexts === undefined
-          ? prev.contexts
-          : new Map([...prev.contexts, ...o.contexts]);
-    const exporters =
-      prev.otel_exporters === undefined
-        ? o.otel_exporters
-        : [...prev.otel_exporters, ...(o.otel_exporters ?? [])];
-    bySlug.set(o.slug, {
-      ...prev,
-      ...(settings === undefined ? {} : { settings }),
-      ...(contexts === undefined ? {} : { contexts }),
-      ...(exporters === undefined ? {} : { otel_exporters: exporters }),
-      projects: new Map([...prev.projects, ...o.projects]),
-      ignore: [...prev.ignore, ...o.ignore],
-      ...mergedOrgLists(prev, o),
-    });
+    bySlug.set(o.slug, prev === undefined ? o : mergeOrgDeclarations(prev, o, "overlay"));
   }
   return [...bySlug.values()];
 };
