@@ -81,8 +81,8 @@ const listFiles = (
   // error. A symlink (to a file or a folder) is followed when its target is inside the
   // folder; one that points outside it (a PR could point it at any file the CI runner can
   // read) or dangles is an error; a folder reached twice (a symlink loop) is read once.
-  // Decision: hidden entries (`.git`, `.github`) and names that are not *.yaml/*.yml
-  // (README.md) are not config entries.
+  // Decision: hidden folders (`.git`, `.github`) and names that are not *.yaml/*.yml
+  // (README.md) are not config entries; a hidden *.yaml file is (it was read before).
   const root = realpathOrSelf(path);
   const files: string[] = [];
   const problems: ConfigDiagnostic[] = [];
@@ -99,10 +99,11 @@ const listFiles = (
       return;
     }
     for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (e.name.startsWith(".")) continue;
       const full = join(dir, e.name);
       const yaml = /\.ya?ml$/i.test(e.name);
       let isFolder = e.isDirectory();
+      // A hidden folder (.git, .github) is not read; a hidden *.yaml file is, as before.
+      if (isFolder && e.name.startsWith(".")) continue;
       if (e.isSymbolicLink()) {
         let target: string;
         try {

@@ -71,8 +71,9 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     );
     await writeFile(join(dir, "cfg", "docs", "README.md"), "# x\n");
     await writeFile(join(dir, "cfg", "README.md"), "# x\n");
-    // Hidden folders (a repository's .github) are not config folders.
+    // Hidden folders (a repository's .github) are not config folders; a hidden file is read.
     await writeFile(join(dir, "cfg", ".github", "ci.yml"), "on: push\n");
+    await writeFile(join(dir, "cfg", ".hidden.yaml"), "org: gh/acme\ncontexts:\n  h: {}\n");
     // A symlink to a folder inside, and a loop back to the top: each file is read once.
     await symlink(join(dir, "cfg", "more"), join(dir, "cfg", "alias-of-more"));
     await symlink(join(dir, "cfg"), join(dir, "cfg", "more", "loop"));
@@ -80,11 +81,18 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     expect(messages(r)).toEqual([]);
     if (!r.ok) return;
     expect(r.config.files.map((f) => f.slice(join(dir, "cfg").length + 1))).toEqual([
+      ".hidden.yaml",
       "00-org.yaml",
       "alias-of-more/contexts.yaml",
       "alias-of-more/deeper/d.yml",
     ]);
-    expect([...(r.config.orgs[0]?.contexts?.keys() ?? [])].sort()).toEqual(["a", "b", "c", "d"]);
+    expect([...(r.config.orgs[0]?.contexts?.keys() ?? [])].sort()).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+      "h",
+    ]);
   });
 
   it("refuses a folder symlink that points outside the config folder", async () => {
