@@ -102,8 +102,17 @@ const listFiles = (
       const full = join(dir, e.name);
       const yaml = /\.ya?ml$/i.test(e.name);
       let isFolder = e.isDirectory();
-      // A hidden folder (.git, .github) is not read; a hidden *.yaml file is, as before.
-      if (isFolder && e.name.startsWith(".")) continue;
+      // A hidden folder (.git, .github) is not read; a hidden *.yaml file is, as before. So
+      // that nothing is skipped silently, a hidden folder holding YAML files is an error.
+      if (isFolder && e.name.startsWith(".")) {
+        if (holdsYaml(full)) {
+          problem(
+            full,
+            "this hidden folder holds YAML files, and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
+          );
+        }
+        continue;
+      }
       if (e.isSymbolicLink()) {
         let target: string;
         try {
@@ -157,6 +166,15 @@ const realpathOrSelf = (path: string): string => {
     return realpathSync(path);
   } catch {
     return resolve(path);
+  }
+};
+
+/** Whether a folder holds a *.yaml/*.yml entry (one level; an unreadable one counts). */
+const holdsYaml = (dir: string): boolean => {
+  try {
+    return readdirSync(dir).some((n) => /\.ya?ml$/i.test(n));
+  } catch {
+    return true;
   }
 };
 

@@ -72,7 +72,8 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     await writeFile(join(dir, "cfg", "docs", "README.md"), "# x\n");
     await writeFile(join(dir, "cfg", "README.md"), "# x\n");
     // Hidden folders (a repository's .github) are not config folders; a hidden file is read.
-    await writeFile(join(dir, "cfg", ".github", "ci.yml"), "on: push\n");
+    await mkdir(join(dir, "cfg", ".github", "workflows"), { recursive: true });
+    await writeFile(join(dir, "cfg", ".github", "workflows", "ci.yml"), "on: push\n");
     await writeFile(join(dir, "cfg", ".hidden.yaml"), "org: gh/acme\ncontexts:\n  h: {}\n");
     // A symlink to a folder inside, and a loop back to the top: each file is read once.
     await symlink(join(dir, "cfg", "more"), join(dir, "cfg", "alias-of-more"));
@@ -92,6 +93,15 @@ describe.skipIf(!posix)("a config folder's entries", () => {
       "c",
       "d",
       "h",
+    ]);
+  });
+
+  it("refuses a hidden folder that holds YAML files (not read, never skipped silently)", async () => {
+    await mkdir(join(dir, "cfg", ".teams"), { recursive: true });
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "cfg", ".teams", "contexts.yaml"), CONTEXTS);
+    expect(messages(await loadConfig(join(dir, "cfg"), { env: {} }))).toEqual([
+      "this hidden folder holds YAML files, and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
     ]);
   });
 
