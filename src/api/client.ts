@@ -446,7 +446,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     fullPath: string,
     route: string,
   ): { readonly value: unknown } | undefined => {
-    scheduler.observe(route, readRateLimit(sent.headers));
+    scheduler.observe(route, readRateLimit(sent.headers), sent.status);
     if (sent.status !== 200 || method !== "GET") return undefined;
     const etag = headerValue(sent.headers, "etag");
     if (etag === undefined) return undefined;

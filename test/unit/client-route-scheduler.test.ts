@@ -15,6 +15,48 @@ const send = async (
 };
 
 describe("route scheduler (issue 22: a budget per route)", () => {
+  it("without RateLimit headers, paces a route at the rate its 429s reveal", async () => {
+    const clock = createFakeClock();
+    const s = createRouteScheduler({ clock, maxPauseMs: 300_000 });
+    const r = "POST /api/v3/projects/{id}/environment-variables";
+    const answered = async (n: number, spreadMs: number) => {
+      for (let i = 0; i < n; i++) {
+        await s.waitTurn(r, false);
+        expect(s.tryTake(r, false)).toBe(true);
+        clock.advance(spreadMs / n);
+        s.observe(r, undefined, 201);
+        s.finished(r);
+      }
+    };
+    // A burst of 20 goes through, then a 429 (Retry-After 1 s): the first estimate is high.
+    await answered(20, 50);
+    s.throttle(r, 1_000);
+    expect(s.available(r, false)).toBe(0);
+    clock.advance(1_000);
+    // What the bucket refilled during the hold goes through, then the next 429: 10 answered
+    // in the 1,050 ms since the first 429 is the route's rate, ~9.5 a second.
+    for (let i = 0; i < 10; i++) {
+      expect(s.tryTake(r, false)).toBe(true);
+      s.observe(r, undefined, 201);
+      s.finished(r);
+      clock.advance(5);
+    }
+    s.throttle(r, 1_000);
+    // A 429 of a request sent before the hold says nothing new.
+    s.throttle(r, 1_000);
+    clock.advance(1_000);
+    // Paced one at a time at ~9.5 a second: 5 sends take ~0.5 s, not an instant burst.
+    const t0 = clock.now();
+    for (let i = 0; i < 5; i++) {
+      await s.waitTurn(r, false);
+      expect(s.tryTake(r, false)).toBe(true);
+      s.finished(r);
+    }
+    const took = clock.now() - t0;
+    expect(took).toBeGreaterThan(400);
+    expect(took).toBeLessThan(600);
+  });
+
   it("says how many requests a route could send now: unknown is unlimited, held is none", () => {
     const clock = createFakeClock();
     const s = createRouteScheduler({ clock, maxPauseMs: 300_000 });
