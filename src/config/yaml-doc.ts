@@ -100,6 +100,26 @@ const yamlMessage = (code: string, message: string): { code: DiagnosticCode; mes
   }
 };
 
+/**
+ * Run `parse` with `process.env` replaced by a plain copy of itself, restored after.
+ *
+ * Why: yaml's parser reads `process.env.LOG_TOKENS` once per token (yaml 2.9
+ * dist/parse/parser.js, a debug switch) and its composer `LOG_STREAM` once per document.
+ * `process.env` is not a plain object: every read is a call into the C++ environment
+ * (getenv). On the 40,000-item config (bench/README.md, large-org) those reads were ~15 %
+ * of the parse (~250 ms of 1.6 s). `parse` is synchronous, so nothing else can observe the
+ * swap, and the copy holds the same values, so yaml's switches behave as before.
+ */
+const withPlainEnv = <T>(parse: () => T): T => {
+  const env = process.env;
+  process.env = { ...env };
+  try {
+    return parse();
+  } finally {
+    process.env = env;
+  }
+};
+
 /** Whether a map anywhere in the document has a key that is not a scalar, or a duplicate key. */
 const hasKeyProblem = (yaml: typeof Yaml, node: unknown): boolean => {
   if (yaml.isMap(node)) {
@@ -141,24 +161,26 @@ export const parseYaml = (
     const p = lineCounter.linePos(offset);
     return { line: p.line, col: p.col };
   };
-  const doc = yaml.parseDocument(text, {
-    lineCounter,
-    prettyErrors: false,
-    // Duplicates are reported by the walk below, naming both places; yaml's own check
-    // compares each key with every earlier key of its map (quadratic in a 1 MB map).
-    uniqueKeys: false,
-    // The concrete syntax tree is dropped once the document is composed: only the nodes'
-    // ranges are kept, which is all the positions need.
-    keepSourceTokens: false,
-    // Issue 7 (fuzz): yaml's warnings go to process.emitWarning, which prints a Node
-    // "(node:PID) Warning" on stderr (a collection as a map key); they are reported below
-    // as diagnostics already.
-    logLevel: "error",
-    // Issue 19: YAML merge keys (`<<: *common`), for reuse inside one file; their aliases
-    // are bounded like any other (src/config/yaml-aliases.ts). Keys written beside a merge
-    // key win over the merged ones (yaml.org/type/merge.html).
-    merge: true,
-  });
+  const doc = withPlainEnv(() =>
+    yaml.parseDocument(text, {
+      lineCounter,
+      prettyErrors: false,
+      // Duplicates are reported by the walk below, naming both places; yaml's own check
+      // compares each key with every earlier key of its map (quadratic in a 1 MB map).
+      uniqueKeys: false,
+      // The concrete syntax tree is dropped once the document is composed: only the nodes'
+      // ranges are kept, which is all the positions need.
+      keepSourceTokens: false,
+      // Issue 7 (fuzz): yaml's warnings go to process.emitWarning, which prints a Node
+      // "(node:PID) Warning" on stderr (a collection as a map key); they are reported below
+      // as diagnostics already.
+      logLevel: "error",
+      // Issue 19: YAML merge keys (`<<: *common`), for reuse inside one file; their aliases
+      // are bounded like any other (src/config/yaml-aliases.ts). Keys written beside a merge
+      // key win over the merged ones (yaml.org/type/merge.html).
+      merge: true,
+    }),
+  );
   // Decision: only the first YAML error of a file is reported; the parser's later errors
   // are nearly always consequences of the first (one bad line yields dozens).
   const first = doc.errors[0] ?? doc.warnings[0];

@@ -145,3 +145,21 @@ describe("source positions", () => {
     );
   });
 });
+
+describe("parseYaml and process.env (issue 22: yaml reads LOG_TOKENS per token)", () => {
+  it("parses with a plain copy of the environment and puts the real one back", () => {
+    const real = process.env;
+    process.env.WAYBILL_TEST_MARKER = "kept";
+    try {
+      const parsed = parseYaml("a.yaml", "org: acme\nprojects:\n  gh/acme/api: {}\n");
+      expect(parsed.ok).toBe(true);
+      expect(process.env).toBe(real);
+      expect(process.env.WAYBILL_TEST_MARKER).toBe("kept");
+      // Also after a document yaml refuses.
+      expect(parseYaml("b.yaml", "a: [1,\n").ok).toBe(false);
+      expect(process.env).toBe(real);
+    } finally {
+      delete process.env.WAYBILL_TEST_MARKER;
+    }
+  });
+});
