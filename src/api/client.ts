@@ -1,4 +1,3 @@
-import pLimit from "p-limit";
 import type { Dispatcher } from "undici";
 import { UsageError } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
@@ -35,6 +34,7 @@ import {
   type RetryDecision,
 } from "./retry-policy.js";
 import { createRouteScheduler } from "./route-scheduler.js";
+import { createSendSlots } from "./send-slots.js";
 import type {
   Api,
   ApiGeneration,
@@ -269,6 +269,8 @@ interface Call {
   readonly query: Query | undefined;
   readonly body: unknown;
   readonly signal: AbortSignal | undefined;
+  /** Sent ahead of queued ordinary requests (src/api/send-slots.ts). */
+  readonly urgent?: boolean;
 }
 
 /**
@@ -415,7 +417,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       : undefined;
   const agent: Dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
   const decoder = new TextDecoder();
-  const limit = pLimit(o.maxConcurrentRequests);
+  const slots = createSendSlots(o.maxConcurrentRequests);
   const cache = createEtagCache();
   const scheduler = createRouteScheduler({ clock, maxPauseMs: o.maxRetryAfterMs });
   const warnedRoutes = new Set<string>();
@@ -608,7 +610,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       }
       let cached: CachedResponse | undefined;
       let started = clock.now();
-      const step = await limit(() => {
+      const step = await slots.run(() => {
         // The send time is decided here, at the send: a 429 or a budget spent while this
         // request queued for a slot sends it back to wait.
         if (!scheduler.tryTake(route, call.api === "v2")) return Promise.resolve(undefined);
@@ -638,7 +640,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
                   maxRetryAfterMs: o.maxRetryAfterMs,
                 });
           // Everything that steers the OTHER requests happens before the slot is released:
-          // p-limit starts the next queued send as soon as this function settles, so a
+          // the slots start the next queued send as soon as this function settles, so a
           // pause set any later would let that send through into the limit (or the 429).
           if (decision !== undefined && "throttleMs" in decision && decision.throttleMs) {
             scheduler.throttle(route, decision.throttleMs);
@@ -648,7 +650,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           scheduler.finished(route);
           return { sent: parsed === undefined ? sent : { ...sent, parsed }, decision };
         });
-      });
+      }, call.urgent);
       if (step === undefined) continue;
       const { sent: result, decision } = step;
       o.onRequest({
@@ -836,6 +838,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     readPage: (body: unknown) => ReturnType<typeof readV3Page>,
     signal: AbortSignal | undefined,
     onPage: ((items: readonly unknown[]) => void) | undefined,
+    urgent = false,
   ): Promise<unknown[]> => {
     const items: unknown[] = [];
     const seen = new Set<string>();
@@ -849,6 +852,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         query: pageQuery(cursor),
         body: undefined,
         signal,
+        // A second page means a listing that spans pages: its walk gates whatever its items
+        // release, so it goes ahead of the queue (src/api/send-slots.ts).
+        urgent: urgent || cursor !== undefined,
       });
       const read = readPage(res.body);
       if (!read.ok) {
@@ -907,7 +913,15 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       };
     };
     const onPage = options?.onPage as ((items: readonly unknown[]) => void) | undefined;
-    const items = await listAll("v3", path, pageQuery, readV3Page, options?.signal, onPage);
+    const items = await listAll(
+      "v3",
+      path,
+      pageQuery,
+      readV3Page,
+      options?.signal,
+      onPage,
+      options?.urgent,
+    );
     return items as V3Resource<A>[];
   };
 

@@ -29,6 +29,12 @@ export interface ListOptions<I> extends RequestOptions {
    * or rejects: a caller that acted on early pages must treat a rejection as "nothing read".
    */
   readonly onPage?: (items: readonly I[]) => void;
+  /**
+   * Send the first page ahead of queued ordinary requests, as every later page is
+   * (src/api/send-slots.ts: a page that gates more work goes first). For a re-read of a
+   * listing already known to span pages (src/live/paged-list.ts).
+   */
+  readonly urgent?: boolean;
 }
 
 export interface ReadOnlyApi {

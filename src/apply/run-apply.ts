@@ -1,7 +1,8 @@
 /**
  * Run a plan (design.md §1 "Apply"): the operation graph (src/plan/order.ts) through the
- * p-limit graph runner at `parallelism`; a failed operation skips its dependents and the
- * rest goes on; after `signal` aborts nothing new starts and running calls finish.
+ * graph runner (src/apply/graph-runner.ts) at `parallelism`; a failed operation skips its
+ * dependents and the rest goes on; after `signal` aborts nothing new starts and running
+ * calls finish.
  */
 import { setMaxListeners } from "node:events";
 import { ApiError } from "../api/errors.js";

@@ -49,10 +49,13 @@ export const consistentLists = (api: ReadOnlyApi): ReadOnlyApi => {
     options?: ListOptions<V3Resource<A>>,
   ): Promise<V3Resource<A>[]> => {
     const delivered = new Set<string>();
-    const readOnce = async (): Promise<{ items: V3Resource<A>[]; pages: number }> => {
+    const readOnce = async (again: boolean): Promise<{ items: V3Resource<A>[]; pages: number }> => {
       let pages = 0;
       const items = await api.listV3<A>(path, query, {
         ...options,
+        // A re-read is of a listing known to span pages: all of it ahead of the queue, or
+        // it runs alone at the end, one page per round trip (src/api/send-slots.ts).
+        ...(again ? { urgent: true } : {}),
         onPage: (page) => {
           pages += 1;
           if (!options?.onPage) return;
@@ -67,11 +70,11 @@ export const consistentLists = (api: ReadOnlyApi): ReadOnlyApi => {
       });
       return { items, pages };
     };
-    let last = await readOnce();
+    let last = await readOnce(false);
     if (last.pages <= 1) return last.items;
     let lastKeys = last.items.map(keyOf);
     for (let read = 2; read <= MAX_LIST_READS; read++) {
-      const next = await readOnce();
+      const next = await readOnce(true);
       const nextKeys = next.items.map(keyOf);
       if (next.pages <= 1 || sameKeys(lastKeys, nextKeys)) return next.items;
       last = next;

@@ -68,6 +68,27 @@ describe("consistentLists", () => {
     expect(calls).toHaveLength(4);
   });
 
+  it("re-reads a listing of several pages ahead of the queue (issue 22: urgent)", async () => {
+    const pages: Record<string, unknown> = {
+      first: { data: [project(1)], page: { next: "c2" } },
+      c2: { data: [project(2)], page: { next: null } },
+    };
+    const urgent: (boolean | undefined)[] = [];
+    const list = fakeListV3((_path, q) => pages[(q["page[cursor]"] as string) ?? "first"]);
+    const api: ReadOnlyApi = {
+      get: notCalled,
+      listV3: (path, query, options) => {
+        urgent.push(options?.urgent);
+        return list(path, query, options);
+      },
+      listV2: notCalled,
+    };
+    await listed(api);
+    // The first walk as the caller asked; the confirming walk ahead of queued reads, or it
+    // runs alone at the end of a large read, one page per round trip.
+    expect(urgent).toEqual([undefined, true]);
+  });
+
   it("reads a one-page listing once: one answer is a snapshot", async () => {
     const { api, calls } = fakeApi(() => ({ data: [project(1)], page: { next: null } }));
     expect((await listed(api)).map((p) => p.id)).toEqual([projectId(1)]);
