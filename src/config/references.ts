@@ -8,6 +8,9 @@
  * reported in the same run.
  */
 import { type MaybeSecret, Secret } from "../core/secret.js";
+import type { ResourceKind, SecretField } from "../kinds/contract.js";
+import { ALL_KINDS, kindOf } from "../kinds/registry.js";
+import type { ResourceType } from "../model/address.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import { type DocPath, dottedPath, locate, type PositionIndex, pathKey } from "./yaml-doc.js";
 
@@ -73,10 +76,52 @@ export const unescapeText = (s: string): string => s.replaceAll("$${", () => "${
 
 const hasReference = (s: string): boolean => /(^|[^$])\$\{(env|file):/.test(s);
 
-export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret" | "header";
+export type { SecretField };
+
+/** A document path pattern (`"*"`: any segment) and what the value there is. */
+interface SecretPattern {
+  readonly segments: readonly string[];
+  readonly field: SecretField;
+}
 
 /**
- * Which document paths may hold a reference (and what they are).
+ * Where a kind's items sit in the document: `projects.<slug>` for a project's, the
+ * parent item's path and its collection key for a child kind's (a trigger's:
+ * `projects.*.pipelines.*.triggers.*`). A singleton has no key segment.
+ */
+const itemPattern = (kind: ResourceKind<unknown, unknown>): readonly string[] => {
+  const key = kind.config.shape === "singleton" ? [] : ["*"];
+  const own = [kind.config.yamlKey, ...key];
+  if (kind.parent === "org") return own;
+  if (kind.parent === "project") return ["projects", "*", ...own];
+  return [...itemPattern(kindOf(kind.parent as ResourceType)), ...own];
+};
+
+let patterns: readonly SecretPattern[] | undefined;
+/** Every kind's secret paths as document patterns (built on first use, from the registry). */
+const secretPatterns = (): readonly SecretPattern[] => {
+  patterns ??= ALL_KINDS.flatMap((kind) =>
+    (kind.config.secretPaths ?? []).map((p) => ({
+      segments: [...itemPattern(kind), ...p.at],
+      field: p.field,
+    })),
+  );
+  return patterns;
+};
+
+/** "env values, a webhook's url and …": the places the kinds allow a reference. */
+export const referencePlaces = (): string => {
+  const places = [
+    ...new Set(ALL_KINDS.flatMap((k) => (k.config.secretPaths ?? []).map((p) => p.where))),
+  ];
+  return places.length <= 1
+    ? (places[0] ?? "no field")
+    : `${places.slice(0, -1).join(", ")} and ${places[places.length - 1]}`;
+};
+
+/**
+ * Which document paths may hold a reference (and what they are): the kinds say, in their
+ * `config.secretPaths` (src/kinds/contract.ts), so a new kind's secret needs no edit here.
  *
  * Decision: references are allowed only where the model holds a secret (env values,
  * webhook url and signing_secret, a trigger's event.webhook.secret, an OTLP exporter's
@@ -88,23 +133,10 @@ export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret" | 
  * empty result is refused in every secret field, not only env values.
  */
 export const secretFieldAt = (path: DocPath): SecretField | undefined => {
-  const p = path.map(String);
-  if (p.length === 4 && p[0] === "contexts" && p[2] === "env") return "env";
-  // An OTLP exporter's header values (design.md §3 "More kinds": values are sensitive).
-  if (p.length === 4 && p[0] === "otel_exporters" && p[2] === "headers") return "header";
-  if (p[0] !== "projects") return undefined;
-  if (p.length === 4 && p[2] === "env") return "env";
-  if (p.length === 5 && p[2] === "webhooks" && p[4] === "url") return "url";
-  if (p.length === 5 && p[2] === "webhooks" && p[4] === "signing_secret") return "signing_secret";
-  if (
-    p.length === 9 &&
-    p[2] === "pipelines" &&
-    p[4] === "triggers" &&
-    p[6] === "event" &&
-    p[7] === "webhook" &&
-    p[8] === "secret"
-  )
-    return "webhook_secret";
+  for (const { segments, field } of secretPatterns()) {
+    if (segments.length !== path.length) continue;
+    if (segments.every((s, i) => s === "*" || s === String(path[i]))) return field;
+  }
   return undefined;
 };
 
@@ -215,8 +247,7 @@ export const resolveReferences = (
         report(
           path,
           "reference_not_allowed",
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the syntax
-          "secret references (${env:…}, ${file:…}) are only allowed in env values, webhook url and signing_secret, a trigger's event.webhook.secret and an OTLP exporter's header values; write $${ for a literal ${",
+          `secret references (\${env:…}, \${file:…}) are only allowed in ${referencePlaces()}; write $\${ for a literal \${`,
         );
       }
       return;

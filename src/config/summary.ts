@@ -1,6 +1,11 @@
+import { ALL_KINDS } from "../kinds/registry.js";
 import type { DesiredConfig } from "../model/desired.js";
 
-/** What a config declares, counted (for `waybill validate`'s one-line summary). */
+/**
+ * What a config declares, counted (for `waybill validate`'s one-line summary and its JSON).
+ * The counts come from the kinds (`config.summary`, src/kinds/contract.ts): a new kind is
+ * counted without an edit here.
+ */
 export interface ConfigSummary {
   readonly files: number;
   readonly orgs: readonly string[];
@@ -11,68 +16,75 @@ export interface ConfigSummary {
   readonly webhooks: number;
   readonly pipelines: number;
   readonly triggers: number;
-  /** Issue 18 (added): the org-level OTLP exporters and the projects' checkout keys. */
-  readonly otel_exporters: number;
-  readonly checkout_keys: number;
+  /** Every other kind's count, by its `config.summary.key` (otel_exporters, checkout_keys…). */
+  readonly [count: string]: number | readonly string[];
 }
 
+/**
+ * The counts every summary shows, in the order of its line (the JSON and the line of a
+ * config without the later kinds stay as they were); other kinds follow, when they have items.
+ */
+const ALWAYS = [
+  "contexts",
+  "restrictions",
+  "projects",
+  "env_vars",
+  "webhooks",
+  "pipelines",
+  "triggers",
+] as const;
+
+/** The words of each count, from the kinds, plus the projects (which are not a kind). */
+const words = (): Map<string, { one: string; many: string }> => {
+  const out = new Map<string, { one: string; many: string }>([
+    ["projects", { one: "project", many: "projects" }],
+  ]);
+  for (const kind of ALL_KINDS) {
+    const s = kind.config.summary;
+    if (s !== undefined && !out.has(s.key))
+      out.set(s.key, { one: s.one, many: s.many ?? `${s.one}s` });
+  }
+  return out;
+};
+
 export const summarizeConfig = (config: DesiredConfig): ConfigSummary => {
-  let contexts = 0;
-  let restrictions = 0;
-  let projects = 0;
-  let envVars = 0;
-  let webhooks = 0;
-  let pipelines = 0;
-  let triggers = 0;
-  let exporters = 0;
-  let keys = 0;
+  const counts = new Map<string, number>([...words().keys()].map((k) => [k, 0]));
+  const add = (key: string, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
   for (const org of config.orgs) {
-    exporters += org.otel_exporters?.length ?? 0;
-    for (const c of org.contexts?.values() ?? []) {
-      contexts += 1;
-      envVars += c.env?.size ?? 0;
-      restrictions += c.restrictions?.length ?? 0;
-    }
-    for (const p of org.projects.values()) {
-      projects += 1;
-      envVars += p.env?.size ?? 0;
-      webhooks += p.webhooks?.size ?? 0;
-      keys += p.checkout_keys?.length ?? 0;
-      for (const pl of p.pipelines?.values() ?? []) {
-        pipelines += 1;
-        triggers += pl.triggers?.size ?? 0;
-      }
+    add("projects", org.projects.size);
+    for (const kind of ALL_KINDS) {
+      const key = kind.config.summary?.key;
+      if (key === undefined) continue;
+      let n = 0;
+      for (const _ of kind.desiredItems(org)) n += 1;
+      add(key, n);
     }
   }
-  return {
+  const summary: Record<string, number | readonly string[]> = {
     files: config.files.length,
     orgs: config.orgs.map((o) => o.slug),
-    contexts,
-    restrictions,
-    projects,
-    env_vars: envVars,
-    webhooks,
-    pipelines,
-    triggers,
-    otel_exporters: exporters,
-    checkout_keys: keys,
   };
+  for (const key of ALWAYS) summary[key] = counts.get(key) ?? 0;
+  for (const [key, n] of counts) if (!(key in summary)) summary[key] = n;
+  return summary as ConfigSummary;
 };
 
 const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** `3 files, 1 org (gh/acme): 2 contexts, 1 restriction, ...` */
-export const formatSummary = (s: ConfigSummary): string =>
-  `${count(s.files, "file")}, ${count(s.orgs.length, "org")} (${s.orgs.join(", ")}): ` +
-  [
-    count(s.contexts, "context"),
-    count(s.restrictions, "restriction"),
-    count(s.projects, "project"),
-    count(s.env_vars, "env var"),
-    count(s.webhooks, "webhook"),
-    count(s.pipelines, "pipeline"),
-    count(s.triggers, "trigger"),
-    // Said only when there are some, so the summary of a config without them is unchanged.
-    ...(s.otel_exporters > 0 ? [count(s.otel_exporters, "OTLP exporter")] : []),
-    ...(s.checkout_keys > 0 ? [count(s.checkout_keys, "checkout key")] : []),
-  ].join(", ");
+export const formatSummary = (s: ConfigSummary): string => {
+  const named = words();
+  const part = (key: string): string => {
+    const w = named.get(key) ?? { one: key, many: key };
+    return count(Number(s[key] ?? 0), w.one, w.many);
+  };
+  const later = [...named.keys()].filter(
+    (k) => !(ALWAYS as readonly string[]).includes(k) && Number(s[k] ?? 0) > 0,
+  );
+  return (
+    `${count(s.files, "file")}, ${count(s.orgs.length, "org")} (${s.orgs.join(", ")}): ` +
+    // Later kinds are said only when there are some, so the summary of a config without
+    // them is unchanged.
+    [...ALWAYS, ...later].map(part).join(", ")
+  );
+};

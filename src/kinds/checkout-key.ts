@@ -186,6 +186,7 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
   },
   config: {
     yamlKey: "checkout_keys",
+    summary: { key: "checkout_keys", one: "checkout key" },
     shape: "list",
     schemaDef: "checkoutKey",
     // Two `deploy-key`s in one list (or two files) is an error naming both places.

@@ -12,8 +12,11 @@ export interface EnvNameRequest {
   readonly parts: readonly string[];
   /** The address the variable feeds, e.g. `context["deploy-prod"].env["AWS_REGION"]`. */
   readonly address: string;
-  /** What the value is, for the stderr list. */
-  readonly what: "env var" | "signing_secret" | "webhook secret" | "exporter header";
+  /**
+   * What the value is, for the stderr list ("env var", "signing_secret", "exporter header"):
+   * the kind's own words, so a new kind's secret needs no edit here.
+   */
+  readonly what: string;
 }
 
 /**

@@ -276,6 +276,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
     },
     config: {
       yamlKey: "restrictions",
+      summary: { key: "restrictions", one: "restriction" },
       shape: "list",
       schemaDef: "restriction",
       declares: "value",

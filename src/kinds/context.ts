@@ -153,6 +153,7 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
   },
   config: {
     yamlKey: "contexts",
+    summary: { key: "contexts", one: "context" },
     shape: "map",
     schemaDef: "context",
     declares: "key",

@@ -396,6 +396,17 @@ export interface ConfigBuildContext {
   text(s: string): string;
 }
 
+/** What a secret-capable config value is, for messages and for its rules. */
+export type SecretField = "env" | "url" | "signing_secret" | "webhook_secret" | "header";
+
+/** A path inside one config item that may hold a secret reference. */
+export interface SecretPath {
+  readonly at: readonly string[];
+  readonly field: SecretField;
+  /** How the reference-not-allowed message names the place ("env values"). */
+  readonly where: string;
+}
+
 /**
  * A kind's part of the config: where its items are written and how one item, once the
  * document passed the schema (schemas/waybill.schema.json) and the rules, becomes the
@@ -415,6 +426,21 @@ export interface ConfigPart<D, R> {
    * error naming both places), at its key or at its value (a list item).
    */
   readonly declares?: "key" | "value";
+  /**
+   * Where one item may hold a secret reference (`${env:…}`, `${file:…}`): paths inside the
+   * item (`[]`: the item itself is the string; `"*"`: any key), each with what it is.
+   * A reference anywhere else is refused (src/config/references.ts `secretFieldAt`, which
+   * reads these from the registry), so a description or a ref never silently becomes
+   * sensitive. A field's value is a `Secret` in the desired item, except a `url` (a webhook
+   * url may be written literally, and must resolve to https://).
+   */
+  readonly secretPaths?: readonly SecretPath[];
+  /**
+   * How `waybill validate` counts the kind's items (src/config/summary.ts): the summary's
+   * JSON field and the words of its line. Kinds that share a `key` are counted together
+   * (context and project env vars). Without it the kind is not counted (settings).
+   */
+  readonly summary?: { readonly key: string; readonly one: string; readonly many?: string };
   /**
    * One item → the desired item, without its children (the loader adds each child kind's
    * collection under its `yamlKey`). `key` is the map key (`settings` for a singleton, the

@@ -50,5 +50,7 @@ export const envVarConfig: ConfigPart<DesiredEnvVar, string> = {
   yamlKey: "env",
   shape: "map",
   schemaDef: "envMap",
+  secretPaths: [{ at: [], field: "env", where: "env values" }],
+  summary: { key: "env_vars", one: "env var" },
   build: (ctx, name, _raw, path) => ({ name, value: ctx.secret(path), source: ctx.at(path) }),
 };

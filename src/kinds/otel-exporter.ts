@@ -306,10 +306,15 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
   },
   config: {
     yamlKey: "otel_exporters",
+    summary: { key: "otel_exporters", one: "OTLP exporter" },
     shape: "list",
     schemaDef: "otelExporter",
     // Two exporters with one protocol and endpoint (here or in two files) is an error.
     declares: "value",
+    // design.md §3 "More kinds": header values are sensitive.
+    secretPaths: [
+      { at: ["headers", "*"], field: "header", where: "an OTLP exporter's header values" },
+    ],
     build: (ctx, _key, raw: RawOtelExporter, path): DesiredOtelExporter => {
       const headers: Record<string, Secret> = {};
       for (const name of Object.keys(raw.headers ?? {})) {

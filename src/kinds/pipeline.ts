@@ -221,6 +221,7 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
   },
   config: {
     yamlKey: "pipelines",
+    summary: { key: "pipelines", one: "pipeline" },
     shape: "map",
     schemaDef: "pipeline",
     build: (ctx, name, raw: RawPipeline, path): DesiredPipeline => {

@@ -571,8 +571,16 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
   },
   config: {
     yamlKey: "triggers",
+    summary: { key: "triggers", one: "trigger" },
     shape: "map",
     schemaDef: "trigger",
+    secretPaths: [
+      {
+        at: ["event", "webhook", "secret"],
+        field: "webhook_secret",
+        where: "a trigger's event.webhook.secret",
+      },
+    ],
     build: (ctx, key, raw: RawTrigger, path): DesiredTrigger => {
       const e = raw.event;
       const webhook = e.webhook;

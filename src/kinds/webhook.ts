@@ -312,8 +312,13 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
   },
   config: {
     yamlKey: "webhooks",
+    summary: { key: "webhooks", one: "webhook" },
     shape: "map",
     schemaDef: "webhook",
+    secretPaths: [
+      { at: ["url"], field: "url", where: "a webhook's url" },
+      { at: ["signing_secret"], field: "signing_secret", where: "a webhook's signing_secret" },
+    ],
     build: (ctx, name, raw: RawWebhook, path): DesiredWebhook => ({
       name,
       source: ctx.at(path),
