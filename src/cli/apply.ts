@@ -367,6 +367,12 @@ const planAndApply = async (
       `the plan deletes more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
     );
   }
+  const destroying = plan.guards.destroys ?? [];
+  if (destroying.length > 0 && !flags.allowMassDelete) {
+    throw new GuardError(
+      `the plan ${destroying.map((g) => `${g.action === "delete" ? "deletes" : "re-creates"} ${g.address}`).join(", ")}: ${destroying[0]?.destroys}; review it and pass --allow-mass-delete to apply it`,
+    );
+  }
   const index = indexDesired(desired);
   for (const note of afterCreateNotes(plan, index)) io.stderr.write(`${note}\n`);
   if (saved === undefined && !flags.autoApprove && !control.signal.aborted) {

@@ -11,6 +11,7 @@
 import type { RawCheckoutKey } from "../kinds/checkout-key.js";
 import type { RawContext } from "../kinds/context.js";
 import type { RawRestriction } from "../kinds/context-restriction.js";
+import type { RawGroup } from "../kinds/group.js";
 import type { RawOtelExporter } from "../kinds/otel-exporter.js";
 import type { RawPipeline, RawPipelineConfig } from "../kinds/pipeline.js";
 import type { RawFilterRule, RawTrigger, RawTriggerEvent } from "../kinds/trigger.js";
@@ -37,6 +38,7 @@ export interface RawProject {
 export interface RawDocument {
   org: string;
   settings?: Record<string, boolean>;
+  groups?: Record<string, RawGroup>;
   contexts?: Record<string, RawContext>;
   otel_exporters?: RawOtelExporter[];
   projects?: Record<string, RawProject>;
@@ -68,6 +70,7 @@ export const RAW_KEYS = {
   root: [
     "org",
     "settings",
+    "groups",
     "contexts",
     "otel_exporters",
     "projects",
@@ -80,6 +83,7 @@ export const RAW_KEYS = {
   moved: ["from", "to"],
   context: ["id", "env", "restrictions", "extends"],
   restriction: ["project", "expression", "group"],
+  group: ["description"],
   project: ["settings", "env", "webhooks", "pipelines", "checkout_keys", "extends"],
   otelExporter: ["endpoint", "protocol", "insecure", "headers"],
   webhook: ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
@@ -131,6 +135,7 @@ export type RawTypeChecks = [
   Assert<Exact<keyof RawProject, KeysOf<"project">>>,
   Assert<Exact<keyof RawWebhook, KeysOf<"webhook">>>,
   Assert<Exact<keyof RawOtelExporter, KeysOf<"otelExporter">>>,
+  Assert<Exact<keyof RawGroup, KeysOf<"group">>>,
   Assert<Exact<keyof RawMoved, KeysOf<"moved">>>,
   Assert<Exact<keyof RawTemplates, KeysOf<"root/templates">>>,
   Assert<Exact<RequiredKeys<RawMoved>, Req<"moved">>>,

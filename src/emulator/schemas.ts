@@ -292,3 +292,11 @@ export const seedSchema: Schema = s.obj({
   tokens: s.arr(s.obj({ token: nonEmpty(), read_only: s.bool(), user: s.bool() }, ["token"])),
   orgs: s.arr(seedOrgSchema),
 });
+
+/**
+ * spec: api-v2-v1.md Endpoints (V2): POST /organizations/{org_id}/groups `{ name required,
+ * description? }`.
+ */
+export const groupCreateSchema: Schema = s.obj({ name: nonEmpty(), description: s.str() }, [
+  "name",
+]);

@@ -21,6 +21,7 @@ import { createRouter, type Match } from "./router.js";
 import { checkoutKeyRoutes } from "./routes/checkout-keys.js";
 import { contextRoutes } from "./routes/contexts.js";
 import { envVarRoutes } from "./routes/env-vars.js";
+import { groupRoutes } from "./routes/groups.js";
 import { orgRoutes } from "./routes/orgs.js";
 import { otelExporterRoutes } from "./routes/otel-exporters.js";
 import { pipelineRoutes } from "./routes/pipelines.js";
@@ -84,6 +85,7 @@ const ROUTES: readonly Route[] = [
   ...v2Routes,
   ...checkoutKeyRoutes,
   ...otelExporterRoutes,
+  ...groupRoutes,
   ...scheduleRoutes,
 ];
 

@@ -892,3 +892,14 @@ export const dumpState = (st: State): Seed => ({
 export const assertValid = (issue: ReturnType<typeof check>): void => {
   if (issue) throw fromIssue(issue);
 };
+
+/**
+ * Decision: the OAuth VCS providers' slugs (`gh`, `github`, `bb`, `bitbucket`). A slug that
+ * starts with another is app-based (a project slug's vcs-slug "for app-based providers is a
+ * service-native token", spec: api-v2-v1.md Resources and their fields): its projects have no checkout keys, and
+ * its org is a standalone one, the only kind where groups can be created.
+ */
+export const OAUTH_VCS_SLUGS: ReadonlySet<string> = new Set(["gh", "github", "bb", "bitbucket"]);
+
+/** Whether a project or org slug is on an OAuth VCS provider (see OAUTH_VCS_SLUGS). */
+export const onOAuthVcs = (slug: string): boolean => OAUTH_VCS_SLUGS.has(slug.split("/")[0] ?? "");

@@ -549,6 +549,13 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    */
   refusal?(d: D, status: number): string | undefined;
   /**
+   * What deleting (or replacing) one item destroys beyond the item itself, in words (a
+   * group's members and role grants). The plan says it on every such change and lists the
+   * change under `guards.destroys`; apply refuses those changes (exit 4) unless
+   * `--allow-mass-delete` (issue 17).
+   */
+  readonly destroys?: string;
+  /**
    * What of a live item a saved plan remembers, to tell that it changed since (exit 3
    * "stale"): its attributes without any secret part (no value, no last four).
    */

@@ -8,6 +8,7 @@ import { contextKind } from "./context.js";
 import { contextEnvVarKind } from "./context-env-var.js";
 import { contextRestrictionKind } from "./context-restriction.js";
 import type { ParentName, ResourceKind } from "./contract.js";
+import { groupKind } from "./group.js";
 import { orgSettingsKind } from "./org-settings.js";
 import { otelExporterKind } from "./otel-exporter.js";
 import { pipelineKind } from "./pipeline.js";
@@ -18,6 +19,7 @@ import { webhookKind } from "./webhook.js";
 
 export const KINDS = {
   org_settings: orgSettingsKind,
+  group: groupKind,
   context: contextKind,
   context_env_var: contextEnvVarKind,
   context_restriction: contextRestrictionKind,

@@ -8,6 +8,7 @@
 
 export const RESOURCE_TYPES = [
   "org_settings",
+  "group",
   "context",
   "context_env_var",
   "context_restriction",
@@ -56,6 +57,8 @@ export const addr = {
       { name: "context", key: context },
       { name: "restriction", key: restrictionKey(type, value) },
     ]),
+  /** `group["platform"]`: identity = the group's name (issue 17). */
+  group: (name: string): string => formatAddress([{ name: "group", key: name }]),
   /** `otel_exporter["grpc:api.honeycomb.io:443"]`: identity = protocol + endpoint. */
   otelExporter: (key: string): string => formatAddress([{ name: "otel_exporter", key }]),
   project: (slug: string): string => formatAddress([{ name: "project", key: slug }]),

@@ -35,6 +35,8 @@ export interface DesiredOrg extends Located {
   readonly slug: string;
   /** Org settings: only listed keys are managed (spec: api-v3.md "Org settings"). */
   readonly settings?: Readonly<Partial<Record<OrgSettingName, boolean>>> & Located;
+  /** Org groups by name (V2 `/organizations/{org_id}/groups`, issue 17); present = authoritative. */
+  readonly groups?: ReadonlyMap<string, DesiredGroup>;
   readonly contexts?: ReadonlyMap<string, DesiredContext>;
   /** OTLP exporters (V2 `/otel/exporters`); present = authoritative. */
   readonly otel_exporters?: readonly DesiredOtelExporter[];
@@ -52,6 +54,13 @@ export interface DesiredOrg extends Located {
    * loader has checked that the kind can be renamed and that both are in one collection).
    */
   readonly moved?: readonly DesiredMove[];
+}
+
+/** An org group (spec: api-v2-v1.md "Group": `id`, `name`, `description`). */
+export interface DesiredGroup extends Located {
+  readonly name: string;
+  /** Undefined: not managed (a replace removes the group's members; never for an unwritten field). */
+  readonly description?: string;
 }
 
 export interface DesiredMove extends Located {

@@ -32,6 +32,8 @@ export interface LiveOrg {
   readonly id: string;
   readonly slug: string;
   readonly settings?: OrgSettingsAttributes;
+  /** The org's groups (when `groups` is declared). */
+  readonly groups?: readonly LiveGroup[];
   /** Every context of the org (when `contexts` is declared), or those declared by name. */
   readonly contexts?: readonly LiveContext[];
   /** The org's OTLP exporters (when `otel_exporters` is declared). */
@@ -57,6 +59,14 @@ export interface LiveContext {
   readonly name: string;
   readonly env?: readonly LiveEnvVar[];
   readonly restrictions?: readonly LiveRestriction[];
+}
+
+/** An org group as V2 lists it (spec: api-v2-v1.md "Group"). */
+export interface LiveGroup {
+  readonly id: string;
+  readonly name: string;
+  /** "" when the service has none. */
+  readonly description: string;
 }
 
 export interface LiveEnvVar {

@@ -3,7 +3,15 @@
  * the mass-delete guard data (design.md §1 "Ownership").
  */
 import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
-import type { Change, CollectionGuard, KeptUnlisted, Plan, Summary } from "./types.js";
+import { kindOf } from "../kinds/registry.js";
+import type {
+  Change,
+  CollectionGuard,
+  DestroyGuard,
+  KeptUnlisted,
+  Plan,
+  Summary,
+} from "./types.js";
 
 export interface FinishInput {
   readonly orgs: readonly { slug: string; id: string }[];
@@ -83,6 +91,21 @@ export const finishPlan = (input: FinishInput): Plan => {
       );
     }
   }
+  // Issue 17: a delete or replace of a kind whose removal takes more with it (a group's
+  // members and role grants) says so in its reason, and is listed for apply's guard.
+  const destroys: DestroyGuard[] = [];
+  changes = changes.map((c) => {
+    const what = kindOf(c.resource_type).destroys;
+    if (what === undefined || (c.action !== "delete" && c.action !== "replace")) return c;
+    destroys.push({
+      org: c.org,
+      address: c.address,
+      resource_type: c.resource_type,
+      action: c.action,
+      destroys: what,
+    });
+    return { ...c, reason: `${c.reason}; ${what}` };
+  });
   const mass_delete: CollectionGuard[] = [];
   const deletes = new Map<string, number>();
   for (const c of changes) {
@@ -124,7 +147,11 @@ export const finishPlan = (input: FinishInput): Plan => {
     skipped_secrets: input.skipped,
     saveable: !input.skipSecrets && unresolved === 0 && input.unresolvedCreates === 0,
     warnings,
-    guards: { mass_delete, mass_delete_exceeded: mass_delete.some((g) => g.exceeds) },
+    guards: {
+      mass_delete,
+      mass_delete_exceeded: mass_delete.some((g) => g.exceeds),
+      ...(destroys.length > 0 ? { destroys } : {}),
+    },
     ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
     ...(input.kept === undefined || input.kept.length === 0
       ? {}

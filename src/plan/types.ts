@@ -99,11 +99,26 @@ export interface CollectionGuard {
   readonly exceeds: boolean;
 }
 
+/**
+ * A delete or replace that destroys more than its item (a group's members and role grants,
+ * issue 17; the kind's `destroys`): apply needs `--allow-mass-delete` for any of them.
+ */
+export interface DestroyGuard {
+  readonly org: string;
+  readonly address: string;
+  readonly resource_type: ResourceType;
+  readonly action: "delete" | "replace";
+  /** What goes with it, in words. */
+  readonly destroys: string;
+}
+
 export interface Guards {
   /** Only collections with at least one deletion. */
   readonly mass_delete: readonly CollectionGuard[];
   /** True when any collection exceeds the limit: apply needs `--allow-mass-delete`. */
   readonly mass_delete_exceeded: boolean;
+  /** Present when some change destroys more than its item; apply needs `--allow-mass-delete`. */
+  readonly destroys?: readonly DestroyGuard[];
 }
 
 /** A live item `keep_unlisted` left alone (issue 19): not in the config, not deleted. */

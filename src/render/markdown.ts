@@ -37,6 +37,11 @@ export const renderMarkdown = (plan: Plan, limit = MARKDOWN_LIMIT): string => {
       );
     }
   }
+  for (const g of plan.guards.destroys ?? []) {
+    notes.push(
+      `**${g.action === "delete" ? "Deletes" : "Re-creates"} \`${g.address}\`**: ${g.destroys}; apply needs --allow-mass-delete.`,
+    );
+  }
   if (!plan.saveable) notes.push("This plan cannot be saved or applied (secrets were skipped).");
   for (const w of plan.warnings) notes.push(`Warning: ${w}`);
   if (notes.length > 0) {

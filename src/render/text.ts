@@ -170,6 +170,12 @@ export function* renderTextLines(plan: Plan, options: TextOptions): Generator<st
       );
     }
   }
+  for (const g of plan.guards.destroys ?? []) {
+    yield paint(
+      "red",
+      `${g.action === "delete" ? "Deletes" : "Re-creates"} ${g.address}: ${g.destroys}; apply needs --allow-mass-delete.`,
+    );
+  }
   if (!plan.saveable) yield "This plan cannot be saved or applied (secrets were skipped).";
   for (const w of plan.warnings) yield paint("yellow", `Warning: ${w}`);
 }

@@ -122,6 +122,8 @@ describe("waybill validate", () => {
       triggers: 4,
       otel_exporters: 1,
       checkout_keys: 1,
+      // Issue 17: every kind with a count is in the JSON, 0 when none are declared.
+      groups: 0,
     });
     expectNoSecrets({ stdout: good.stdout }, ["prod-aws-secret-5678", "slack-signing-5678"]);
   });

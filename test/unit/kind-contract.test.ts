@@ -63,6 +63,7 @@ describe("the kind contract", () => {
       "checkout_key",
       "context",
       "context_restriction",
+      "group",
       "otel_exporter",
       "pipeline",
       "trigger",
@@ -92,11 +93,16 @@ describe("the kinds' config parts", () => {
 
   it("the loader stores every kind's items where the planner and apply read them", async () => {
     const { loadConfig } = await import("../../src/config/index.js");
-    // examples/full.yaml declares an item of every kind.
-    const r = await loadConfig("examples/full.yaml", { env: {}, resolveSecrets: false });
-    if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join("\n"));
+    // examples/full.yaml declares an item of every kind, but groups, which the service
+    // creates in standalone orgs only: examples/access.yaml declares those.
+    const orgs = [];
+    for (const file of ["examples/full.yaml", "examples/access.yaml"]) {
+      const r = await loadConfig(file, { env: {}, resolveSecrets: false });
+      if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join("\n"));
+      orgs.push(...r.config.orgs);
+    }
     for (const kind of ALL_KINDS) {
-      const items = r.config.orgs.flatMap((org) => [...kind.desiredItems(org)]);
+      const items = orgs.flatMap((org) => [...kind.desiredItems(org)]);
       expect(items.length, kind.type).toBeGreaterThan(0);
       for (const { address, item } of items) {
         const segment = kind.collection.segment;

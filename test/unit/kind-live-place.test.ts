@@ -40,6 +40,7 @@ describe("the kinds' places in the live tree", () => {
       context_env_var: "context",
       context_restriction: "context",
       otel_exporter: "org",
+      group: "org",
       project_settings: "project",
       project_env_var: "project",
       checkout_key: "project",
@@ -91,6 +92,7 @@ describe("the kinds' places in the live tree", () => {
       settings: { source },
       contexts: new Map([["prod", fullContext]]),
       otel_exporters: [],
+      groups: new Map(),
     };
     const fullProject: DesiredProject = {
       ...bareProject,
@@ -123,6 +125,7 @@ describe("the kinds' places in the live tree", () => {
   it("gives every kind but the settings maps a line in drift's unmanaged list", () => {
     const listed = ALL_KINDS.filter((k) => k.unmanaged.listed).map((k) => k.type);
     expect(listed).toEqual([
+      "group",
       "context",
       "context_env_var",
       "context_restriction",

@@ -29,11 +29,10 @@ import {
   checkoutKeyRow,
   findOrg,
   nextId,
+  onOAuthVcs,
   type ProjectRow,
 } from "../store.js";
 import { check } from "../validate.js";
-
-const OAUTH_VCS_SLUGS = new Set(["gh", "github", "bb", "bitbucket"]);
 
 const projectBySlug = (ctx: Ctx): ProjectRow => {
   const slug = ctx.params.slug ?? "";
@@ -86,8 +85,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
       const p = projectBySlug(ctx);
       assertValid(check(checkoutKeyCreateSchema, ctx.body));
       const type = (ctx.body as { type: "deploy-key" | "user-key" }).type;
-      const vcs = p.slug.split("/")[0] ?? "";
-      if (!OAUTH_VCS_SLUGS.has(vcs)) {
+      if (!onOAuthVcs(p.slug)) {
         throw badRequest(
           "invalid_request",
           `project ${p.slug} is on an app-based provider, which has no checkout keys`,

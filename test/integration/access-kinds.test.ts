@@ -1,0 +1,175 @@
+/**
+ * Issue 17: org groups (V2 /organizations/{org_id}/groups) planned, applied, drifted and
+ * exported against the emulator over loopback.
+ * - key = name; present = authoritative; no update route, so a description change is a
+ *   replace; a delete or replace removes the group's members and role grants: the plan says
+ *   so in words and apply refuses it (exit 4) without --allow-mass-delete, changing nothing;
+ * - the service creates groups in standalone orgs only: elsewhere the refusal says why;
+ * - the emulator removes the restrictions that name a deleted group.
+ */
+import { describe, expect, it } from "vitest";
+import type { Seed } from "../../src/emulator/seed.js";
+import { TEST_TOKEN } from "../helpers/emulator.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { runInProcess } from "../helpers/in-process.js";
+
+// A standalone org: its slug is the service's own provider and the org id (api-v2-v1.md).
+const ORG = "circleci/5a0c8f43-9b1e-4d2a-8c6f-1e2d3c4b5a69";
+const GROUP_OLD = "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a";
+
+const seed = (): Seed => ({
+  tokens: [{ token: TEST_TOKEN }],
+  orgs: [
+    {
+      slug: ORG,
+      groups: [{ id: GROUP_OLD, name: "old-team", description: "kept by hand" }],
+      contexts: [
+        {
+          name: "deploy",
+          restrictions: [{ restriction_type: "group", match_pattern: GROUP_OLD }],
+        },
+      ],
+    },
+    { slug: "gh/acme" },
+  ],
+});
+
+const groups = (entries: string) => `org: ${ORG}\ngroups:\n${entries}`;
+
+describe("groups", () => {
+  const suite = useEmulatorSuite(seed, {
+    create: {
+      name: "create.yaml",
+      content: groups(
+        "  old-team: { description: kept by hand }\n  platform: { description: Platform engineers }\n  release-managers: {}\n",
+      ),
+    },
+    describe: {
+      name: "describe.yaml",
+      content: groups("  old-team: { description: a new text }\n"),
+    },
+    unwritten: { name: "unwritten.yaml", content: groups("  old-team: {}\n") },
+    remove: { name: "remove.yaml", content: groups("  platform: {}\n") },
+    vcsOrg: { name: "vcs.yaml", content: "org: gh/acme\ngroups:\n  platform: {}\n" },
+  });
+  const env = () => ({ SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token });
+  const groupsOf = async (slug = ORG) =>
+    (await suite.emulator.state()).orgs?.find((o) => o.slug === slug)?.groups ?? [];
+  const restrictionsOf = async () =>
+    (await suite.emulator.state()).orgs
+      ?.find((o) => o.slug === ORG)
+      ?.contexts?.find((c) => c.name === "deploy")?.restrictions ?? [];
+  type JsonPlan = {
+    changes: { address: string; resource_type: string; action: string; reason: string }[];
+    guards: { destroys?: { address: string; action: string; destroys: string }[] };
+  };
+  const jsonPlan = async (file: string): Promise<JsonPlan> => {
+    const r = await runInProcess(["plan", "-c", file, "--format", "json"], env());
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as JsonPlan;
+  };
+
+  it("creates groups by name, and the next plan is empty", async () => {
+    const plan = await jsonPlan(suite.files.create);
+    expect(plan.changes.map((c) => [c.address, c.resource_type, c.action])).toEqual([
+      ['group["platform"]', "group", "create"],
+      ['group["release-managers"]', "group", "create"],
+    ]);
+    expect(plan.guards.destroys).toBeUndefined();
+    const r = await runInProcess(["apply", "-c", suite.files.create, "--auto-approve"], env());
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect((await groupsOf()).map((g) => [g.name, g.description ?? ""]).sort()).toEqual([
+      ["old-team", "kept by hand"],
+      ["platform", "Platform engineers"],
+      ["release-managers", ""],
+    ]);
+    const again = await runInProcess(
+      ["plan", "-c", suite.files.create, "--detailed-exitcode"],
+      env(),
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
+  it("a description change re-creates the group: said in words, refused without --allow-mass-delete", async () => {
+    const plan = await jsonPlan(suite.files.describe);
+    expect(plan.changes.map((c) => [c.address, c.action])).toEqual([
+      ['group["old-team"]', "replace"],
+    ]);
+    expect(plan.changes[0]?.reason).toMatch(/members and role grants/);
+    expect(plan.guards.destroys?.map((g) => [g.address, g.action])).toEqual([
+      ['group["old-team"]', "replace"],
+    ]);
+    const text = await runInProcess(["plan", "-c", suite.files.describe], env());
+    expect(text.stdout).toMatch(
+      /Re-creates group\["old-team"\]: .*members and role grants.*--allow-mass-delete/,
+    );
+
+    const refused = await runInProcess(
+      ["apply", "-c", suite.files.describe, "--auto-approve"],
+      env(),
+    );
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(refused.stderr).toMatch(/re-creates group\["old-team"\].*--allow-mass-delete/);
+    expect(await groupsOf()).toEqual([
+      { id: GROUP_OLD, name: "old-team", description: "kept by hand" },
+    ]);
+
+    const done = await runInProcess(
+      ["apply", "-c", suite.files.describe, "--auto-approve", "--allow-mass-delete"],
+      env(),
+    );
+    expect(done.code, done.stderr + done.stdout).toBe(0);
+    const after = await groupsOf();
+    expect(after.map((g) => [g.name, g.description])).toEqual([["old-team", "a new text"]]);
+    expect(after[0]?.id).not.toBe(GROUP_OLD);
+    // The old group's restriction went with it (the service removes what names it).
+    expect(await restrictionsOf()).toEqual([]);
+    const again = await runInProcess(
+      ["plan", "-c", suite.files.describe, "--detailed-exitcode"],
+      env(),
+    );
+    expect(again.code, again.stdout).toBe(0);
+  });
+
+  it("a description the config does not write is not managed (no replace)", async () => {
+    const plan = await jsonPlan(suite.files.unwritten);
+    expect(plan.changes).toEqual([]);
+  });
+
+  it("a group left out of an authoritative map is deleted only with --allow-mass-delete", async () => {
+    const plan = await jsonPlan(suite.files.remove);
+    expect(plan.changes.map((c) => [c.address, c.action])).toEqual([
+      ['group["old-team"]', "delete"],
+      ['group["platform"]', "create"],
+    ]);
+    expect(plan.guards.destroys?.map((g) => g.address)).toEqual(['group["old-team"]']);
+    const refused = await runInProcess(
+      ["apply", "-c", suite.files.remove, "--auto-approve"],
+      env(),
+    );
+    expect(refused.code).toBe(4);
+    // Refused before any write: nothing was created either.
+    expect((await groupsOf()).map((g) => g.name)).toEqual(["old-team"]);
+    const done = await runInProcess(
+      ["apply", "-c", suite.files.remove, "--auto-approve", "--allow-mass-delete"],
+      env(),
+    );
+    expect(done.code, done.stderr + done.stdout).toBe(0);
+    expect((await groupsOf()).map((g) => g.name)).toEqual(["platform"]);
+  });
+
+  it("says why when the service refuses a group create (an org tied to a VCS provider)", async () => {
+    const r = await runInProcess(["apply", "-c", suite.files.vcsOrg, "--auto-approve"], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr + r.stdout).toMatch(/standalone orgs only/);
+    expect(await groupsOf("gh/acme")).toEqual([]);
+  });
+
+  it("drift lists a live group the config does not declare; export writes groups by name", async () => {
+    const drift = await runInProcess(["drift", "-c", suite.files.remove], env());
+    expect(drift.stdout + drift.stderr).toMatch(/group\["old-team"\]/);
+    const out = await runInProcess(["export", "--org", ORG], env());
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/groups:\n\s+old-team:\n\s+description: kept by hand/);
+  });
+});
