@@ -161,6 +161,12 @@ export const buildBody = (
     setPath(attributes, field, clone(value));
   }
   const plain = (dropMasks(attributes) ?? {}) as Mutable;
+  // Issue 17: a field whose value is a param (an id known only at apply).
+  for (const [field, param] of Object.entries(call.param_fields ?? {})) {
+    const value = params[param];
+    if (value === undefined) throw new ApplyBuildError(`${change.address}: no value for ${field}`);
+    setPath(plain, field, value);
+  }
   for (const field of call.sensitive_fields) {
     setPath(plain, field, desiredValue(desired, field, change.address));
   }

@@ -7,6 +7,7 @@
 import type { Api } from "../api/types.js";
 import type { ListScope, ResourceKind } from "../kinds/contract.js";
 import { kindOf } from "../kinds/registry.js";
+import type { JsonObject, JsonValue } from "../kinds/values.js";
 import type { Change } from "../plan/types.js";
 import type { ResolvedParams } from "./body.js";
 import type { DesiredItem } from "./desired-index.js";
@@ -71,8 +72,25 @@ export const relistFind = async (
   return id === undefined ? { found: true, live: m } : { found: true, id, live: m };
 };
 
+/**
+ * The planned view with the fields apply fills from params (`param_fields`: a group's id
+ * known only at apply) set to their resolved values, so `matches` compares what was sent.
+ */
+const sentView = (change: Change, params: ResolvedParams): JsonObject => {
+  const after: Record<string, JsonValue> = { ...(change.after ?? {}) };
+  for (const call of change.calls) {
+    for (const [field, param] of Object.entries(call.param_fields ?? {})) {
+      const value = params[param];
+      if (value !== undefined) after[field] = value;
+    }
+  }
+  return after;
+};
+
 /** Re-list after an uncertain create: the item the kind's `adopt.matches` names, if any. */
-export const relistCreated = (input: RelistInput): Promise<Found> =>
-  relistFind(input, (kind, d, l) =>
-    kind.adopt.by === "relist" ? kind.adopt.matches(d, input.change.after ?? {}, l) : false,
+export const relistCreated = (input: RelistInput): Promise<Found> => {
+  const after = sentView(input.change, input.params);
+  return relistFind(input, (kind, d, l) =>
+    kind.adopt.by === "relist" ? kind.adopt.matches(d, after, l) : false,
   );
+};

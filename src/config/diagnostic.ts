@@ -57,6 +57,8 @@ export const DIAGNOSTIC_CODES = [
   "ambiguous_trigger",
   // references the service does not know (found at plan time, src/run/unknown-projects.ts)
   "unknown_project",
+  // a restriction's group name the org does not have (src/run/unknown-groups.ts)
+  "unknown_group",
   // secret references
   "env_missing",
   "secret_file_unreadable",

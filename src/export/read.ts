@@ -10,7 +10,7 @@ import { requireId } from "../kinds/listing.js";
 import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
-import { resolveRestrictionKeys } from "../live/restriction-keys.js";
+import { namedGroups, resolveRestrictionKeys } from "../live/restriction-keys.js";
 import { markSynthetic, probeSynthetic } from "../live/synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "../live/walk.js";
 import { isLockContextName } from "../lock/claim.js";
@@ -77,12 +77,18 @@ export const readExportSnapshot = async (
     Promise.all(contexts.map((c) => readContext(api, c, orgId))),
     Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),
   ]);
+  const parts = mergeParts(orgParts) as Partial<LiveOrg>;
   const read: LiveOrg = {
     status: "found",
     id: orgId,
     slug: orgSlug,
-    ...mergeParts(orgParts),
-    contexts: await resolveRestrictionKeys(api, orgId, contextReads, projectIdBySlug),
+    ...parts,
+    // Issue 17: group restrictions are written by the group's name.
+    contexts: namedGroups(
+      await resolveRestrictionKeys(api, orgId, contextReads, projectIdBySlug),
+      orgId,
+      parts.groups,
+    ),
     projects: new Map(projectReads.map((p) => [p.slug, p])),
   };
   // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is

@@ -30,11 +30,14 @@ import { pageOptions, requireId, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
+const UUID = /^[0-9a-f-]{36}$/i;
+
 /**
  * A restriction as written (exactly one key: the schema says so).
  * Decision: `project:` is a project slug (three segments, as under `projects`) or a UUID;
- * `group:` is a UUID or `all-members` (group names are not resolved: the live model keys
- * group restrictions by id).
+ * `group:` is a UUID, `all-members`, or (issue 17) a group name, resolved through the org's
+ * groups: a declared group first (created by the same apply when it is not live), then a
+ * live one.
  */
 export interface RawRestriction {
   project?: string;
@@ -53,14 +56,20 @@ export const restrictionKeyValue = (
   matchPattern: string,
   orgId: string | undefined,
   slugOf: (projectId: string) => string | undefined,
+  groupNameOf: (groupId: string) => string | undefined = () => undefined,
 ): string => {
   switch (type) {
     case "project":
       // Decision: a project id that cannot be resolved to a slug (deleted, or not visible to
       // this token) stays the id, so the planner can still match a config that pins it.
       return slugOf(matchPattern) ?? matchPattern;
-    case "group":
-      return matchPattern === orgId ? "all-members" : matchPattern;
+    case "group": {
+      if (matchPattern === orgId) return "all-members";
+      // Issue 17: a group's name when the org's groups were read and the name says one group
+      // (not `all-members`, not an id); otherwise its id.
+      const name = groupNameOf(matchPattern);
+      return name !== undefined && isGroupName(name) ? name : matchPattern;
+    }
     case "expression":
       return matchPattern;
   }
@@ -92,10 +101,15 @@ export const desiredRestrictionValue = (d: DesiredRestriction): string => {
   }
 };
 
+/** Whether a restriction's `group:` value is a group *name* (issue 17): not `all-members`, not an id. */
+export const isGroupName = (value: string): boolean =>
+  value !== "all-members" && !UUID.test(value) && value !== "";
+
 /**
  * The `match_pattern` to send: a project id, the expression, a group id, or the org id for
  * `all-members` (spec: "A restriction for every member of the owning org is a group
- * restriction whose match_pattern is the org id"). Undefined when a project is unknown.
+ * restriction whose match_pattern is the org id"). Undefined when a project is unknown, and
+ * for a group this plan creates (its id is known at apply: `refParams`).
  */
 export const matchPattern = (d: DesiredRestriction, env: KindRefs): string | undefined => {
   switch (d.type) {
@@ -103,8 +117,12 @@ export const matchPattern = (d: DesiredRestriction, env: KindRefs): string | und
       return env.projectId(d.project);
     case "expression":
       return d.expression;
-    case "group":
-      return d.group === "all-members" ? env.orgId : d.group;
+    case "group": {
+      if (d.group === "all-members" || d.group === env.orgId) return env.orgId;
+      if (!isGroupName(d.group)) return d.group;
+      const id = env.groupId(d.group);
+      return typeof id === "string" ? id : undefined;
+    }
   }
 };
 
@@ -116,7 +134,6 @@ const RESTRICTION_ORDER: Readonly<Record<RestrictionType, number>> = {
 };
 
 const PROJECT_SLUG = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
-const UUID = /^[0-9a-f-]{36}$/i;
 
 /**
  * A context's live restrictions as the config writes them: `{<type>: <value>}` (a project
@@ -149,8 +166,8 @@ const restrictionEntries = (
       ignore(`${list.length} live restrictions share this key (ids ${idsOf(list)})`);
     } else if (type === "project" && !PROJECT_SLUG.test(value) && !UUID.test(value)) {
       ignore("the project is neither a slug nor an id");
-    } else if (type === "group" && value !== "all-members" && !UUID.test(value)) {
-      ignore("the group pattern is not a group id");
+    } else if (type === "group" && isGroupName(value) && value.trim() !== value) {
+      ignore("the group's name has leading or trailing spaces");
     } else if (value === "") {
       ignore("the pattern is empty");
     } else {
@@ -197,12 +214,25 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
     unresolvedSecrets: () => [],
     // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
     toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
-    createCalls: () => [
-      call("create", "POST", "/context-restrictions", {
-        body: "envelope",
-        body_fields: ["restriction_type", "match_pattern", "references.context"],
-      }),
+    createCalls: (d) => [
+      d.type === "group" && isGroupName(d.group)
+        ? // Issue 17: a group by name: its id is a param, known at apply when this plan
+          // creates the group (`refParams`).
+          call("create", "POST", "/context-restrictions", {
+            body: "envelope",
+            body_fields: ["restriction_type", "references.context"],
+            param_fields: { match_pattern: "group_id" },
+          })
+        : call("create", "POST", "/context-restrictions", {
+            body: "envelope",
+            body_fields: ["restriction_type", "match_pattern", "references.context"],
+          }),
     ],
+    refParams: (d, env): Readonly<Record<string, string | { readonly pending: string }>> => {
+      if (d.type !== "group" || !isGroupName(d.group)) return {};
+      const id = env.groupId(d.group);
+      return id === undefined ? {} : { group_id: id };
+    },
     updateCalls: () => [],
     // spec: Context restrictions: DELETE needs filter[context_id] (ids unique only within a context).
     deleteCalls: () => [
@@ -269,10 +299,17 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       liveIn: (c) => c.restrictions,
       addressKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
       onParentDelete: "cascades",
-      refuse: (item) =>
-        item.action === "create" && item.after?.match_pattern === null
-          ? `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`
-          : undefined,
+      refuse: (item, parents) => {
+        if (item.action !== "create" || item.after?.match_pattern !== null) return undefined;
+        if (item.desired.type === "group") {
+          // A group this plan creates has its id at apply; any other name is unknown (the
+          // CLI reports those with file:line:col before planning, src/run/unknown-groups.ts).
+          return parents.desired.groups?.has(item.desired.group) === true
+            ? undefined
+            : `the group ${JSON.stringify(item.desired.group)} is neither declared under groups nor a group of the org, so the restriction cannot be created`;
+        }
+        return `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`;
+      },
     },
     config: {
       yamlKey: "restrictions",

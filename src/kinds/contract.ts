@@ -53,6 +53,12 @@ export interface ApiCall {
   readonly when: "always";
   /** Why the call is there, in words, when the route alone does not say. */
   readonly note?: string;
+  /**
+   * Body fields whose value is one of the change's params (`{ match_pattern: "group_id" }`):
+   * an id known only once another item of the same apply is created (a restriction's group,
+   * named in the config, created by this plan). Filled at apply from the resolved params.
+   */
+  readonly param_fields?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -108,6 +114,11 @@ export interface KindRefs {
   readonly orgId: string;
   /** A project slug to its id, when it is known (declared projects, restriction projects). */
   readonly projectId: (slug: string) => string | undefined;
+  /**
+   * A group name to its id (issue 17): a live group's id, or `{ pending }` with the address of
+   * the declared group this plan creates; undefined when the org has no such group.
+   */
+  readonly groupId: (name: string) => string | { readonly pending: string } | undefined;
 }
 
 /** What a kind may ask the planner while comparing and building calls. */
@@ -511,6 +522,12 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   toConfig(items: readonly L[], scope: ConfigScope, ctx: ConfigContext): readonly ConfigEntry<L>[];
   /** Calls that create the item. */
   createCalls(d: D): readonly ApiCall[];
+  /**
+   * Params a desired item takes from other items (issue 17: a restriction's group named in
+   * the config), merged into its change's params; a `{ pending }` value also makes the change
+   * wait for that item's create (its `depends_on`), and apply fills it with the new id.
+   */
+  refParams?(d: D, env: KindRefs): Readonly<Record<string, string | { readonly pending: string }>>;
   /** Calls that apply an in-place update with these field changes. */
   updateCalls(fields: readonly FieldChange[]): readonly ApiCall[];
   /** Calls that delete the item. */

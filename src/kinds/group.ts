@@ -19,6 +19,7 @@ import type { LiveGroup } from "../model/live.js";
 import { call } from "./calls.js";
 import { compareFields, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
+import { isGroupName } from "./context-restriction.js";
 import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { scopeId } from "./listing.js";
@@ -140,7 +141,13 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
   },
   livePlace: {
     under: "org",
-    readFor: (org) => org.groups !== undefined,
+    // Also when a restriction names a group by name (issue 17): the name is resolved
+    // through the org's groups.
+    readFor: (org) =>
+      org.groups !== undefined ||
+      [...(org.contexts?.values() ?? [])].some((c) =>
+        (c.restrictions ?? []).some((r) => r.type === "group" && isGroupName(r.group)),
+      ),
     store: (items) => ({ groups: items }),
     stored: (org) => org.groups,
   },

@@ -42,7 +42,7 @@ import {
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";
-import { resolveRestrictionKeys } from "./restriction-keys.js";
+import { namedGroups, resolveRestrictionKeys } from "./restriction-keys.js";
 import { markProjectSynthetic, probeSynthetic, undeclaredPipelines } from "./synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 
@@ -189,13 +189,17 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
     projectsP,
   ]);
 
+  const parts = mergeParts(orgParts) as Partial<LiveOrg>;
   return {
     status: "found",
     id: orgId,
     slug: needs.slug,
-    ...mergeParts(orgParts),
+    ...parts,
     ...(contextRead !== undefined
-      ? { contexts: contextRead.contexts, lockNames: contextRead.lockNames }
+      ? {
+          contexts: namedGroups(contextRead.contexts, orgId, parts.groups),
+          lockNames: contextRead.lockNames,
+        }
       : {}),
     projects: new Map(projects),
     projectIds,

@@ -93,6 +93,36 @@ export const orderOperations = (plan: Plan): OperationGraph => {
     }
   }
 
+  // Issue 17: an item that takes another's id (a restriction's group named in the config,
+  // `depends_on`) is created after it; a group is deleted after the restrictions naming it.
+  for (const node of nodes) {
+    if (node.phase === "delete") continue;
+    for (const dep of (plan.changes[node.change] as Change).depends_on) {
+      if (byId.has(opId(node.org, "create", dep))) node.after.add(opId(node.org, "create", dep));
+    }
+  }
+  const restrictionDeletes = new Map<string, string[]>();
+  for (const node of nodes) {
+    const c = plan.changes[node.change] as Change;
+    if (c.resource_type !== "context_restriction" || node.phase !== "delete") continue;
+    const pattern = c.before?.match_pattern;
+    if (typeof pattern !== "string" || c.before?.restriction_type !== "group") continue;
+    const k = `${node.org}\u0000${pattern}`;
+    const ids = restrictionDeletes.get(k);
+    if (ids === undefined) restrictionDeletes.set(k, [node.id]);
+    else ids.push(node.id);
+  }
+  for (const node of nodes) {
+    const c = plan.changes[node.change] as Change;
+    if (c.resource_type !== "group" || node.phase !== "delete" || c.action === "create") continue;
+    const id = c.id;
+    for (const r of id === undefined
+      ? []
+      : (restrictionDeletes.get(`${node.org}\u0000${id}`) ?? [])) {
+      node.after.add(r);
+    }
+  }
+
   // Restrictions of one context: creates before deletes, so the context never has fewer
   // restrictions (wider access) than either config allows (src/kinds/context-restriction.ts).
   const restrictionCreates = new Map<string, string[]>();

@@ -247,8 +247,15 @@ const diffCollection = <D, L>(
     }
     if (l === undefined) {
       if (unresolved.length > 0) acc.unresolvedCreates += 1;
+      // Issue 17: ids taken from other items (a restriction's group by name); one that this
+      // plan creates makes the change wait for it.
+      const refs = kind.refParams?.(d, env) ?? {};
+      const b = base(address, key);
+      const waits = Object.values(refs).flatMap((v) => (typeof v === "string" ? [] : [v.pending]));
       const change: Change = {
-        ...base(address, key),
+        ...b,
+        params: { ...b.params, ...refs },
+        depends_on: [...b.depends_on, ...waits],
         action: "create",
         reason: fromTemplate(d, "not in the live state"),
         before: null,
@@ -784,6 +791,11 @@ export const planChanges = (
     // Decision: a restriction may name its project by id (design.md config example: "project
     // slug (or id)"): a known project id, or any UUID, is taken as the id itself.
     const knownIds = new Set([...found.values(), ...(liveOrg.projectIds?.values() ?? [])]);
+    // Issue 17: a group named in a restriction is a declared group (created by this plan
+    // when it is not live yet) or a live one; declared first (design.md §3 "More kinds").
+    const liveGroups = new Map((liveOrg.groups ?? []).map((g) => [g.name, g.id]));
+    const declaredGroups = new Set(org.groups?.keys() ?? []);
+    let plannedGroups: Set<string> | undefined;
     const ctx: OrgCtx = {
       slug: org.slug,
       env: {
@@ -792,6 +804,25 @@ export const planChanges = (
           found.get(s) ??
           liveOrg.projectIds?.get(s) ??
           (knownIds.has(s) || isUuid(s) ? s : undefined),
+        groupId: (name) => {
+          const address = addr.group(name);
+          // Groups are planned before contexts (registry order): a group this plan creates
+          // or re-creates gets its id at apply.
+          plannedGroups ??= new Set(
+            acc.changes
+              .filter(
+                (c) =>
+                  c.org === org.slug &&
+                  c.resource_type === "group" &&
+                  (c.action === "create" || c.action === "replace"),
+              )
+              .map((c) => c.address),
+          );
+          if (plannedGroups.has(address)) return { pending: address };
+          return (
+            liveGroups.get(name) ?? (declaredGroups.has(name) ? { pending: address } : undefined)
+          );
+        },
       },
       ignored: globMatcher(org.ignore),
       keptUnlisted: globMatcher(org.keep_unlisted ?? []),

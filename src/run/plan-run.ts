@@ -18,6 +18,7 @@ import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import { planChanges } from "../plan/plan.js";
 import type { Plan, PlanOptions } from "../plan/types.js";
+import { checkGroupReferences } from "./unknown-groups.js";
 import { checkProjectReferences } from "./unknown-projects.js";
 
 export interface PlanRunOptions {
@@ -40,6 +41,8 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
   // A misspelt project slug is a config error with a location and a suggestion, not a
   // plan failure for the first one met (issue 20).
   await checkProjectReferences(tracked, desired, live);
+  // Likewise a restriction's group name the org does not have (issue 17).
+  checkGroupReferences(desired, live);
   let plan = planner(live);
   // The live reader probed the pipelines a plan deletes (src/live/synthetic.ts): only what
   // else the plan touches (an update, a trigger's change) is probed here, so this loop

@@ -97,17 +97,28 @@ export const unknownProjectDiagnostics = (
     };
   });
 
-/** The config names projects the service does not have. Exit 1; nothing was planned. */
-export class UnknownProjectError extends WaybillError {
-  readonly code = "unknown_project";
+/**
+ * The config names things the service does not have (plan time, reported like validation
+ * errors). Exit 1; nothing was planned.
+ */
+export abstract class UnknownReferenceError extends WaybillError {
   readonly diagnostics: readonly ConfigDiagnostic[];
 
-  constructor(diagnostics: readonly ConfigDiagnostic[]) {
+  constructor(what: string, owner: string, diagnostics: readonly ConfigDiagnostic[]) {
     const n = diagnostics.length;
     super(
-      `the config names ${n === 1 ? "a project" : `${n} projects`} the service does not have; nothing was planned:\n${diagnostics.map(formatDiagnostic).join("\n")}`,
+      `the config names ${n === 1 ? `a ${what}` : `${n} ${what}s`} ${owner} does not have; nothing was planned:\n${diagnostics.map(formatDiagnostic).join("\n")}`,
     );
     this.diagnostics = diagnostics;
+  }
+}
+
+/** The config names projects the service does not have. */
+export class UnknownProjectError extends UnknownReferenceError {
+  readonly code = "unknown_project";
+
+  constructor(diagnostics: readonly ConfigDiagnostic[]) {
+    super("project", "the service", diagnostics);
   }
 }
 

@@ -41,7 +41,7 @@ const env = fc
 const restriction: fc.Arbitrary<DesiredRestriction> = fc.oneof(
   fc.constantFrom("gh/acme/api", "gh/acme/web").map(rProject),
   fc.string({ minLength: 1, maxLength: 12 }).map(rExpr),
-  fc.constantFrom("all-members", "group-1").map(rGroup),
+  fc.constantFrom("all-members", "0e0e0e0e-1111-4222-8333-944445555666").map(rGroup),
 );
 const restrictions = fc.uniqueArray(restriction, {
   maxLength: 3,

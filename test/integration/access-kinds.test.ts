@@ -36,6 +36,10 @@ const seed = (): Seed => ({
 
 const groups = (entries: string) => `org: ${ORG}\ngroups:\n${entries}`;
 
+/** A context restricted to one group, by the value written (a name, an id, all-members). */
+const restricted = (group: string, declare = "") =>
+  `org: ${ORG}\n${declare}contexts:\n  deploy:\n    restrictions:\n      - group: ${group}\n`;
+
 describe("groups", () => {
   const suite = useEmulatorSuite(seed, {
     create: {
@@ -171,5 +175,104 @@ describe("groups", () => {
     const out = await runInProcess(["export", "--org", ORG], env());
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/groups:\n\s+old-team:\n\s+description: kept by hand/);
+  });
+});
+
+describe("groups by name in restrictions", () => {
+  const suite = useEmulatorSuite(seed, {
+    // release-managers does not exist yet: created by the same apply, before the restriction.
+    newGroup: {
+      name: "new.yaml",
+      content: restricted(
+        "release-managers",
+        "groups:\n  old-team: {}\n  release-managers: { description: Ship it }\n",
+      ),
+    },
+    liveByName: { name: "live.yaml", content: restricted("old-team") },
+    byId: { name: "id.yaml", content: restricted(GROUP_OLD) },
+    typo: { name: "typo.yaml", content: restricted("old-tema") },
+  });
+  const env = () => ({ SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token });
+  const org = async () => (await suite.emulator.state()).orgs?.find((o) => o.slug === ORG);
+
+  it("a group the same apply creates: group first, then the restriction with its new id", async () => {
+    const plan = await runInProcess(
+      ["plan", "-c", suite.files.newGroup, "--format", "json"],
+      env(),
+    );
+    expect(plan.code, plan.stderr).toBe(0);
+    const changes = (
+      JSON.parse(plan.stdout) as {
+        changes: { address: string; action: string; depends_on: string[] }[];
+      }
+    ).changes;
+    expect(changes.map((c) => [c.address, c.action, c.depends_on])).toEqual([
+      ['context["deploy"].restriction["group:old-team"]', "delete", []],
+      [
+        'context["deploy"].restriction["group:release-managers"]',
+        "create",
+        ['group["release-managers"]'],
+      ],
+      ['group["release-managers"]', "create", []],
+    ]);
+    const r = await runInProcess(["apply", "-c", suite.files.newGroup, "--auto-approve"], env());
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const o = await org();
+    const made = o?.groups?.find((g) => g.name === "release-managers");
+    expect(made?.id).toBeDefined();
+    expect(o?.contexts?.find((c) => c.name === "deploy")?.restrictions).toEqual([
+      expect.objectContaining({ restriction_type: "group", match_pattern: made?.id }),
+    ]);
+    const again = await runInProcess(
+      ["plan", "-c", suite.files.newGroup, "--detailed-exitcode"],
+      env(),
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
+  it("a live group by name, or by id, is the restriction the org has: no change", async () => {
+    for (const file of [suite.files.liveByName, suite.files.byId]) {
+      const r = await runInProcess(["plan", "-c", file, "--detailed-exitcode"], env());
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    }
+  });
+
+  it("an unknown name is an error with file:line:col and a suggestion, before any write", async () => {
+    const r = await runInProcess(["apply", "-c", suite.files.typo, "--auto-approve"], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /typo\.yaml:5:\d+: contexts\.deploy\.restrictions\.0\.group: no group "old-tema" .*did you mean "old-team"\?/,
+    );
+    // Only the org lock's claim and release (a context of its own, src/lock) were written.
+    const writes = (await suite.emulator.requests()).filter(
+      (q) => q.method !== "GET" && !q.path.startsWith("/api/v3/contexts"),
+    );
+    expect(writes).toEqual([]);
+  });
+
+  it("export writes a group restriction by the group's name", async () => {
+    const out = await runInProcess(["export", "--org", ORG], env());
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/restrictions:\n\s+- group: old-team/);
+  });
+
+  it("converges under uncertain creates: each group once, the restriction on it", async () => {
+    await suite.emulator.setFaults({ seed: 7, rate_commit_then_fail: 0.5, methods: ["POST"] });
+    for (let run = 0; run < 6; run++) {
+      const r = await runInProcess(["apply", "-c", suite.files.newGroup, "--auto-approve"], env());
+      if (r.code === 0) break;
+    }
+    await suite.emulator.setFaults({});
+    const again = await runInProcess(
+      ["plan", "-c", suite.files.newGroup, "--detailed-exitcode"],
+      env(),
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const o = await org();
+    expect(o?.groups?.map((g) => g.name).sort()).toEqual(["old-team", "release-managers"]);
+    const made = o?.groups?.find((g) => g.name === "release-managers");
+    expect(o?.contexts?.find((c) => c.name === "deploy")?.restrictions).toEqual([
+      expect.objectContaining({ match_pattern: made?.id }),
+    ]);
   });
 });

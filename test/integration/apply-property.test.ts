@@ -17,9 +17,10 @@ import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { duplicates } from "./apply-fixture.js";
 
 const ORG_ID = "1a7e0000-0000-4000-8000-000000000001";
-const GROUP_ID = "1b7e0000-0000-4000-8000-000000000001";
+/** The arbitrary's group id (test/helpers/arbitraries.ts) is this seed's group. */
+const GROUP_ID = "0e0e0e0e-1111-4222-8333-944445555666";
 
-/** The arbitrary's group `group-1` is this seed's group (the emulator wants a UUID). */
+/** A restriction's group written `group-1` is this seed's group (the emulator wants a UUID). */
 const withSeedGroup = (d: DesiredConfig): DesiredConfig => ({
   ...d,
   orgs: d.orgs.map((o) => ({
