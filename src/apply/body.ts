@@ -73,7 +73,12 @@ const setPath = (obj: Mutable, path: string, value: JsonValue): void => {
   let cur = obj;
   for (const part of parts.slice(0, -1)) {
     const next = cur[part];
-    if (next === null || typeof next !== "object" || Array.isArray(next)) {
+    // An array is walked by index (`mappings.0.references.group.id`, a param field).
+    if (Array.isArray(next)) {
+      cur = next as unknown as Mutable;
+      continue;
+    }
+    if (next === null || typeof next !== "object") {
       const fresh: Mutable = {};
       cur[part] = fresh;
       cur = fresh;

@@ -14,6 +14,7 @@ import type { RawRestriction } from "../kinds/context-restriction.js";
 import type { RawGroup } from "../kinds/group.js";
 import type { RawOtelExporter } from "../kinds/otel-exporter.js";
 import type { RawPipeline, RawPipelineConfig } from "../kinds/pipeline.js";
+import type { RawSsoGroupMapping } from "../kinds/sso-group-mappings.js";
 import type { RawFilterRule, RawTrigger, RawTriggerEvent } from "../kinds/trigger.js";
 import type { RawVcsRepo } from "../kinds/vcs.js";
 import type { RawWebhook } from "../kinds/webhook.js";
@@ -39,6 +40,7 @@ export interface RawDocument {
   org: string;
   settings?: Record<string, boolean>;
   groups?: Record<string, RawGroup>;
+  sso_group_mappings?: RawSsoGroupMapping[];
   contexts?: Record<string, RawContext>;
   otel_exporters?: RawOtelExporter[];
   projects?: Record<string, RawProject>;
@@ -71,6 +73,7 @@ export const RAW_KEYS = {
     "org",
     "settings",
     "groups",
+    "sso_group_mappings",
     "contexts",
     "otel_exporters",
     "projects",
@@ -84,6 +87,7 @@ export const RAW_KEYS = {
   context: ["id", "env", "restrictions", "extends"],
   restriction: ["project", "expression", "group"],
   group: ["description"],
+  ssoGroupMapping: ["idp_group_name", "group"],
   project: ["settings", "env", "webhooks", "pipelines", "checkout_keys", "extends"],
   otelExporter: ["endpoint", "protocol", "insecure", "headers"],
   webhook: ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
@@ -106,6 +110,7 @@ export const RAW_REQUIRED = {
   root: ["org"],
   webhook: ["url", "events"],
   otelExporter: ["endpoint", "protocol"],
+  ssoGroupMapping: ["idp_group_name", "group"],
   moved: ["from", "to"],
   vcsRepo: ["provider", "repo_id", "repo_full_name"],
   pipeline: ["config"],
@@ -136,6 +141,8 @@ export type RawTypeChecks = [
   Assert<Exact<keyof RawWebhook, KeysOf<"webhook">>>,
   Assert<Exact<keyof RawOtelExporter, KeysOf<"otelExporter">>>,
   Assert<Exact<keyof RawGroup, KeysOf<"group">>>,
+  Assert<Exact<keyof RawSsoGroupMapping, KeysOf<"ssoGroupMapping">>>,
+  Assert<Exact<RequiredKeys<RawSsoGroupMapping>, Req<"ssoGroupMapping">>>,
   Assert<Exact<keyof RawMoved, KeysOf<"moved">>>,
   Assert<Exact<keyof RawTemplates, KeysOf<"root/templates">>>,
   Assert<Exact<RequiredKeys<RawMoved>, Req<"moved">>>,

@@ -280,6 +280,9 @@ const seedOrgSchema = s.obj(
     settings: orgSettingsSchema,
     default_context_restriction: s.bool(),
     groups: s.arr(s.obj({ id, name: nonEmpty(), description: s.str() }, ["name"])),
+    sso_group_mappings: s.arr(
+      s.obj({ idp_group_name: nonEmpty(), group: nonEmpty() }, ["idp_group_name", "group"]),
+    ),
     contexts: s.arr(seedContextSchema),
     projects: s.arr(seedProjectSchema),
     otel_exporters: s.arr(s.obj({ id, ...otelExporterProps }, ["endpoint", "protocol"])),
@@ -300,3 +303,38 @@ export const seedSchema: Schema = s.obj({
 export const groupCreateSchema: Schema = s.obj({ name: nonEmpty(), description: s.str() }, [
   "name",
 ]);
+
+/**
+ * PUT /orgs/:id/sso-group-mappings (spec: api-v3.md Orgs): `{ data: { attributes: { mappings:
+ * [ { attributes: { idp_group_name string }, references: { group: { id uuid, rel string?,
+ * attributes string? } } } ] } } }`. Decision: `data.references` (an envelope member) may be
+ * there, empty; anything else is 400.
+ */
+export const ssoGroupMappingsSchema: Schema = s.obj(
+  {
+    data: s.obj(
+      {
+        attributes: s.obj(
+          {
+            mappings: s.arr(
+              s.obj(
+                {
+                  attributes: s.obj({ idp_group_name: nonEmpty() }, ["idp_group_name"]),
+                  references: s.obj(
+                    { group: s.obj({ id: nonEmpty(), rel: s.str(), attributes: s.str() }, ["id"]) },
+                    ["group"],
+                  ),
+                },
+                ["attributes", "references"],
+              ),
+            ),
+          },
+          ["mappings"],
+        ),
+        references: s.obj({}),
+      },
+      ["attributes"],
+    ),
+  },
+  ["data"],
+);

@@ -34,6 +34,11 @@ export interface SeedOrg {
   /** Whether `POST /contexts` adds an "all members" group restriction. Default true. */
   readonly default_context_restriction?: boolean;
   readonly groups?: readonly SeedGroup[];
+  /** SSO group mappings: an IdP group name → a group of this org, by id or name. */
+  readonly sso_group_mappings?: readonly {
+    readonly idp_group_name: string;
+    readonly group: string;
+  }[];
   readonly contexts?: readonly SeedContext[];
   readonly projects?: readonly SeedProject[];
   /** OTLP exporters (V2 `/otel/exporters`, at most 5); header values are secrets. */

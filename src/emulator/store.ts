@@ -40,6 +40,8 @@ export interface OrgRow {
   settings: Record<string, boolean>;
   readonly defaultContextRestriction: boolean;
   readonly groups: GroupRow[];
+  /** The org's SSO group mappings (a PUT replaces the whole list). */
+  ssoGroupMappings: { readonly idp_group_name: string; readonly group_id: string }[];
 }
 export interface EnvRow {
   readonly name: string;
@@ -522,7 +524,15 @@ export const createState = (seed: Seed): State => {
         name: g.name,
         ...(g.description !== undefined ? { description: g.description } : {}),
       })),
+      ssoGroupMappings: [],
     };
+    (so.sso_group_mappings ?? []).forEach((m, mi) => {
+      const group = org.groups.find((g) => g.id === m.group || g.name === m.group);
+      if (group === undefined) {
+        return seedFail(`${op}/sso_group_mappings/${mi}/group`, `no group ${m.group} in this org`);
+      }
+      org.ssoGroupMappings.push({ idp_group_name: m.idp_group_name, group_id: group.id });
+    });
     st.orgs.push(org);
     (so.projects ?? []).forEach((sp, pi) => {
       loadProject(st, org, so, sp, `${op}/projects/${pi}`, claim, slugs);
@@ -795,6 +805,10 @@ export const dumpState = (st: State): Seed => ({
     settings: { ...o.settings },
     default_context_restriction: o.defaultContextRestriction,
     groups: o.groups.map((g) => ({ ...g })),
+    sso_group_mappings: o.ssoGroupMappings.map((m) => ({
+      idp_group_name: m.idp_group_name,
+      group: m.group_id,
+    })),
     otel_exporters: st.otelExporters
       .filter((e) => e.orgId === o.id)
       .map((e) => ({

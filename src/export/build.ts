@@ -73,7 +73,7 @@ const writeChildren = (
     const isParent = ALL_KINDS.some((k) => k.parent === kind.type);
     const map: DocMap = {};
     const list: DocValue[] = [];
-    let single: DocValue = {};
+    let single: DocValue | undefined;
     const items = kind.collection.liveIn(live as never, within) ?? [];
     for (const entry of kind.toConfig(items, scope, ctx)) {
       if ("ignored" in entry) {
@@ -90,7 +90,9 @@ const writeChildren = (
       else single = entry.doc;
     }
     const form = kind.config.shape;
-    doc[kind.config.yamlKey] = form === "map" ? map : form === "list" ? list : single;
+    // A singleton that was not read (none listed) is left out, not written empty.
+    if (form === "singleton" && single === undefined) continue;
+    doc[kind.config.yamlKey] = form === "map" ? map : form === "list" ? list : (single ?? {});
   }
 };
 

@@ -10,7 +10,7 @@ import { requireId } from "../kinds/listing.js";
 import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
-import { namedGroups, resolveRestrictionKeys } from "../live/restriction-keys.js";
+import { namedGroups, namedMappings, resolveRestrictionKeys } from "../live/restriction-keys.js";
 import { markSynthetic, probeSynthetic } from "../live/synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "../live/walk.js";
 import { isLockContextName } from "../lock/claim.js";
@@ -77,7 +77,9 @@ export const readExportSnapshot = async (
     Promise.all(contexts.map((c) => readContext(api, c, orgId))),
     Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),
   ]);
-  const parts = mergeParts(orgParts) as Partial<LiveOrg>;
+  const merged = mergeParts(orgParts) as Partial<LiveOrg>;
+  const mappings = namedMappings(merged.sso_group_mappings, merged.groups);
+  const parts = mappings === undefined ? merged : { ...merged, sso_group_mappings: mappings };
   const read: LiveOrg = {
     status: "found",
     id: orgId,

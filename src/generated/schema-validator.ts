@@ -3,15 +3,15 @@
 // 8.20.0 standalone code. Do not edit: run `node scripts/build-schema-validator.js`.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaSha256 = "d13a37f0dcab908dd3c7d04da65d6911ebf1ac4b815842d70204b2f8759460bc";
+export const schemaSha256 = "c531345ce8ff924432e3757a83451d4893135db7eef10bfbda3708874adb984d";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
-const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
+const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
 const schema33 = {"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}};
 const schema34 = {"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}};
-const schema38 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
-const schema51 = {"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}};
+const schema40 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
+const schema53 = {"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^x-", "u");
@@ -19,12 +19,8 @@ const pattern5 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
 const pattern8 = new RegExp("^[A-Za-z0-9._-]+:[0-9]{1,5}$", "u");
 const pattern9 = new RegExp("^[A-Za-z0-9!#$%&'*+^_`|~-]+$", "u");
 const pattern10 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
-const schema35 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
-const schema36 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}};
-const schema37 = {"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}};
-const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-const pattern6 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
-const pattern7 = new RegExp("^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$", "u");
+const schema35 = {"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}};
+const schema36 = {"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -36,10 +32,142 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(Array.isArray(data)){
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.idp_group_name === undefined){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/ssoGroupMapping/required",keyword:"required",params:{missingProperty: "idp_group_name"},message:"must have required property '"+"idp_group_name"+"'",schema:schema36.required,parentSchema:schema36,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data0.group === undefined){
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/ssoGroupMapping/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'",schema:schema36.required,parentSchema:schema36,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data0){
+if(!((key0 === "idp_group_name") || (key0 === "group"))){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/ssoGroupMapping/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema36,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.idp_group_name !== undefined){
+let data1 = data0.idp_group_name;
+if(typeof data1 === "string"){
+if(func3(data1) < 1){
+const err3 = {instancePath:instancePath+"/" + i0+"/idp_group_name",schemaPath:"#/$defs/ssoGroupMapping/properties/idp_group_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.idp_group_name,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/" + i0+"/idp_group_name",schemaPath:"#/$defs/ssoGroupMapping/properties/idp_group_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.idp_group_name.type,parentSchema:schema36.properties.idp_group_name,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data0.group !== undefined){
+let data2 = data0.group;
+if(typeof data2 === "string"){
+if(func3(data2) < 1){
+const err5 = {instancePath:instancePath+"/" + i0+"/group",schemaPath:"#/$defs/ssoGroupMapping/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.group,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/" + i0+"/group",schemaPath:"#/$defs/ssoGroupMapping/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.group.type,parentSchema:schema36.properties.group,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/ssoGroupMapping/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data0};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema37 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema38 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}};
+const schema39 = {"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}};
+const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const pattern6 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern7 = new RegExp("^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$", "u");
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "id") || (key0 === "env")) || (key0 === "restrictions")) || (key0 === "extends"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema35,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema37,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -53,7 +181,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema35.properties.id,data:data0};
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema37.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -64,7 +192,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.id.type,parentSchema:schema35.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.id.type,parentSchema:schema37.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -81,7 +209,7 @@ for(const key1 in data1){
 const _errs7 = errors;
 if(typeof key1 === "string"){
 if(!pattern6.test(key1)){
-const err3 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema36.propertyNames,data:key1,propertyName:key1};
+const err3 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema38.propertyNames,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -93,7 +221,7 @@ errors++;
 }
 var valid2 = _errs7 === errors;
 if(!valid2){
-const err4 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema36.propertyNames,parentSchema:schema36,data:data1};
+const err4 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema38.propertyNames,parentSchema:schema38,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -107,7 +235,7 @@ for(const key2 in data1){
 let data2 = data1[key2];
 if(typeof data2 === "string"){
 if(func3(data2) < 1){
-const err5 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.additionalProperties,data:data2};
+const err5 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -118,7 +246,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.additionalProperties.type,parentSchema:schema36.additionalProperties,data:data2};
+const err6 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.additionalProperties.type,parentSchema:schema38.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -130,7 +258,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data1};
+const err7 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -148,7 +276,7 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(Object.keys(data4).length > 1){
-const err8 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema37,data:data4};
+const err8 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema39,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -158,7 +286,7 @@ vErrors.push(err8);
 errors++;
 }
 if(Object.keys(data4).length < 1){
-const err9 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema37,data:data4};
+const err9 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema39,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -169,7 +297,7 @@ errors++;
 }
 for(const key3 in data4){
 if(!(((key3 === "project") || (key3 === "expression")) || (key3 === "group"))){
-const err10 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema37,data:data4};
+const err10 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -183,7 +311,7 @@ if(data4.project !== undefined){
 let data5 = data4.project;
 if(typeof data5 === "string"){
 if(!pattern7.test(data5)){
-const err11 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$",parentSchema:schema37.properties.project,data:data5};
+const err11 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$",parentSchema:schema39.properties.project,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -194,7 +322,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.project.type,parentSchema:schema37.properties.project,data:data5};
+const err12 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.project.type,parentSchema:schema39.properties.project,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -208,7 +336,7 @@ if(data4.expression !== undefined){
 let data6 = data4.expression;
 if(typeof data6 === "string"){
 if(func3(data6) < 1){
-const err13 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.expression,data:data6};
+const err13 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.expression,data:data6};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -219,7 +347,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.expression.type,parentSchema:schema37.properties.expression,data:data6};
+const err14 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.expression.type,parentSchema:schema39.properties.expression,data:data6};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -233,7 +361,7 @@ if(data4.group !== undefined){
 let data7 = data4.group;
 if(typeof data7 === "string"){
 if(func3(data7) < 1){
-const err15 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.group,data:data7};
+const err15 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.group,data:data7};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -244,7 +372,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.group.type,parentSchema:schema37.properties.group,data:data7};
+const err16 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.group.type,parentSchema:schema39.properties.group,data:data7};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -256,7 +384,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data:data4};
+const err17 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data:data4};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -268,7 +396,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.restrictions.type,parentSchema:schema35.properties.restrictions,data:data3};
+const err18 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema37.properties.restrictions.type,parentSchema:schema37.properties.restrictions,data:data3};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -282,7 +410,7 @@ if(data.extends !== undefined){
 let data8 = data.extends;
 if(Array.isArray(data8)){
 if(data8.length < 1){
-const err19 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema35.properties.extends,data:data8};
+const err19 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema37.properties.extends,data:data8};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -296,7 +424,7 @@ for(let i1=0; i1<len1; i1++){
 let data9 = data8[i1];
 if(typeof data9 === "string"){
 if(func3(data9) < 1){
-const err20 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.properties.extends.items,data:data9};
+const err20 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.extends.items,data:data9};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -307,7 +435,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.extends.items.type,parentSchema:schema35.properties.extends.items,data:data9};
+const err21 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.extends.items.type,parentSchema:schema37.properties.extends.items,data:data9};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -319,7 +447,7 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.extends.type,parentSchema:schema35.properties.extends,data:data8};
+const err22 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema37.properties.extends.type,parentSchema:schema37.properties.extends,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -331,7 +459,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -340,27 +468,27 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
-const schema40 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
-const schema42 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
-const schema50 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
+const schema41 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema42 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
+const schema44 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
+const schema52 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
 const func0 = require("ajv/dist/runtime/equal").default;
 const pattern12 = new RegExp("^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$", "u");
-const schema43 = {"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}};
-const schema44 = {"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
-const schema46 = {"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
-const schema47 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
+const schema45 = {"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}};
+const schema46 = {"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
+const schema48 = {"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
+const schema49 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
 const pattern13 = new RegExp("^\\s*\\S+(\\s+\\S+){4}\\s*$", "u");
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -369,7 +497,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.event === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event"},message:"must have required property '"+"event"+"'",schema:schema46.required,parentSchema:schema46,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event"},message:"must have required property '"+"event"+"'",schema:schema48.required,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -380,7 +508,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "is_disabled")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "event")) || (key0 === "parameters"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -394,7 +522,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema46.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema48.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -405,7 +533,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.id.type,parentSchema:schema46.properties.id,data:data0};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.id.type,parentSchema:schema48.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -418,7 +546,7 @@ errors++;
 if(data.is_disabled !== undefined){
 let data1 = data.is_disabled;
 if(typeof data1 !== "boolean"){
-const err4 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema46.properties.is_disabled.type,parentSchema:schema46.properties.is_disabled,data:data1};
+const err4 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.is_disabled.type,parentSchema:schema48.properties.is_disabled,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -433,7 +561,7 @@ let data2 = data.config;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 if(!(key1 === "ref")){
-const err5 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema47,data:data2};
+const err5 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -447,7 +575,7 @@ if(data2.ref !== undefined){
 let data3 = data2.ref;
 if(typeof data3 === "string"){
 if(func3(data3) < 1){
-const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47.properties.ref,data:data3};
+const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema49.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -458,7 +586,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.properties.ref.type,parentSchema:schema47.properties.ref,data:data3};
+const err7 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.ref.type,parentSchema:schema49.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -470,7 +598,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema47.type,parentSchema:schema47,data:data2};
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -485,7 +613,7 @@ let data4 = data.checkout;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key2 in data4){
 if(!(key2 === "ref")){
-const err9 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema47,data:data4};
+const err9 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -499,7 +627,7 @@ if(data4.ref !== undefined){
 let data5 = data4.ref;
 if(typeof data5 === "string"){
 if(func3(data5) < 1){
-const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47.properties.ref,data:data5};
+const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema49.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -510,7 +638,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.properties.ref.type,parentSchema:schema47.properties.ref,data:data5};
+const err11 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.ref.type,parentSchema:schema49.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -522,7 +650,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema47.type,parentSchema:schema47,data:data4};
+const err12 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -578,7 +706,7 @@ if(_valid0){
 const _errs24 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.vcs === undefined){
-const err15 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema46.properties.event.allOf[0].then.required,parentSchema:schema46.properties.event.allOf[0].then,data:data6};
+const err15 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema48.properties.event.allOf[0].then.required,parentSchema:schema48.properties.event.allOf[0].then,data:data6};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -592,7 +720,7 @@ var _valid0 = _errs24 === errors;
 valid6 = _valid0;
 }
 if(!valid6){
-const err16 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema46.properties.event.allOf[0].if,parentSchema:schema46.properties.event.allOf[0],data:data6};
+const err16 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema48.properties.event.allOf[0].if,parentSchema:schema48.properties.event.allOf[0],data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -645,7 +773,7 @@ if(_valid1){
 const _errs29 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.schedule === undefined){
-const err19 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/then/required",keyword:"required",params:{missingProperty: "schedule"},message:"must have required property '"+"schedule"+"'",schema:schema46.properties.event.allOf[1].then.required,parentSchema:schema46.properties.event.allOf[1].then,data:data6};
+const err19 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/then/required",keyword:"required",params:{missingProperty: "schedule"},message:"must have required property '"+"schedule"+"'",schema:schema48.properties.event.allOf[1].then.required,parentSchema:schema48.properties.event.allOf[1].then,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -659,7 +787,7 @@ var _valid1 = _errs29 === errors;
 valid8 = _valid1;
 }
 if(!valid8){
-const err20 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema46.properties.event.allOf[1].if,parentSchema:schema46.properties.event.allOf[1],data:data6};
+const err20 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema48.properties.event.allOf[1].if,parentSchema:schema48.properties.event.allOf[1],data:data6};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -670,7 +798,7 @@ errors++;
 }
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.type === undefined){
-const err21 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema46.properties.event.required,parentSchema:schema46.properties.event,data:data6};
+const err21 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema48.properties.event.required,parentSchema:schema48.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -681,7 +809,7 @@ errors++;
 }
 for(const key3 in data6){
 if(!(((((key3 === "type") || (key3 === "vcs")) || (key3 === "webhook")) || (key3 === "schedule")) || (key3 === "filter"))){
-const err22 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema46.properties.event,data:data6};
+const err22 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -694,7 +822,7 @@ errors++;
 if(data6.type !== undefined){
 let data9 = data6.type;
 if(!(((data9 === "vcs") || (data9 === "webhook")) || (data9 === "schedule"))){
-const err23 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema46.properties.event.properties.type.enum,parentSchema:schema46.properties.event.properties.type,data:data9};
+const err23 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema48.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.event.properties.type.enum,parentSchema:schema48.properties.event.properties.type,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -708,7 +836,7 @@ if(data6.vcs !== undefined){
 let data10 = data6.vcs;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.provider === undefined){
-const err24 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema44.required,parentSchema:schema44,data:data10};
+const err24 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -718,7 +846,7 @@ vErrors.push(err24);
 errors++;
 }
 if(data10.repo_id === undefined){
-const err25 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema44.required,parentSchema:schema44,data:data10};
+const err25 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -728,7 +856,7 @@ vErrors.push(err25);
 errors++;
 }
 if(data10.repo_full_name === undefined){
-const err26 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema44.required,parentSchema:schema44,data:data10};
+const err26 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -739,7 +867,7 @@ errors++;
 }
 for(const key4 in data10){
 if(!(((key4 === "provider") || (key4 === "repo_id")) || (key4 === "repo_full_name"))){
-const err27 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data10};
+const err27 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -753,7 +881,7 @@ if(data10.provider !== undefined){
 let data11 = data10.provider;
 if(typeof data11 === "string"){
 if(func3(data11) < 1){
-const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.provider,data:data11};
+const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -764,7 +892,7 @@ errors++;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.provider.type,parentSchema:schema44.properties.provider,data:data11};
+const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.provider.type,parentSchema:schema46.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -778,7 +906,7 @@ if(data10.repo_id !== undefined){
 let data12 = data10.repo_id;
 if(typeof data12 === "string"){
 if(func3(data12) < 1){
-const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.repo_id,data:data12};
+const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -789,7 +917,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.repo_id.type,parentSchema:schema44.properties.repo_id,data:data12};
+const err31 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_id.type,parentSchema:schema46.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -803,7 +931,7 @@ if(data10.repo_full_name !== undefined){
 let data13 = data10.repo_full_name;
 if(typeof data13 === "string"){
 if(func3(data13) < 1){
-const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.repo_full_name,data:data13};
+const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -814,7 +942,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.repo_full_name.type,parentSchema:schema44.properties.repo_full_name,data:data13};
+const err33 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_full_name.type,parentSchema:schema46.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -826,7 +954,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data10};
+const err34 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -841,7 +969,7 @@ let data14 = data6.webhook;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 for(const key5 in data14){
 if(!((key5 === "source") || (key5 === "secret"))){
-const err35 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema46.properties.event.properties.webhook,data:data14};
+const err35 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.webhook,data:data14};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -855,7 +983,7 @@ if(data14.source !== undefined){
 let data15 = data14.source;
 if(typeof data15 === "string"){
 if(func3(data15) < 1){
-const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.event.properties.webhook.properties.source,data:data15};
+const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -866,7 +994,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.event.properties.webhook.properties.source.type,parentSchema:schema46.properties.event.properties.webhook.properties.source,data:data15};
+const err37 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.webhook.properties.source.type,parentSchema:schema48.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -880,7 +1008,7 @@ if(data14.secret !== undefined){
 let data16 = data14.secret;
 if(typeof data16 === "string"){
 if(func3(data16) < 1){
-const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.event.properties.webhook.properties.secret,data:data16};
+const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -891,7 +1019,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.event.properties.webhook.properties.secret.type,parentSchema:schema46.properties.event.properties.webhook.properties.secret,data:data16};
+const err39 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.webhook.properties.secret.type,parentSchema:schema48.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -903,7 +1031,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.event.properties.webhook.type,parentSchema:schema46.properties.event.properties.webhook,data:data14};
+const err40 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.webhook.type,parentSchema:schema48.properties.event.properties.webhook,data:data14};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -917,7 +1045,7 @@ if(data6.schedule !== undefined){
 let data17 = data6.schedule;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.cron_expression === undefined){
-const err41 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/required",keyword:"required",params:{missingProperty: "cron_expression"},message:"must have required property '"+"cron_expression"+"'",schema:schema46.properties.event.properties.schedule.required,parentSchema:schema46.properties.event.properties.schedule,data:data17};
+const err41 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/required",keyword:"required",params:{missingProperty: "cron_expression"},message:"must have required property '"+"cron_expression"+"'",schema:schema48.properties.event.properties.schedule.required,parentSchema:schema48.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -928,7 +1056,7 @@ errors++;
 }
 for(const key6 in data17){
 if(!((key6 === "cron_expression") || (key6 === "attribution_actor"))){
-const err42 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema46.properties.event.properties.schedule,data:data17};
+const err42 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -942,7 +1070,7 @@ if(data17.cron_expression !== undefined){
 let data18 = data17.cron_expression;
 if(typeof data18 === "string"){
 if(!pattern13.test(data18)){
-const err43 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema46.properties.event.properties.schedule.properties.cron_expression,data:data18};
+const err43 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema48.properties.event.properties.schedule.properties.cron_expression,data:data18};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -953,7 +1081,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema46.properties.event.properties.schedule.properties.cron_expression,data:data18};
+const err44 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema48.properties.event.properties.schedule.properties.cron_expression,data:data18};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -966,7 +1094,7 @@ errors++;
 if(data17.attribution_actor !== undefined){
 let data19 = data17.attribution_actor;
 if(!((data19 === "system") || (data19 === "current"))){
-const err45 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema46.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema46.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema46.properties.event.properties.schedule.properties.attribution_actor,data:data19};
+const err45 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema48.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema48.properties.event.properties.schedule.properties.attribution_actor,data:data19};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -978,7 +1106,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.event.properties.schedule.type,parentSchema:schema46.properties.event.properties.schedule,data:data17};
+const err46 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.schedule.type,parentSchema:schema48.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -993,7 +1121,7 @@ let data20 = data6.filter;
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 for(const key7 in data20){
 if(!((key7 === "preset") || (key7 === "rules"))){
-const err47 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema46.properties.event.properties.filter,data:data20};
+const err47 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.filter,data:data20};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1006,7 +1134,7 @@ errors++;
 if(data20.preset !== undefined){
 let data21 = data20.preset;
 if(!((((((((((((data21 === "all-pushes") || (data21 === "only-tags")) || (data21 === "default-branch-pushes")) || (data21 === "only-build-prs")) || (data21 === "only-open-prs")) || (data21 === "only-labeled-prs")) || (data21 === "only-merged-prs")) || (data21 === "only-ready-for-review-prs")) || (data21 === "only-branch-delete")) || (data21 === "only-build-pushes-to-non-draft-prs")) || (data21 === "only-merged-or-closed-prs")) || (data21 === "pr-comment-equals-run-ci"))){
-const err48 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema46.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema46.properties.event.properties.filter.properties.preset.enum,parentSchema:schema46.properties.event.properties.filter.properties.preset,data:data21};
+const err48 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema48.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.event.properties.filter.properties.preset.enum,parentSchema:schema48.properties.event.properties.filter.properties.preset,data:data21};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1024,7 +1152,7 @@ for(let i0=0; i0<len0; i0++){
 let data23 = data22[i0];
 if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.rule === undefined){
-const err49 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema46.properties.event.properties.filter.properties.rules.items.required,parentSchema:schema46.properties.event.properties.filter.properties.rules.items,data:data23};
+const err49 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema48.properties.event.properties.filter.properties.rules.items.required,parentSchema:schema48.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1035,7 +1163,7 @@ errors++;
 }
 for(const key8 in data23){
 if(!(((key8 === "event_type") || (key8 === "rule")) || (key8 === "event_ref"))){
-const err50 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema46.properties.event.properties.filter.properties.rules.items,data:data23};
+const err50 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1049,7 +1177,7 @@ if(data23.event_type !== undefined){
 let data24 = data23.event_type;
 if(typeof data24 === "string"){
 if(func3(data24) < 1){
-const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
+const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1060,7 +1188,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema46.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
+const err52 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1074,7 +1202,7 @@ if(data23.rule !== undefined){
 let data25 = data23.rule;
 if(typeof data25 === "string"){
 if(func3(data25) < 1){
-const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
+const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1085,7 +1213,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema46.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
+const err54 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1099,7 +1227,7 @@ if(data23.event_ref !== undefined){
 let data26 = data23.event_ref;
 if(typeof data26 === "string"){
 if(func3(data26) < 1){
-const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
+const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1110,7 +1238,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema46.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
+const err56 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1122,7 +1250,7 @@ errors++;
 }
 }
 else {
-const err57 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema46.properties.event.properties.filter.properties.rules.items,data:data23};
+const err57 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1134,7 +1262,7 @@ errors++;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema46.properties.event.properties.filter.properties.rules.type,parentSchema:schema46.properties.event.properties.filter.properties.rules,data:data22};
+const err58 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.event.properties.filter.properties.rules.type,parentSchema:schema48.properties.event.properties.filter.properties.rules,data:data22};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1146,7 +1274,7 @@ errors++;
 }
 }
 else {
-const err59 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.event.properties.filter.type,parentSchema:schema46.properties.event.properties.filter,data:data20};
+const err59 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.filter.type,parentSchema:schema48.properties.event.properties.filter,data:data20};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1158,7 +1286,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.event.type,parentSchema:schema46.properties.event,data:data6};
+const err60 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.type,parentSchema:schema48.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1174,7 +1302,7 @@ if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 for(const key9 in data27){
 let data28 = data27[key9];
 if(((typeof data28 !== "string") && (!((typeof data28 == "number") && (isFinite(data28))))) && (typeof data28 !== "boolean")){
-const err61 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema46.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema46.properties.parameters.additionalProperties.type,parentSchema:schema46.properties.parameters.additionalProperties,data:data28};
+const err61 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema48.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema48.properties.parameters.additionalProperties.type,parentSchema:schema48.properties.parameters.additionalProperties,data:data28};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1186,7 +1314,7 @@ errors++;
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.parameters.type,parentSchema:schema46.properties.parameters,data:data27};
+const err62 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.parameters.type,parentSchema:schema48.properties.parameters,data:data27};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1198,7 +1326,7 @@ errors++;
 }
 }
 else {
-const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data};
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1207,16 +1335,16 @@ vErrors.push(err63);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1225,7 +1353,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.config === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "config"},message:"must have required property '"+"config"+"'",schema:schema43.required,parentSchema:schema43,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "config"},message:"must have required property '"+"config"+"'",schema:schema45.required,parentSchema:schema45,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1236,7 +1364,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "description")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "triggers"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema43,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1250,7 +1378,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema43.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema45.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1261,7 +1389,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.id.type,parentSchema:schema43.properties.id,data:data0};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.id.type,parentSchema:schema45.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1274,7 +1402,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.description.type,parentSchema:schema43.properties.description,data:data1};
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.description.type,parentSchema:schema45.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1330,7 +1458,7 @@ if(_valid0){
 const _errs12 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.vcs === undefined){
-const err7 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema43.properties.config.allOf[0].then.required,parentSchema:schema43.properties.config.allOf[0].then,data:data2};
+const err7 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema45.properties.config.allOf[0].then.required,parentSchema:schema45.properties.config.allOf[0].then,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1344,7 +1472,7 @@ var _valid0 = _errs12 === errors;
 valid2 = _valid0;
 }
 if(!valid2){
-const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema43.properties.config.allOf[0].if,parentSchema:schema43.properties.config.allOf[0],data:data2};
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema45.properties.config.allOf[0].if,parentSchema:schema45.properties.config.allOf[0],data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1397,7 +1525,7 @@ if(_valid1){
 const _errs17 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.hosted === undefined){
-const err11 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/then/required",keyword:"required",params:{missingProperty: "hosted"},message:"must have required property '"+"hosted"+"'",schema:schema43.properties.config.allOf[1].then.required,parentSchema:schema43.properties.config.allOf[1].then,data:data2};
+const err11 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/then/required",keyword:"required",params:{missingProperty: "hosted"},message:"must have required property '"+"hosted"+"'",schema:schema45.properties.config.allOf[1].then.required,parentSchema:schema45.properties.config.allOf[1].then,data:data2};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1411,7 +1539,7 @@ var _valid1 = _errs17 === errors;
 valid4 = _valid1;
 }
 if(!valid4){
-const err12 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema43.properties.config.allOf[1].if,parentSchema:schema43.properties.config.allOf[1],data:data2};
+const err12 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema45.properties.config.allOf[1].if,parentSchema:schema45.properties.config.allOf[1],data:data2};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1422,7 +1550,7 @@ errors++;
 }
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.type === undefined){
-const err13 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema43.properties.config.required,parentSchema:schema43.properties.config,data:data2};
+const err13 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema45.properties.config.required,parentSchema:schema45.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1432,7 +1560,7 @@ vErrors.push(err13);
 errors++;
 }
 if(data2.file_path === undefined){
-const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'",schema:schema43.properties.config.required,parentSchema:schema43.properties.config,data:data2};
+const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'",schema:schema45.properties.config.required,parentSchema:schema45.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1443,7 +1571,7 @@ errors++;
 }
 for(const key1 in data2){
 if(!(((((key1 === "type") || (key1 === "file_path")) || (key1 === "file_type")) || (key1 === "vcs")) || (key1 === "hosted"))){
-const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema43.properties.config,data:data2};
+const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1456,7 +1584,7 @@ errors++;
 if(data2.type !== undefined){
 let data5 = data2.type;
 if(!((data5 === "vcs") || (data5 === "hosted"))){
-const err16 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema43.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema43.properties.config.properties.type.enum,parentSchema:schema43.properties.config.properties.type,data:data5};
+const err16 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema45.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.config.properties.type.enum,parentSchema:schema45.properties.config.properties.type,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1470,7 +1598,7 @@ if(data2.file_path !== undefined){
 let data6 = data2.file_path;
 if(typeof data6 === "string"){
 if(func3(data6) < 1){
-const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.config.properties.file_path,data:data6};
+const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1481,7 +1609,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.config.properties.file_path.type,parentSchema:schema43.properties.config.properties.file_path,data:data6};
+const err18 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.config.properties.file_path.type,parentSchema:schema45.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1495,7 +1623,7 @@ if(data2.file_type !== undefined){
 let data7 = data2.file_type;
 if(typeof data7 === "string"){
 if(func3(data7) < 1){
-const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.config.properties.file_type,data:data7};
+const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1506,7 +1634,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.config.properties.file_type.type,parentSchema:schema43.properties.config.properties.file_type,data:data7};
+const err20 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.config.properties.file_type.type,parentSchema:schema45.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1520,7 +1648,7 @@ if(data2.vcs !== undefined){
 let data8 = data2.vcs;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.provider === undefined){
-const err21 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema44.required,parentSchema:schema44,data:data8};
+const err21 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1530,7 +1658,7 @@ vErrors.push(err21);
 errors++;
 }
 if(data8.repo_id === undefined){
-const err22 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema44.required,parentSchema:schema44,data:data8};
+const err22 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1540,7 +1668,7 @@ vErrors.push(err22);
 errors++;
 }
 if(data8.repo_full_name === undefined){
-const err23 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema44.required,parentSchema:schema44,data:data8};
+const err23 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1551,7 +1679,7 @@ errors++;
 }
 for(const key2 in data8){
 if(!(((key2 === "provider") || (key2 === "repo_id")) || (key2 === "repo_full_name"))){
-const err24 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data8};
+const err24 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data8};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1565,7 +1693,7 @@ if(data8.provider !== undefined){
 let data9 = data8.provider;
 if(typeof data9 === "string"){
 if(func3(data9) < 1){
-const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.provider,data:data9};
+const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1576,7 +1704,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.provider.type,parentSchema:schema44.properties.provider,data:data9};
+const err26 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.provider.type,parentSchema:schema46.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1590,7 +1718,7 @@ if(data8.repo_id !== undefined){
 let data10 = data8.repo_id;
 if(typeof data10 === "string"){
 if(func3(data10) < 1){
-const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.repo_id,data:data10};
+const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1601,7 +1729,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.repo_id.type,parentSchema:schema44.properties.repo_id,data:data10};
+const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_id.type,parentSchema:schema46.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1615,7 +1743,7 @@ if(data8.repo_full_name !== undefined){
 let data11 = data8.repo_full_name;
 if(typeof data11 === "string"){
 if(func3(data11) < 1){
-const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.repo_full_name,data:data11};
+const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1626,7 +1754,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.repo_full_name.type,parentSchema:schema44.properties.repo_full_name,data:data11};
+const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_full_name.type,parentSchema:schema46.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1638,7 +1766,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data8};
+const err31 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data8};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1652,7 +1780,7 @@ if(data2.hosted !== undefined){
 let data12 = data2.hosted;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.provider === undefined){
-const err32 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema43.properties.config.properties.hosted.required,parentSchema:schema43.properties.config.properties.hosted,data:data12};
+const err32 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema45.properties.config.properties.hosted.required,parentSchema:schema45.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1663,7 +1791,7 @@ errors++;
 }
 for(const key3 in data12){
 if(!(key3 === "provider")){
-const err33 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema43.properties.config.properties.hosted,data:data12};
+const err33 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1677,7 +1805,7 @@ if(data12.provider !== undefined){
 let data13 = data12.provider;
 if(typeof data13 === "string"){
 if(func3(data13) < 1){
-const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.config.properties.hosted.properties.provider,data:data13};
+const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1688,7 +1816,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.config.properties.hosted.properties.provider.type,parentSchema:schema43.properties.config.properties.hosted.properties.provider,data:data13};
+const err35 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.config.properties.hosted.properties.provider.type,parentSchema:schema45.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1700,7 +1828,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.properties.config.properties.hosted.type,parentSchema:schema43.properties.config.properties.hosted,data:data12};
+const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.config.properties.hosted.type,parentSchema:schema45.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1712,7 +1840,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.properties.config.type,parentSchema:schema43.properties.config,data:data2};
+const err37 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.config.type,parentSchema:schema45.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1726,7 +1854,7 @@ if(data.checkout !== undefined){
 let data14 = data.checkout;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.vcs === undefined){
-const err38 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema43.properties.checkout.required,parentSchema:schema43.properties.checkout,data:data14};
+const err38 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema45.properties.checkout.required,parentSchema:schema45.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1737,7 +1865,7 @@ errors++;
 }
 for(const key4 in data14){
 if(!(key4 === "vcs")){
-const err39 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema43.properties.checkout,data:data14};
+const err39 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1751,7 +1879,7 @@ if(data14.vcs !== undefined){
 let data15 = data14.vcs;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.provider === undefined){
-const err40 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema44.required,parentSchema:schema44,data:data15};
+const err40 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema46.required,parentSchema:schema46,data:data15};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1761,7 +1889,7 @@ vErrors.push(err40);
 errors++;
 }
 if(data15.repo_id === undefined){
-const err41 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema44.required,parentSchema:schema44,data:data15};
+const err41 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema46.required,parentSchema:schema46,data:data15};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1771,7 +1899,7 @@ vErrors.push(err41);
 errors++;
 }
 if(data15.repo_full_name === undefined){
-const err42 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema44.required,parentSchema:schema44,data:data15};
+const err42 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema46.required,parentSchema:schema46,data:data15};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1782,7 +1910,7 @@ errors++;
 }
 for(const key5 in data15){
 if(!(((key5 === "provider") || (key5 === "repo_id")) || (key5 === "repo_full_name"))){
-const err43 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data15};
+const err43 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data15};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1796,7 +1924,7 @@ if(data15.provider !== undefined){
 let data16 = data15.provider;
 if(typeof data16 === "string"){
 if(func3(data16) < 1){
-const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.provider,data:data16};
+const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1807,7 +1935,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.provider.type,parentSchema:schema44.properties.provider,data:data16};
+const err45 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.provider.type,parentSchema:schema46.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1821,7 +1949,7 @@ if(data15.repo_id !== undefined){
 let data17 = data15.repo_id;
 if(typeof data17 === "string"){
 if(func3(data17) < 1){
-const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.repo_id,data:data17};
+const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1832,7 +1960,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.repo_id.type,parentSchema:schema44.properties.repo_id,data:data17};
+const err47 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_id.type,parentSchema:schema46.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1846,7 +1974,7 @@ if(data15.repo_full_name !== undefined){
 let data18 = data15.repo_full_name;
 if(typeof data18 === "string"){
 if(func3(data18) < 1){
-const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.repo_full_name,data:data18};
+const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1857,7 +1985,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.repo_full_name.type,parentSchema:schema44.properties.repo_full_name,data:data18};
+const err49 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_full_name.type,parentSchema:schema46.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1869,7 +1997,7 @@ errors++;
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data15};
+const err50 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data15};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1881,7 +2009,7 @@ errors++;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.properties.checkout.type,parentSchema:schema43.properties.checkout,data:data14};
+const err51 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.checkout.type,parentSchema:schema45.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1898,7 +2026,7 @@ for(const key6 in data19){
 const _errs54 = errors;
 if(typeof key6 === "string"){
 if(func3(key6) < 1){
-const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.triggers.propertyNames,data:key6,propertyName:key6};
+const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.triggers.propertyNames,data:key6,propertyName:key6};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1910,7 +2038,7 @@ errors++;
 }
 var valid13 = _errs54 === errors;
 if(!valid13){
-const err53 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema43.properties.triggers.propertyNames,parentSchema:schema43.properties.triggers,data:data19};
+const err53 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema45.properties.triggers.propertyNames,parentSchema:schema45.properties.triggers,data:data19};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1921,14 +2049,14 @@ errors++;
 }
 }
 for(const key7 in data19){
-if(!(validate26(data19[key7], {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key7,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate28(data19[key7], {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key7,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.properties.triggers.type,parentSchema:schema43.properties.triggers,data:data19};
+const err54 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.triggers.type,parentSchema:schema45.properties.triggers,data:data19};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1940,7 +2068,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1949,16 +2077,16 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1968,7 +2096,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "settings") || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1982,8 +2110,8 @@ if(data.settings !== undefined){
 let data0 = data.settings;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func1.call(schema40.properties, key1))){
-const err1 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema40,data:data0};
+if(!(func1.call(schema42.properties, key1))){
+const err1 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1996,7 +2124,7 @@ errors++;
 if(data0.enable_ai_error_summarization !== undefined){
 let data1 = data0.enable_ai_error_summarization;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.enable_ai_error_summarization.type,parentSchema:schema40.properties.enable_ai_error_summarization,data:data1};
+const err2 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_ai_error_summarization.type,parentSchema:schema42.properties.enable_ai_error_summarization,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2009,7 +2137,7 @@ errors++;
 if(data0.enable_unversioned_config !== undefined){
 let data2 = data0.enable_unversioned_config;
 if(typeof data2 !== "boolean"){
-const err3 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.enable_unversioned_config.type,parentSchema:schema40.properties.enable_unversioned_config,data:data2};
+const err3 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_unversioned_config.type,parentSchema:schema42.properties.enable_unversioned_config,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2022,7 +2150,7 @@ errors++;
 if(data0.enable_auto_cancel_redundant_workflows !== undefined){
 let data3 = data0.enable_auto_cancel_redundant_workflows;
 if(typeof data3 !== "boolean"){
-const err4 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema40.properties.enable_auto_cancel_redundant_workflows,data:data3};
+const err4 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema42.properties.enable_auto_cancel_redundant_workflows,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2035,7 +2163,7 @@ errors++;
 if(data0.enable_building_fork_prs !== undefined){
 let data4 = data0.enable_building_fork_prs;
 if(typeof data4 !== "boolean"){
-const err5 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.enable_building_fork_prs.type,parentSchema:schema40.properties.enable_building_fork_prs,data:data4};
+const err5 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_building_fork_prs.type,parentSchema:schema42.properties.enable_building_fork_prs,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2048,7 +2176,7 @@ errors++;
 if(data0.is_build_prs_only !== undefined){
 let data5 = data0.is_build_prs_only;
 if(typeof data5 !== "boolean"){
-const err6 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.is_build_prs_only.type,parentSchema:schema40.properties.is_build_prs_only,data:data5};
+const err6 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_build_prs_only.type,parentSchema:schema42.properties.is_build_prs_only,data:data5};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2061,7 +2189,7 @@ errors++;
 if(data0.is_ssh_disabled !== undefined){
 let data6 = data0.is_ssh_disabled;
 if(typeof data6 !== "boolean"){
-const err7 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.is_ssh_disabled.type,parentSchema:schema40.properties.is_ssh_disabled,data:data6};
+const err7 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_ssh_disabled.type,parentSchema:schema42.properties.is_ssh_disabled,data:data6};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2074,7 +2202,7 @@ errors++;
 if(data0.is_running_disabled !== undefined){
 let data7 = data0.is_running_disabled;
 if(typeof data7 !== "boolean"){
-const err8 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.is_running_disabled.type,parentSchema:schema40.properties.is_running_disabled,data:data7};
+const err8 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_running_disabled.type,parentSchema:schema42.properties.is_running_disabled,data:data7};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2087,7 +2215,7 @@ errors++;
 if(data0.can_pass_secrets_to_fork_pr_jobs !== undefined){
 let data8 = data0.can_pass_secrets_to_fork_pr_jobs;
 if(typeof data8 !== "boolean"){
-const err9 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema40.properties.can_pass_secrets_to_fork_pr_jobs,data:data8};
+const err9 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema42.properties.can_pass_secrets_to_fork_pr_jobs,data:data8};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2100,7 +2228,7 @@ errors++;
 if(data0.is_oss !== undefined){
 let data9 = data0.is_oss;
 if(typeof data9 !== "boolean"){
-const err10 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.is_oss.type,parentSchema:schema40.properties.is_oss,data:data9};
+const err10 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_oss.type,parentSchema:schema42.properties.is_oss,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2113,7 +2241,7 @@ errors++;
 if(data0.can_set_github_status !== undefined){
 let data10 = data0.can_set_github_status;
 if(typeof data10 !== "boolean"){
-const err11 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.can_set_github_status.type,parentSchema:schema40.properties.can_set_github_status,data:data10};
+const err11 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_set_github_status.type,parentSchema:schema42.properties.can_set_github_status,data:data10};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2126,7 +2254,7 @@ errors++;
 if(data0.enable_dynamic_config !== undefined){
 let data11 = data0.enable_dynamic_config;
 if(typeof data11 !== "boolean"){
-const err12 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.enable_dynamic_config.type,parentSchema:schema40.properties.enable_dynamic_config,data:data11};
+const err12 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_dynamic_config.type,parentSchema:schema42.properties.enable_dynamic_config,data:data11};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2139,7 +2267,7 @@ errors++;
 if(data0.is_admin_required_for_writing_settings !== undefined){
 let data12 = data0.is_admin_required_for_writing_settings;
 if(typeof data12 !== "boolean"){
-const err13 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.is_admin_required_for_writing_settings.type,parentSchema:schema40.properties.is_admin_required_for_writing_settings,data:data12};
+const err13 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_admin_required_for_writing_settings.type,parentSchema:schema42.properties.is_admin_required_for_writing_settings,data:data12};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2157,7 +2285,7 @@ for(let i0=0; i0<len0; i0++){
 let data14 = data13[i0];
 if(typeof data14 === "string"){
 if(func3(data14) < 1){
-const err14 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.pr_only_branch_overrides.items,data:data14};
+const err14 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data14};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2168,7 +2296,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.pr_only_branch_overrides.items.type,parentSchema:schema40.properties.pr_only_branch_overrides.items,data:data14};
+const err15 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.pr_only_branch_overrides.items.type,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data14};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2189,7 +2317,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema40.properties.pr_only_branch_overrides,data:data13};
+const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema42.properties.pr_only_branch_overrides,data:data13};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2204,7 +2332,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema40.properties.pr_only_branch_overrides.type,parentSchema:schema40.properties.pr_only_branch_overrides,data:data13};
+const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema42.properties.pr_only_branch_overrides.type,parentSchema:schema42.properties.pr_only_branch_overrides,data:data13};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2216,7 +2344,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data:data0};
+const err18 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data0};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2233,7 +2361,7 @@ for(const key2 in data15){
 const _errs37 = errors;
 if(typeof key2 === "string"){
 if(!pattern6.test(key2)){
-const err19 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema36.propertyNames,data:key2,propertyName:key2};
+const err19 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema38.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2245,7 +2373,7 @@ errors++;
 }
 var valid7 = _errs37 === errors;
 if(!valid7){
-const err20 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema36.propertyNames,parentSchema:schema36,data:data15};
+const err20 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema38.propertyNames,parentSchema:schema38,data:data15};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2259,7 +2387,7 @@ for(const key3 in data15){
 let data16 = data15[key3];
 if(typeof data16 === "string"){
 if(func3(data16) < 1){
-const err21 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.additionalProperties,data:data16};
+const err21 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.additionalProperties,data:data16};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2270,7 +2398,7 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.additionalProperties.type,parentSchema:schema36.additionalProperties,data:data16};
+const err22 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.additionalProperties.type,parentSchema:schema38.additionalProperties,data:data16};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2282,7 +2410,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data15};
+const err23 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data15};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2299,7 +2427,7 @@ for(const key4 in data17){
 const _errs43 = errors;
 if(typeof key4 === "string"){
 if(func3(key4) < 1){
-const err24 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.webhooks.propertyNames,data:key4,propertyName:key4};
+const err24 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.webhooks.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2311,7 +2439,7 @@ errors++;
 }
 var valid9 = _errs43 === errors;
 if(!valid9){
-const err25 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema39.properties.webhooks.propertyNames,parentSchema:schema39.properties.webhooks,data:data17};
+const err25 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema41.properties.webhooks.propertyNames,parentSchema:schema41.properties.webhooks,data:data17};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2325,7 +2453,7 @@ for(const key5 in data17){
 let data18 = data17[key5];
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.url === undefined){
-const err26 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema42.required,parentSchema:schema42,data:data18};
+const err26 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema44.required,parentSchema:schema44,data:data18};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2335,7 +2463,7 @@ vErrors.push(err26);
 errors++;
 }
 if(data18.events === undefined){
-const err27 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema42.required,parentSchema:schema42,data:data18};
+const err27 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema44.required,parentSchema:schema44,data:data18};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2346,7 +2474,7 @@ errors++;
 }
 for(const key6 in data18){
 if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
-const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data18};
+const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data18};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2360,7 +2488,7 @@ if(data18.id !== undefined){
 let data19 = data18.id;
 if(typeof data19 === "string"){
 if(!(formats0.test(data19))){
-const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema42.properties.id,data:data19};
+const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema44.properties.id,data:data19};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2371,7 +2499,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.id.type,parentSchema:schema42.properties.id,data:data19};
+const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.id.type,parentSchema:schema44.properties.id,data:data19};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2385,7 +2513,7 @@ if(data18.url !== undefined){
 let data20 = data18.url;
 if(typeof data20 === "string"){
 if(!pattern12.test(data20)){
-const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema42.properties.url,data:data20};
+const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema44.properties.url,data:data20};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2396,7 +2524,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.url.type,parentSchema:schema42.properties.url,data:data20};
+const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.url.type,parentSchema:schema44.properties.url,data:data20};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2410,7 +2538,7 @@ if(data18.events !== undefined){
 let data21 = data18.events;
 if(Array.isArray(data21)){
 if(data21.length < 1){
-const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema42.properties.events,data:data21};
+const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema44.properties.events,data:data21};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2423,7 +2551,7 @@ const len1 = data21.length;
 for(let i2=0; i2<len1; i2++){
 let data22 = data21[i2];
 if(!((data22 === "workflow-completed") || (data22 === "job-completed"))){
-const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema42.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema42.properties.events.items.enum,parentSchema:schema42.properties.events.items,data:data22};
+const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema44.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.events.items.enum,parentSchema:schema44.properties.events.items,data:data22};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2440,7 +2568,7 @@ outer0:
 for(;i3--;){
 for(j1 = i3; j1--;){
 if(func0(data21[i3], data21[j1])){
-const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema42.properties.events,data:data21};
+const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema44.properties.events,data:data21};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2455,7 +2583,7 @@ break outer0;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema42.properties.events.type,parentSchema:schema42.properties.events,data:data21};
+const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema44.properties.events.type,parentSchema:schema44.properties.events,data:data21};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2468,7 +2596,7 @@ errors++;
 if(data18.scope !== undefined){
 let data23 = data18.scope;
 if(!(data23 === "project")){
-const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema42.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema42.properties.scope.enum,parentSchema:schema42.properties.scope,data:data23};
+const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema44.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.scope.enum,parentSchema:schema44.properties.scope,data:data23};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2481,7 +2609,7 @@ errors++;
 if(data18.should_verify_tls !== undefined){
 let data24 = data18.should_verify_tls;
 if(typeof data24 !== "boolean"){
-const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.should_verify_tls.type,parentSchema:schema42.properties.should_verify_tls,data:data24};
+const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.should_verify_tls.type,parentSchema:schema44.properties.should_verify_tls,data:data24};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2494,7 +2622,7 @@ errors++;
 if(data18.is_enabled !== undefined){
 let data25 = data18.is_enabled;
 if(typeof data25 !== "boolean"){
-const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_enabled.type,parentSchema:schema42.properties.is_enabled,data:data25};
+const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.is_enabled.type,parentSchema:schema44.properties.is_enabled,data:data25};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2508,7 +2636,7 @@ if(data18.signing_secret !== undefined){
 let data26 = data18.signing_secret;
 if(typeof data26 === "string"){
 if(func3(data26) < 1){
-const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.signing_secret,data:data26};
+const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.signing_secret,data:data26};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2519,7 +2647,7 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.signing_secret.type,parentSchema:schema42.properties.signing_secret,data:data26};
+const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.signing_secret.type,parentSchema:schema44.properties.signing_secret,data:data26};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2531,7 +2659,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data18};
+const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data18};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2543,7 +2671,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.properties.webhooks.type,parentSchema:schema39.properties.webhooks,data:data17};
+const err43 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.webhooks.type,parentSchema:schema41.properties.webhooks,data:data17};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2560,7 +2688,7 @@ for(const key7 in data27){
 const _errs65 = errors;
 if(typeof key7 === "string"){
 if(func3(key7) < 1){
-const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.pipelines.propertyNames,data:key7,propertyName:key7};
+const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.pipelines.propertyNames,data:key7,propertyName:key7};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2572,7 +2700,7 @@ errors++;
 }
 var valid16 = _errs65 === errors;
 if(!valid16){
-const err45 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema39.properties.pipelines.propertyNames,parentSchema:schema39.properties.pipelines,data:data27};
+const err45 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema41.properties.pipelines.propertyNames,parentSchema:schema41.properties.pipelines,data:data27};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2583,14 +2711,14 @@ errors++;
 }
 }
 for(const key8 in data27){
-if(!(validate25(data27[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data27,parentDataProperty:key8,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate27(data27[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data27,parentDataProperty:key8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.properties.pipelines.type,parentSchema:schema39.properties.pipelines,data:data27};
+const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.pipelines.type,parentSchema:schema41.properties.pipelines,data:data27};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2607,7 +2735,7 @@ const len2 = data29.length;
 for(let i4=0; i4<len2; i4++){
 let data30 = data29[i4];
 if(!((data30 === "deploy-key") || (data30 === "user-key"))){
-const err47 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values",schema:schema50.enum,parentSchema:schema50,data:data30};
+const err47 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values",schema:schema52.enum,parentSchema:schema52,data:data30};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2624,7 +2752,7 @@ outer1:
 for(;i5--;){
 for(j2 = i5; j2--;){
 if(func0(data29[i5], data29[j2])){
-const err48 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema39.properties.checkout_keys,data:data29};
+const err48 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema41.properties.checkout_keys,data:data29};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2639,7 +2767,7 @@ break outer1;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.checkout_keys.type,parentSchema:schema39.properties.checkout_keys,data:data29};
+const err49 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.checkout_keys.type,parentSchema:schema41.properties.checkout_keys,data:data29};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2653,7 +2781,7 @@ if(data.extends !== undefined){
 let data31 = data.extends;
 if(Array.isArray(data31)){
 if(data31.length < 1){
-const err50 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema39.properties.extends,data:data31};
+const err50 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema41.properties.extends,data:data31};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2667,7 +2795,7 @@ for(let i6=0; i6<len3; i6++){
 let data32 = data31[i6];
 if(typeof data32 === "string"){
 if(func3(data32) < 1){
-const err51 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.extends.items,data:data32};
+const err51 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.extends.items,data:data32};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2678,7 +2806,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.extends.items.type,parentSchema:schema39.properties.extends.items,data:data32};
+const err52 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.extends.items.type,parentSchema:schema41.properties.extends.items,data:data32};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2690,7 +2818,7 @@ errors++;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.extends.type,parentSchema:schema39.properties.extends,data:data31};
+const err53 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.extends.type,parentSchema:schema41.properties.extends,data:data31};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2702,7 +2830,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2711,10 +2839,10 @@ vErrors.push(err54);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3117,11 +3245,17 @@ vErrors.push(err29);
 errors++;
 }
 }
+if(data.sso_group_mappings !== undefined){
+if(!(validate22(data.sso_group_mappings, {instancePath:instancePath+"/sso_group_mappings",parentData:data,parentDataProperty:"sso_group_mappings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
 if(data.contexts !== undefined){
-let data23 = data.contexts;
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-for(const key5 in data23){
-const _errs56 = errors;
+let data24 = data.contexts;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+for(const key5 in data24){
+const _errs57 = errors;
 if(typeof key5 === "string"){
 if(func3(key5) < 1){
 const err30 = {instancePath:instancePath+"/contexts",schemaPath:"#/properties/contexts/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.contexts.propertyNames,data:key5,propertyName:key5};
@@ -3134,9 +3268,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-var valid7 = _errs56 === errors;
+var valid7 = _errs57 === errors;
 if(!valid7){
-const err31 = {instancePath:instancePath+"/contexts",schemaPath:"#/properties/contexts/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid",schema:schema32.properties.contexts.propertyNames,parentSchema:schema32.properties.contexts,data:data23};
+const err31 = {instancePath:instancePath+"/contexts",schemaPath:"#/properties/contexts/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid",schema:schema32.properties.contexts.propertyNames,parentSchema:schema32.properties.contexts,data:data24};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3146,15 +3280,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-for(const key6 in data23){
-if(!(validate22(data23[key6], {instancePath:instancePath+"/contexts/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data23,parentDataProperty:key6,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+for(const key6 in data24){
+if(!(validate24(data24[key6], {instancePath:instancePath+"/contexts/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data24,parentDataProperty:key6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/contexts",schemaPath:"#/properties/contexts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.contexts.type,parentSchema:schema32.properties.contexts,data:data23};
+const err32 = {instancePath:instancePath+"/contexts",schemaPath:"#/properties/contexts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.contexts.type,parentSchema:schema32.properties.contexts,data:data24};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3165,14 +3299,14 @@ errors++;
 }
 }
 if(data.otel_exporters !== undefined){
-let data25 = data.otel_exporters;
-if(Array.isArray(data25)){
-const len0 = data25.length;
+let data26 = data.otel_exporters;
+if(Array.isArray(data26)){
+const len0 = data26.length;
 for(let i0=0; i0<len0; i0++){
-let data26 = data25[i0];
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.endpoint === undefined){
-const err33 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'",schema:schema38.required,parentSchema:schema38,data:data26};
+let data27 = data26[i0];
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.endpoint === undefined){
+const err33 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'",schema:schema40.required,parentSchema:schema40,data:data27};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3181,8 +3315,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data26.protocol === undefined){
-const err34 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'",schema:schema38.required,parentSchema:schema38,data:data26};
+if(data27.protocol === undefined){
+const err34 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'",schema:schema40.required,parentSchema:schema40,data:data27};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3191,9 +3325,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-for(const key7 in data26){
+for(const key7 in data27){
 if(!((((key7 === "endpoint") || (key7 === "protocol")) || (key7 === "insecure")) || (key7 === "headers"))){
-const err35 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema38,data:data26};
+const err35 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema40,data:data27};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3203,11 +3337,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data26.endpoint !== undefined){
-let data27 = data26.endpoint;
-if(typeof data27 === "string"){
-if(!pattern8.test(data27)){
-const err36 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+:[0-9]{1,5}$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+:[0-9]{1,5}$"+"\"",schema:"^[A-Za-z0-9._-]+:[0-9]{1,5}$",parentSchema:schema38.properties.endpoint,data:data27};
+if(data27.endpoint !== undefined){
+let data28 = data27.endpoint;
+if(typeof data28 === "string"){
+if(!pattern8.test(data28)){
+const err36 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+:[0-9]{1,5}$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+:[0-9]{1,5}$"+"\"",schema:"^[A-Za-z0-9._-]+:[0-9]{1,5}$",parentSchema:schema40.properties.endpoint,data:data28};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3218,7 +3352,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.properties.endpoint.type,parentSchema:schema38.properties.endpoint,data:data27};
+const err37 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.endpoint.type,parentSchema:schema40.properties.endpoint,data:data28};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3228,10 +3362,10 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data26.protocol !== undefined){
-let data28 = data26.protocol;
-if(!((data28 === "grpc") || (data28 === "http"))){
-const err38 = {instancePath:instancePath+"/otel_exporters/" + i0+"/protocol",schemaPath:"#/$defs/otelExporter/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema38.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema38.properties.protocol.enum,parentSchema:schema38.properties.protocol,data:data28};
+if(data27.protocol !== undefined){
+let data29 = data27.protocol;
+if(!((data29 === "grpc") || (data29 === "http"))){
+const err38 = {instancePath:instancePath+"/otel_exporters/" + i0+"/protocol",schemaPath:"#/$defs/otelExporter/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema40.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema40.properties.protocol.enum,parentSchema:schema40.properties.protocol,data:data29};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3241,10 +3375,10 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data26.insecure !== undefined){
-let data29 = data26.insecure;
-if(typeof data29 !== "boolean"){
-const err39 = {instancePath:instancePath+"/otel_exporters/" + i0+"/insecure",schemaPath:"#/$defs/otelExporter/properties/insecure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema38.properties.insecure.type,parentSchema:schema38.properties.insecure,data:data29};
+if(data27.insecure !== undefined){
+let data30 = data27.insecure;
+if(typeof data30 !== "boolean"){
+const err39 = {instancePath:instancePath+"/otel_exporters/" + i0+"/insecure",schemaPath:"#/$defs/otelExporter/properties/insecure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.insecure.type,parentSchema:schema40.properties.insecure,data:data30};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3254,14 +3388,14 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data26.headers !== undefined){
-let data30 = data26.headers;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-for(const key8 in data30){
-const _errs72 = errors;
+if(data27.headers !== undefined){
+let data31 = data27.headers;
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+for(const key8 in data31){
+const _errs73 = errors;
 if(typeof key8 === "string"){
 if(!pattern9.test(key8)){
-const err40 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+^_`|~-]+$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+^_`|~-]+$"+"\"",schema:"^[A-Za-z0-9!#$%&'*+^_`|~-]+$",parentSchema:schema38.properties.headers.propertyNames,data:key8,propertyName:key8};
+const err40 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+^_`|~-]+$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+^_`|~-]+$"+"\"",schema:"^[A-Za-z0-9!#$%&'*+^_`|~-]+$",parentSchema:schema40.properties.headers.propertyNames,data:key8,propertyName:key8};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3271,9 +3405,9 @@ vErrors.push(err40);
 errors++;
 }
 }
-var valid13 = _errs72 === errors;
+var valid13 = _errs73 === errors;
 if(!valid13){
-const err41 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key8},message:"property name must be valid",schema:schema38.properties.headers.propertyNames,parentSchema:schema38.properties.headers,data:data30};
+const err41 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key8},message:"property name must be valid",schema:schema40.properties.headers.propertyNames,parentSchema:schema40.properties.headers,data:data31};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3283,11 +3417,11 @@ vErrors.push(err41);
 errors++;
 }
 }
-for(const key9 in data30){
-let data31 = data30[key9];
-if(typeof data31 === "string"){
-if(func3(data31) < 1){
-const err42 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.headers.additionalProperties,data:data31};
+for(const key9 in data31){
+let data32 = data31[key9];
+if(typeof data32 === "string"){
+if(func3(data32) < 1){
+const err42 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.headers.additionalProperties,data:data32};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3298,7 +3432,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.properties.headers.additionalProperties.type,parentSchema:schema38.properties.headers.additionalProperties,data:data31};
+const err43 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.headers.additionalProperties.type,parentSchema:schema40.properties.headers.additionalProperties,data:data32};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3310,7 +3444,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.properties.headers.type,parentSchema:schema38.properties.headers,data:data30};
+const err44 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.properties.headers.type,parentSchema:schema40.properties.headers,data:data31};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3322,7 +3456,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data26};
+const err45 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data:data27};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3334,7 +3468,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/otel_exporters",schemaPath:"#/properties/otel_exporters/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.otel_exporters.type,parentSchema:schema32.properties.otel_exporters,data:data25};
+const err46 = {instancePath:instancePath+"/otel_exporters",schemaPath:"#/properties/otel_exporters/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.otel_exporters.type,parentSchema:schema32.properties.otel_exporters,data:data26};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3345,10 +3479,10 @@ errors++;
 }
 }
 if(data.projects !== undefined){
-let data32 = data.projects;
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-for(const key10 in data32){
-const _errs78 = errors;
+let data33 = data.projects;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key10 in data33){
+const _errs79 = errors;
 if(typeof key10 === "string"){
 if(!pattern10.test(key10)){
 const err47 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",parentSchema:schema32.properties.projects.propertyNames,data:key10,propertyName:key10};
@@ -3361,9 +3495,9 @@ vErrors.push(err47);
 errors++;
 }
 }
-var valid15 = _errs78 === errors;
+var valid15 = _errs79 === errors;
 if(!valid15){
-const err48 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames",keyword:"propertyNames",params:{propertyName: key10},message:"property name must be valid",schema:schema32.properties.projects.propertyNames,parentSchema:schema32.properties.projects,data:data32};
+const err48 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames",keyword:"propertyNames",params:{propertyName: key10},message:"property name must be valid",schema:schema32.properties.projects.propertyNames,parentSchema:schema32.properties.projects,data:data33};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3373,15 +3507,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-for(const key11 in data32){
-if(!(validate24(data32[key11], {instancePath:instancePath+"/projects/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data32,parentDataProperty:key11,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+for(const key11 in data33){
+if(!(validate26(data33[key11], {instancePath:instancePath+"/projects/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data33,parentDataProperty:key11,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.projects.type,parentSchema:schema32.properties.projects,data:data32};
+const err49 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.projects.type,parentSchema:schema32.properties.projects,data:data33};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3392,14 +3526,14 @@ errors++;
 }
 }
 if(data.ignore !== undefined){
-let data34 = data.ignore;
-if(Array.isArray(data34)){
-const len1 = data34.length;
+let data35 = data.ignore;
+if(Array.isArray(data35)){
+const len1 = data35.length;
 for(let i1=0; i1<len1; i1++){
-let data35 = data34[i1];
-if(typeof data35 === "string"){
-if(func3(data35) < 1){
-const err50 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.ignore.items,data:data35};
+let data36 = data35[i1];
+if(typeof data36 === "string"){
+if(func3(data36) < 1){
+const err50 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.ignore.items,data:data36};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3410,7 +3544,7 @@ errors++;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.ignore.items.type,parentSchema:schema32.properties.ignore.items,data:data35};
+const err51 = {instancePath:instancePath+"/ignore/" + i1,schemaPath:"#/properties/ignore/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.ignore.items.type,parentSchema:schema32.properties.ignore.items,data:data36};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3422,7 +3556,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/ignore",schemaPath:"#/properties/ignore/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.ignore.type,parentSchema:schema32.properties.ignore,data:data34};
+const err52 = {instancePath:instancePath+"/ignore",schemaPath:"#/properties/ignore/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.ignore.type,parentSchema:schema32.properties.ignore,data:data35};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3433,11 +3567,11 @@ errors++;
 }
 }
 if(data.templates !== undefined){
-let data36 = data.templates;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-for(const key12 in data36){
+let data37 = data.templates;
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+for(const key12 in data37){
 if(!((key12 === "projects") || (key12 === "contexts"))){
-const err53 = {instancePath:instancePath+"/templates",schemaPath:"#/properties/templates/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema32.properties.templates,data:data36};
+const err53 = {instancePath:instancePath+"/templates",schemaPath:"#/properties/templates/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema32.properties.templates,data:data37};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3447,18 +3581,18 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data36.projects !== undefined){
-let data37 = data36.projects;
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-for(const key13 in data37){
-if(!(validate24(data37[key13], {instancePath:instancePath+"/templates/projects/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data37,parentDataProperty:key13,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(data37.projects !== undefined){
+let data38 = data37.projects;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+for(const key13 in data38){
+if(!(validate26(data38[key13], {instancePath:instancePath+"/templates/projects/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data38,parentDataProperty:key13,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/templates/projects",schemaPath:"#/properties/templates/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.properties.projects.type,parentSchema:schema32.properties.templates.properties.projects,data:data37};
+const err54 = {instancePath:instancePath+"/templates/projects",schemaPath:"#/properties/templates/properties/projects/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.properties.projects.type,parentSchema:schema32.properties.templates.properties.projects,data:data38};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3468,18 +3602,18 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data36.contexts !== undefined){
-let data39 = data36.contexts;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key14 in data39){
-if(!(validate22(data39[key14], {instancePath:instancePath+"/templates/contexts/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data39,parentDataProperty:key14,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(data37.contexts !== undefined){
+let data40 = data37.contexts;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key14 in data40){
+if(!(validate24(data40[key14], {instancePath:instancePath+"/templates/contexts/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data40,parentDataProperty:key14,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/templates/contexts",schemaPath:"#/properties/templates/properties/contexts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.properties.contexts.type,parentSchema:schema32.properties.templates.properties.contexts,data:data39};
+const err55 = {instancePath:instancePath+"/templates/contexts",schemaPath:"#/properties/templates/properties/contexts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.properties.contexts.type,parentSchema:schema32.properties.templates.properties.contexts,data:data40};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3491,7 +3625,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/templates",schemaPath:"#/properties/templates/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.type,parentSchema:schema32.properties.templates,data:data36};
+const err56 = {instancePath:instancePath+"/templates",schemaPath:"#/properties/templates/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.templates.type,parentSchema:schema32.properties.templates,data:data37};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3502,14 +3636,14 @@ errors++;
 }
 }
 if(data.moved !== undefined){
-let data41 = data.moved;
-if(Array.isArray(data41)){
-const len2 = data41.length;
+let data42 = data.moved;
+if(Array.isArray(data42)){
+const len2 = data42.length;
 for(let i2=0; i2<len2; i2++){
-let data42 = data41[i2];
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.from === undefined){
-const err57 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema51.required,parentSchema:schema51,data:data42};
+let data43 = data42[i2];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.from === undefined){
+const err57 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema53.required,parentSchema:schema53,data:data43};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3518,8 +3652,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data42.to === undefined){
-const err58 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema51.required,parentSchema:schema51,data:data42};
+if(data43.to === undefined){
+const err58 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema53.required,parentSchema:schema53,data:data43};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3528,9 +3662,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-for(const key15 in data42){
+for(const key15 in data43){
 if(!((key15 === "from") || (key15 === "to"))){
-const err59 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data:data42};
+const err59 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema53,data:data43};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3540,11 +3674,11 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data42.from !== undefined){
-let data43 = data42.from;
-if(typeof data43 === "string"){
-if(func3(data43) < 1){
-const err60 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.from,data:data43};
+if(data43.from !== undefined){
+let data44 = data43.from;
+if(typeof data44 === "string"){
+if(func3(data44) < 1){
+const err60 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.from,data:data44};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3555,7 +3689,7 @@ errors++;
 }
 }
 else {
-const err61 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.from.type,parentSchema:schema51.properties.from,data:data43};
+const err61 = {instancePath:instancePath+"/moved/" + i2+"/from",schemaPath:"#/$defs/moved/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.from.type,parentSchema:schema53.properties.from,data:data44};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3565,11 +3699,11 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data42.to !== undefined){
-let data44 = data42.to;
-if(typeof data44 === "string"){
-if(func3(data44) < 1){
-const err62 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.to,data:data44};
+if(data43.to !== undefined){
+let data45 = data43.to;
+if(typeof data45 === "string"){
+if(func3(data45) < 1){
+const err62 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.to,data:data45};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3580,7 +3714,7 @@ errors++;
 }
 }
 else {
-const err63 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.to.type,parentSchema:schema51.properties.to,data:data44};
+const err63 = {instancePath:instancePath+"/moved/" + i2+"/to",schemaPath:"#/$defs/moved/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.to.type,parentSchema:schema53.properties.to,data:data45};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3592,7 +3726,7 @@ errors++;
 }
 }
 else {
-const err64 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data:data42};
+const err64 = {instancePath:instancePath+"/moved/" + i2,schemaPath:"#/$defs/moved/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data:data43};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3604,7 +3738,7 @@ errors++;
 }
 }
 else {
-const err65 = {instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.moved.type,parentSchema:schema32.properties.moved,data:data41};
+const err65 = {instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.moved.type,parentSchema:schema32.properties.moved,data:data42};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3615,14 +3749,14 @@ errors++;
 }
 }
 if(data.keep_unlisted !== undefined){
-let data45 = data.keep_unlisted;
-if(Array.isArray(data45)){
-const len3 = data45.length;
+let data46 = data.keep_unlisted;
+if(Array.isArray(data46)){
+const len3 = data46.length;
 for(let i3=0; i3<len3; i3++){
-let data46 = data45[i3];
-if(typeof data46 === "string"){
-if(func3(data46) < 1){
-const err66 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.keep_unlisted.items,data:data46};
+let data47 = data46[i3];
+if(typeof data47 === "string"){
+if(func3(data47) < 1){
+const err66 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.keep_unlisted.items,data:data47};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3633,7 +3767,7 @@ errors++;
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.keep_unlisted.items.type,parentSchema:schema32.properties.keep_unlisted.items,data:data46};
+const err67 = {instancePath:instancePath+"/keep_unlisted/" + i3,schemaPath:"#/properties/keep_unlisted/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.keep_unlisted.items.type,parentSchema:schema32.properties.keep_unlisted.items,data:data47};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3645,7 +3779,7 @@ errors++;
 }
 }
 else {
-const err68 = {instancePath:instancePath+"/keep_unlisted",schemaPath:"#/properties/keep_unlisted/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.keep_unlisted.type,parentSchema:schema32.properties.keep_unlisted,data:data45};
+const err68 = {instancePath:instancePath+"/keep_unlisted",schemaPath:"#/properties/keep_unlisted/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.keep_unlisted.type,parentSchema:schema32.properties.keep_unlisted,data:data46};
 if(vErrors === null){
 vErrors = [err68];
 }

@@ -141,10 +141,11 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
   },
   livePlace: {
     under: "org",
-    // Also when a restriction names a group by name (issue 17): the name is resolved
-    // through the org's groups.
+    // Also when a restriction or the SSO mappings may name a group by name (issue 17): the
+    // name is resolved through the org's groups.
     readFor: (org) =>
       org.groups !== undefined ||
+      org.sso_group_mappings !== undefined ||
       [...(org.contexts?.values() ?? [])].some((c) =>
         (c.restrictions ?? []).some((r) => r.type === "group" && isGroupName(r.group)),
       ),

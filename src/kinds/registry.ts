@@ -14,12 +14,14 @@ import { otelExporterKind } from "./otel-exporter.js";
 import { pipelineKind } from "./pipeline.js";
 import { projectEnvVarKind } from "./project-env-var.js";
 import { projectSettingsKind } from "./project-settings.js";
+import { ssoGroupMappingsKind } from "./sso-group-mappings.js";
 import { triggerKind } from "./trigger.js";
 import { webhookKind } from "./webhook.js";
 
 export const KINDS = {
   org_settings: orgSettingsKind,
   group: groupKind,
+  sso_group_mappings: ssoGroupMappingsKind,
   context: contextKind,
   context_env_var: contextEnvVarKind,
   context_restriction: contextRestrictionKind,

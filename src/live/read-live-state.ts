@@ -42,7 +42,7 @@ import {
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";
-import { namedGroups, resolveRestrictionKeys } from "./restriction-keys.js";
+import { namedGroups, namedMappings, resolveRestrictionKeys } from "./restriction-keys.js";
 import { markProjectSynthetic, probeSynthetic, undeclaredPipelines } from "./synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 
@@ -189,7 +189,9 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
     projectsP,
   ]);
 
-  const parts = mergeParts(orgParts) as Partial<LiveOrg>;
+  const merged = mergeParts(orgParts) as Partial<LiveOrg>;
+  const mappings = namedMappings(merged.sso_group_mappings, merged.groups);
+  const parts = mappings === undefined ? merged : { ...merged, sso_group_mappings: mappings };
   return {
     status: "found",
     id: orgId,

@@ -4,8 +4,8 @@
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import type { ProjectAttributes, V3One } from "../core/wire.js";
-import { restrictionKeyValue } from "../kinds/context-restriction.js";
-import type { LiveContext, LiveGroup } from "../model/live.js";
+import { isGroupName, restrictionKeyValue } from "../kinds/context-restriction.js";
+import type { LiveContext, LiveGroup, LiveSsoGroupMappings } from "../model/live.js";
 import { isNotVisible } from "./resolve.js";
 
 /**
@@ -90,4 +90,19 @@ export const namedGroups = (
           ),
         },
   );
+};
+
+/** Issue 17: each SSO mapping's group name, when the org's groups were read (export writes it). */
+export const namedMappings = (
+  mappings: LiveSsoGroupMappings | undefined,
+  groups: readonly LiveGroup[] | undefined,
+): LiveSsoGroupMappings | undefined => {
+  if (mappings === undefined || groups === undefined) return mappings;
+  const nameById = new Map(groups.map((g) => [g.id, g.name]));
+  return {
+    mappings: mappings.mappings.map((m) => {
+      const name = nameById.get(m.group_id);
+      return name === undefined || !isGroupName(name) ? m : { ...m, group_name: name };
+    }),
+  };
 };

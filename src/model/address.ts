@@ -9,6 +9,7 @@
 export const RESOURCE_TYPES = [
   "org_settings",
   "group",
+  "sso_group_mappings",
   "context",
   "context_env_var",
   "context_restriction",
@@ -57,6 +58,8 @@ export const addr = {
       { name: "context", key: context },
       { name: "restriction", key: restrictionKey(type, value) },
     ]),
+  /** `sso_group_mappings`: the org's one set of IdP group mappings (issue 17). */
+  ssoGroupMappings: (): string => "sso_group_mappings",
   /** `group["platform"]`: identity = the group's name (issue 17). */
   group: (name: string): string => formatAddress([{ name: "group", key: name }]),
   /** `otel_exporter["grpc:api.honeycomb.io:443"]`: identity = protocol + endpoint. */

@@ -37,6 +37,8 @@ export interface DesiredOrg extends Located {
   readonly settings?: Readonly<Partial<Record<OrgSettingName, boolean>>> & Located;
   /** Org groups by name (V2 `/organizations/{org_id}/groups`, issue 17); present = authoritative. */
   readonly groups?: ReadonlyMap<string, DesiredGroup>;
+  /** The IdP group → group mappings, as one set (V3 `/orgs/:id/sso-group-mappings`, issue 17). */
+  readonly sso_group_mappings?: DesiredSsoGroupMappings;
   readonly contexts?: ReadonlyMap<string, DesiredContext>;
   /** OTLP exporters (V2 `/otel/exporters`); present = authoritative. */
   readonly otel_exporters?: readonly DesiredOtelExporter[];
@@ -61,6 +63,18 @@ export interface DesiredGroup extends Located {
   readonly name: string;
   /** Undefined: not managed (a replace removes the group's members; never for an unwritten field). */
   readonly description?: string;
+}
+
+/** One mapping: an identity provider's group name → an org group (by name or id). */
+export interface DesiredSsoGroupMapping extends Located {
+  readonly idp_group_name: string;
+  /** A group name (declared or live) or a group id, as written. */
+  readonly group: string;
+}
+
+/** The whole set (a PUT replaces it): `[]` means none. */
+export interface DesiredSsoGroupMappings extends Located {
+  readonly mappings: readonly DesiredSsoGroupMapping[];
 }
 
 export interface DesiredMove extends Located {

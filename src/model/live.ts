@@ -34,6 +34,8 @@ export interface LiveOrg {
   readonly settings?: OrgSettingsAttributes;
   /** The org's groups (when `groups` is declared). */
   readonly groups?: readonly LiveGroup[];
+  /** The org's SSO group mappings (when `sso_group_mappings` is declared). */
+  readonly sso_group_mappings?: LiveSsoGroupMappings;
   /** Every context of the org (when `contexts` is declared), or those declared by name. */
   readonly contexts?: readonly LiveContext[];
   /** The org's OTLP exporters (when `otel_exporters` is declared). */
@@ -67,6 +69,16 @@ export interface LiveGroup {
   readonly name: string;
   /** "" when the service has none. */
   readonly description: string;
+}
+
+/** The org's IdP group → group mappings as V3 returns them (issue 17). */
+export interface LiveSsoGroupMappings {
+  readonly mappings: readonly {
+    readonly idp_group_name: string;
+    readonly group_id: string;
+    /** The group's name, when the org's groups were read (export writes it). */
+    readonly group_name?: string;
+  }[];
 }
 
 export interface LiveEnvVar {

@@ -112,9 +112,30 @@ export const orderOperations = (plan: Plan): OperationGraph => {
     if (ids === undefined) restrictionDeletes.set(k, [node.id]);
     else ids.push(node.id);
   }
+  // …and, when it is deleted (not re-created: the PUT then waits for the new group), after
+  // the SSO mappings' PUT if the live set names it.
+  const mappingPuts = new Map<string, string[]>();
+  for (const node of nodes) {
+    const c = plan.changes[node.change] as Change;
+    if (c.resource_type !== "sso_group_mappings" || node.phase !== "update") continue;
+    const before = c.before?.mappings;
+    for (const m of Array.isArray(before) ? before : []) {
+      const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
+      if (typeof id !== "string") continue;
+      const k = `${node.org}\u0000${id}`;
+      const ids = mappingPuts.get(k);
+      if (ids === undefined) mappingPuts.set(k, [node.id]);
+      else ids.push(node.id);
+    }
+  }
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
     if (c.resource_type !== "group" || node.phase !== "delete" || c.action === "create") continue;
+    for (const put of c.id === undefined || c.action !== "delete"
+      ? []
+      : (mappingPuts.get(`${node.org}\u0000${c.id}`) ?? [])) {
+      node.after.add(put);
+    }
     const id = c.id;
     for (const r of id === undefined
       ? []

@@ -327,9 +327,14 @@ const diffCollection = <D, L>(
       continue;
     }
     if (cmp.fields.length > 0) {
+      // Issue 17: ids taken from other items (an SSO mapping's group by name).
+      const refs = kind.refParams?.(d, env) ?? {};
+      const b = base(address, key);
+      const waits = Object.values(refs).flatMap((v) => (typeof v === "string" ? [] : [v.pending]));
       acc.changes.push({
-        ...base(address, key),
-        params,
+        ...b,
+        depends_on: [...b.depends_on, ...waits],
+        params: { ...params, ...refs },
         action: "update",
         reason: withNotes(
           `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,

@@ -36,26 +36,42 @@ export const unknownGroupDiagnostics = (
       ...(liveOrg.groups ?? []).map((g) => g.name),
     ]);
     const ignored = makeIgnoreMatcher(org.ignore);
+    const unknown = (name: string): string => {
+      const guess = closest(
+        name,
+        [...known].filter((k) => k !== name),
+      );
+      return `no group ${JSON.stringify(name)} in org ${org.slug} (not declared under groups, and the org has none of that name)${
+        guess === undefined
+          ? "; declare it under groups, or use the group's id"
+          : `; did you mean ${JSON.stringify(guess)}?`
+      }`;
+    };
+    if (!ignored(addr.ssoGroupMappings())) {
+      for (const [i, m] of (org.sso_group_mappings?.mappings ?? []).entries()) {
+        if (!isGroupName(m.group) || known.has(m.group)) continue;
+        out.push({
+          file: m.source.file,
+          line: m.source.line,
+          col: m.source.col,
+          path: `sso_group_mappings.${i}.group`,
+          code: "unknown_group",
+          message: unknown(m.group),
+        });
+      }
+    }
     for (const [name, c] of org.contexts ?? []) {
       if (ignored(addr.context(name))) continue;
       for (const [i, r] of (c.restrictions ?? []).entries()) {
         if (r.type !== "group" || !isGroupName(r.group) || known.has(r.group)) continue;
         if (ignored(addr.contextRestriction(name, "group", r.group))) continue;
-        const guess = closest(
-          r.group,
-          [...known].filter((k) => k !== r.group),
-        );
         out.push({
           file: r.source.file,
           line: r.source.line,
           col: r.source.col,
           path: `contexts.${name}.restrictions.${i}.group`,
           code: "unknown_group",
-          message: `no group ${JSON.stringify(r.group)} in org ${org.slug} (not declared under groups, and the org has none of that name)${
-            guess === undefined
-              ? "; declare it under groups, or use the group's id"
-              : `; did you mean ${JSON.stringify(guess)}?`
-          }`,
+          message: unknown(r.group),
         });
       }
     }

@@ -276,3 +276,115 @@ describe("groups by name in restrictions", () => {
     ]);
   });
 });
+
+describe("SSO group mappings", () => {
+  const GROUP_PLATFORM = "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b";
+  const mappingSeed = (): Seed => ({
+    tokens: [{ token: TEST_TOKEN }],
+    orgs: [
+      {
+        slug: ORG,
+        groups: [
+          { id: GROUP_OLD, name: "old-team" },
+          { id: GROUP_PLATFORM, name: "platform" },
+        ],
+        sso_group_mappings: [
+          { idp_group_name: "okta-old", group: GROUP_OLD },
+          { idp_group_name: "okta-platform", group: GROUP_PLATFORM },
+        ],
+      },
+    ],
+  });
+  const mappings = (pairs: string, declare = "") =>
+    `org: ${ORG}\n${declare}sso_group_mappings:\n${pairs}`;
+  const suite = useEmulatorSuite(mappingSeed, {
+    // The same set, in another order, one group by id: no change (compared as a set).
+    same: {
+      name: "same.yaml",
+      content: mappings(
+        `  - { idp_group_name: okta-platform, group: platform }\n  - { idp_group_name: okta-old, group: ${GROUP_OLD} }\n`,
+      ),
+    },
+    // A new group declared and mapped, old-team's pair dropped, then old-team deleted.
+    change: {
+      name: "change.yaml",
+      content: mappings(
+        "  - { idp_group_name: okta-platform, group: platform }\n  - { idp_group_name: okta-release, group: release-managers }\n",
+        "groups:\n  platform: {}\n  release-managers: {}\n",
+      ),
+    },
+    typo: {
+      name: "typo.yaml",
+      content: mappings("  - { idp_group_name: okta-platform, group: platfrom }\n"),
+    },
+    none: { name: "none.yaml", content: mappings("  []\n").replace(":\n  []", ": []") },
+  });
+  const env = () => ({ SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token });
+  const org = async () => (await suite.emulator.state()).orgs?.find((o) => o.slug === ORG);
+
+  it("compares the pairs as a set: another order, a group by id or by name, no change", async () => {
+    const r = await runInProcess(["plan", "-c", suite.files.same, "--detailed-exitcode"], env());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("one PUT of the whole set, after the group it names is created, before the dropped group is deleted", async () => {
+    const plan = await runInProcess(["plan", "-c", suite.files.change, "--format", "json"], env());
+    expect(plan.code, plan.stderr).toBe(0);
+    const changes = (
+      JSON.parse(plan.stdout) as {
+        changes: { address: string; resource_type: string; action: string; depends_on: string[] }[];
+      }
+    ).changes;
+    expect(changes.map((c) => [c.address, c.resource_type, c.action, c.depends_on])).toEqual([
+      ['group["old-team"]', "group", "delete", []],
+      ['group["release-managers"]', "group", "create", []],
+      ["sso_group_mappings", "sso_group_mappings", "update", ['group["release-managers"]']],
+    ]);
+    const r = await runInProcess(
+      ["apply", "-c", suite.files.change, "--auto-approve", "--allow-mass-delete"],
+      env(),
+    );
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const o = await org();
+    const made = o?.groups?.find((g) => g.name === "release-managers");
+    expect(o?.sso_group_mappings).toEqual([
+      { idp_group_name: "okta-platform", group: GROUP_PLATFORM },
+      { idp_group_name: "okta-release", group: made?.id },
+    ]);
+    expect(o?.groups?.map((g) => g.name).sort()).toEqual(["platform", "release-managers"]);
+    // The PUT that dropped old-team's pair ran before old-team was deleted.
+    const log = (await suite.emulator.requests()).filter((q) => q.method !== "GET");
+    const put = log.findIndex((q) => q.method === "PUT");
+    const del = log.findIndex((q) => q.method === "DELETE" && q.path.includes(GROUP_OLD));
+    expect(put).toBeGreaterThanOrEqual(0);
+    expect(del).toBeGreaterThan(put);
+    const again = await runInProcess(
+      ["plan", "-c", suite.files.change, "--detailed-exitcode"],
+      env(),
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
+  it("[] removes every pair", async () => {
+    const r = await runInProcess(["apply", "-c", suite.files.none, "--auto-approve"], env());
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect((await org())?.sso_group_mappings).toEqual([]);
+  });
+
+  it("an unknown group name is an error with file:line:col, before any write", async () => {
+    const r = await runInProcess(["apply", "-c", suite.files.typo, "--auto-approve"], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /typo\.yaml:3:\d+: sso_group_mappings\.0\.group: no group "platfrom" .*did you mean "platform"\?/,
+    );
+    expect((await suite.emulator.requests()).filter((q) => q.method === "PUT")).toEqual([]);
+  });
+
+  it("export writes the pairs by group name", async () => {
+    const out = await runInProcess(["export", "--org", ORG], env());
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(
+      /sso_group_mappings:\n\s+- idp_group_name: okta-old\n\s+group: old-team\n\s+- idp_group_name: okta-platform\n\s+group: platform/,
+    );
+  });
+});

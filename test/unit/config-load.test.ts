@@ -276,7 +276,7 @@ describe("loadConfig: files and folders", () => {
     const lines = (err as ConfigError).message.split("\n");
     expect(lines).toEqual([
       `${path}:2:1: contxts: unknown key "contxts"; did you mean "contexts"?`,
-      `${path}:3:10: ignore.0: "x": "x" cannot appear first; expected org_settings, group, context, otel_exporter, project (e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"])`,
+      `${path}:3:10: ignore.0: "x": "x" cannot appear first; expected org_settings, group, sso_group_mappings, context, otel_exporter, project (e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"])`,
     ]);
     expect((err as ConfigError).code).toBe("config_invalid");
   });

@@ -41,6 +41,7 @@ describe("the kinds' places in the live tree", () => {
       context_restriction: "context",
       otel_exporter: "org",
       group: "org",
+      sso_group_mappings: "org",
       project_settings: "project",
       project_env_var: "project",
       checkout_key: "project",
@@ -93,6 +94,7 @@ describe("the kinds' places in the live tree", () => {
       contexts: new Map([["prod", fullContext]]),
       otel_exporters: [],
       groups: new Map(),
+      sso_group_mappings: { source, mappings: [] },
     };
     const fullProject: DesiredProject = {
       ...bareProject,

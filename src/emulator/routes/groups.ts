@@ -83,6 +83,7 @@ export const groupRoutes: readonly Route[] = [
       const i = org.groups.findIndex((x) => x.id === ctx.params.group_id);
       if (i < 0) throw notFound("group", ctx.params.group_id);
       const [gone] = org.groups.splice(i, 1);
+      org.ssoGroupMappings = org.ssoGroupMappings.filter((m) => m.group_id !== gone?.id);
       for (const c of ctx.state.contexts) {
         if (c.orgId !== org.id) continue;
         for (let r = c.restrictions.length - 1; r >= 0; r--) {
