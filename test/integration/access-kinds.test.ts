@@ -388,3 +388,43 @@ describe("SSO group mappings", () => {
     );
   });
 });
+
+describe("access as code: export, then plan", () => {
+  const GROUP_PLATFORM = "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b";
+  const suite = useEmulatorSuite(
+    (): Seed => ({
+      tokens: [{ token: TEST_TOKEN }],
+      orgs: [
+        {
+          slug: ORG,
+          groups: [
+            { id: GROUP_OLD, name: "old-team", description: "kept by hand" },
+            { id: GROUP_PLATFORM, name: "platform" },
+          ],
+          sso_group_mappings: [{ idp_group_name: "okta-platform", group: GROUP_PLATFORM }],
+          contexts: [
+            {
+              name: "deploy",
+              restrictions: [
+                { restriction_type: "group", match_pattern: GROUP_OLD },
+                { restriction_type: "expression", match_pattern: 'pipeline.git.branch == "main"' },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+    {},
+  );
+  const env = () => ({ SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token });
+
+  it("exports groups, mappings and group restrictions by name, and the plan of the export is empty", async () => {
+    const out = await runInProcess(["export", "--org", ORG], env());
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).not.toContain(GROUP_OLD);
+    expect(out.stdout).not.toContain(GROUP_PLATFORM);
+    const file = await suite.tmp.write("exported.yaml", out.stdout);
+    const plan = await runInProcess(["plan", "-c", file, "--detailed-exitcode"], env());
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+});
