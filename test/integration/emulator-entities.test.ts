@@ -830,12 +830,13 @@ describe("V2 routes", () => {
     await t.admin("POST", "reset", { ...seed, orgs: [org, seed.orgs![1]!] });
     const p1 = await t.get(`/api/v2/organizations/${ORG}/groups?limit=2`);
     const b1 = p1.body as { items: { id: string; name: string }[]; next_page_token: string | null };
-    expect(b1.items.map((g) => g.name)).toEqual(["platform", "b"]);
+    // Sorted by name (src/emulator/routes/groups.ts).
+    expect(b1.items.map((g) => g.name)).toEqual(["b", "c"]);
     expect(b1.next_page_token).not.toBeNull();
     const p2 = await t.get(
       `/api/v2/organizations/${ORG}/groups?limit=2&page-token=${encodeURIComponent(b1.next_page_token!)}`,
     );
-    expect(p2.body).toMatchObject({ items: [{ name: "c" }], next_page_token: null });
+    expect(p2.body).toMatchObject({ items: [{ name: "platform" }], next_page_token: null });
     const miss = await t.get(`/api/v2/organizations/${MISSING}/groups`);
     expect(miss.status).toBe(404);
     expect(miss.body).toEqual({ message: expect.any(String) });

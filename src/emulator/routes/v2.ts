@@ -1,29 +1,12 @@
 /**
- * The two V2 routes Waybill uses (spec: api-v2-v1.md "Endpoints (V2)"): groups, for group
- * restrictions, and masked project env vars. Errors on V2 are `{ message }` (rendered by the
- * server).
+ * Masked project env vars on V2 (spec: api-v2-v1.md "Endpoints (V2)"). Errors on V2 are
+ * `{ message }` (rendered by the server). The other V2 families have their own modules
+ * (groups.ts, checkout-keys.ts, otel-exporters.ts, schedules.ts).
  */
 import { notFound } from "../errors.js";
 import { ok, type Route } from "../http.js";
-import { paginateV2 } from "../paging.js";
-import { findOrg } from "../store.js";
 
 export const v2Routes: readonly Route[] = [
-  {
-    method: "GET",
-    pattern: "/api/v2/organizations/:org_id/groups",
-    handler: (ctx) => {
-      const org = findOrg(ctx.state, ctx.params.org_id!);
-      if (!org) throw notFound("organization", ctx.params.org_id);
-      return ok(
-        paginateV2(ctx, org.groups, (g) => ({
-          id: g.id,
-          name: g.name,
-          ...(g.description !== undefined ? { description: g.description } : {}),
-        })),
-      );
-    },
-  },
   {
     // spec: the project slug's `/` may be URL-escaped: `*slug` takes one or more segments.
     method: "GET",
