@@ -394,6 +394,17 @@ export const executeOperation = async (
     try {
       const r = await send(deps, change, call, params, desired);
       if (r.id !== undefined && call.method === "POST" && phase === "create") id = r.id;
+      // Issue 18: what other changes take from the new item besides its id (a project's slug).
+      const values = kindOf(change.resource_type).createdValues;
+      if (phase === "create" && values !== undefined && r.created !== undefined) {
+        const got =
+          "body" in r.created
+            ? values.fromResponse(r.created.body)
+            : values.fromLive(r.created.live as never);
+        for (const [name, v] of Object.entries(got)) {
+          deps.ids.set(change.org, `${change.address}#${name}`, v);
+        }
+      }
       if (r.adopted) adopted = true;
       const note = r.created === undefined ? undefined : announce(change, r.created);
       if (note !== undefined) notes.push(note);

@@ -53,6 +53,8 @@ import { VERSION } from "./version.js";
 interface ApplyFlags extends CommonOptionFlags {
   readonly autoApprove?: boolean;
   readonly allowMassDelete?: boolean;
+  /** Issue 18: a plan that deletes a project (`delete: true`) needs it. */
+  readonly allowProjectDelete?: boolean;
   /** `--force-secrets` alone is true; with a value it is a glob (as plan's). */
   readonly forceSecrets?: string | boolean;
   /** `--no-lock` sets it false. */
@@ -78,7 +80,8 @@ until \`waybill force-unlock RUN_ID --org SLUG\`.
 Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summary lists
 done, failed and skipped; a re-run converges unless the service refused a request with a
 4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale, 4 blocked by a
-safety guard (mass delete: use --allow-mass-delete), 5 another run holds the org's lock
+safety guard (a mass delete or a group's delete: --allow-mass-delete; a project's delete:
+--allow-project-delete), 5 another run holds the org's lock
 (nothing was changed), 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (both:
 running calls finish, nothing new starts, the summary is printed, the lock is released).
 `;
@@ -125,7 +128,11 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
     .option("--auto-approve", "do not ask for `yes` (required when stdin is not a terminal)")
     .option(
       "--allow-mass-delete",
-      "allow a plan that deletes more than 3 items and more than 25% of a collection",
+      "allow a plan that deletes more than 3 items and more than 25% of a collection, or deletes or re-creates a group",
+    )
+    .option(
+      "--allow-project-delete",
+      "allow a plan that deletes a project (`delete: true` in the config)",
     )
     .option(
       "--force-secrets [glob]",
@@ -365,6 +372,14 @@ const planAndApply = async (
       .map((g) => `${g.collection} (${g.delete_count} of ${g.live_count})`);
     throw new GuardError(
       `the plan deletes more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
+    );
+  }
+  const projectDeletes = plan.changes.filter(
+    (c) => c.resource_type === "project" && c.action === "delete",
+  );
+  if (projectDeletes.length > 0 && !flags.allowProjectDelete) {
+    throw new GuardError(
+      `the plan deletes ${projectDeletes.map((c) => c.address).join(", ")} with everything in it (delete: true in the config); review it and pass --allow-project-delete to apply it`,
     );
   }
   const destroying = plan.guards.destroys ?? [];

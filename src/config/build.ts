@@ -134,6 +134,8 @@ const buildChildren = (
   const out: Record<string, unknown> = {};
   for (const kind of childKinds(parent)) {
     const part = kind.config;
+    // Projects are built by buildProject (templates, extends, keys split across files).
+    if (part.builtByLoader) continue;
     const value = raw[part.yamlKey];
     if (value === undefined) continue;
     const one = (key: string, item: unknown, path: DocPath): unknown => {
@@ -184,6 +186,8 @@ const buildProject = (ctx: Ctx, slug: string, raw: RawProject): DesiredProject =
   return {
     slug,
     source: at(ctx, base),
+    ...(raw.create === true ? { create: true } : {}),
+    ...(raw.delete === true ? { delete: true } : {}),
     ...buildChildren(ctx, "project", raw as RawParent, base, [{ name: "project", key: slug }]),
   } as DesiredProject;
 };

@@ -23,6 +23,9 @@ import type { RawWebhook } from "../kinds/webhook.js";
 // parents' raw types and the checks of every type against the schema are here.
 
 export interface RawProject {
+  /** Issue 18: create the project when it does not exist; delete it. */
+  create?: boolean;
+  delete?: boolean;
   settings?: Record<string, boolean | string[]>;
   env?: Record<string, string>;
   webhooks?: Record<string, RawWebhook>;
@@ -88,7 +91,16 @@ export const RAW_KEYS = {
   restriction: ["project", "expression", "group"],
   group: ["description"],
   ssoGroupMapping: ["idp_group_name", "group"],
-  project: ["settings", "env", "webhooks", "pipelines", "checkout_keys", "extends"],
+  project: [
+    "create",
+    "delete",
+    "settings",
+    "env",
+    "webhooks",
+    "pipelines",
+    "checkout_keys",
+    "extends",
+  ],
   otelExporter: ["endpoint", "protocol", "insecure", "headers"],
   webhook: ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
   vcsRepo: ["provider", "repo_id", "repo_full_name"],

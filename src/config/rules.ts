@@ -64,6 +64,21 @@ export const checkRules = (
       );
     }
     const p = asObj(project);
+    // Issue 18: `delete: true` deletes the project with everything in it, so it declares
+    // nothing inside it, and it cannot be asked to create the project too.
+    if (p?.delete === true) {
+      for (const key of Object.keys(p)) {
+        if (key === "delete") continue;
+        report(
+          [...base, key],
+          "key",
+          "invalid_value",
+          key === "create"
+            ? "a project cannot be both created and deleted; keep one of create and delete"
+            : `a project with delete: true is deleted with everything in it: remove \`${key}\` (or remove delete: true to manage the project)`,
+        );
+      }
+    }
     const webhooks = entries(p?.webhooks);
     if (webhooks.length > MAX_WEBHOOKS_PER_PROJECT) {
       // spec: api-v3.md "Limits" — webhooks per project: 25 (one more is 400).

@@ -338,3 +338,6 @@ export const ssoGroupMappingsSchema: Schema = s.obj(
   },
   ["data"],
 );
+
+/** spec: api-v2-v1.md Endpoints (V2): POST /organization/{org-slug-or-id}/project `{ name string }`. */
+export const projectCreateSchema: Schema = s.obj({ name: nonEmpty() }, ["name"]);

@@ -25,7 +25,7 @@ import { groupRoutes } from "./routes/groups.js";
 import { orgRoutes } from "./routes/orgs.js";
 import { otelExporterRoutes } from "./routes/otel-exporters.js";
 import { pipelineRoutes } from "./routes/pipelines.js";
-import { projectRoutes } from "./routes/projects.js";
+import { projectLifecycleRoutes, projectRoutes } from "./routes/projects.js";
 import { restrictionRoutes } from "./routes/restrictions.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { triggerRoutes } from "./routes/triggers.js";
@@ -87,6 +87,8 @@ const ROUTES: readonly Route[] = [
   ...otelExporterRoutes,
   ...groupRoutes,
   ...scheduleRoutes,
+  // Last: its `*slug` would take every V2 route under a project.
+  ...projectLifecycleRoutes,
 ];
 
 /** Query parameter names that carry a token on other APIs (V1 `circle-token` and the like). */

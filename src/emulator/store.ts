@@ -292,13 +292,13 @@ const emptyOrgSettings = (): Record<string, boolean> =>
   Object.fromEntries(ORG_SETTINGS_KEYS.map((k) => [k, false]));
 
 /** Decision: project settings default to all false and no branch overrides. */
-const emptyProjectSettings = (): ProjectSettings => ({
+export const emptyProjectSettings = (): ProjectSettings => ({
   ...Object.fromEntries(PROJECT_BOOL_SETTINGS_KEYS.map((k) => [k, false])),
   pr_only_branch_overrides: [],
 });
 
 /** Decision: a project without `repo` gets a GitHub repo named after its slug. */
-const defaultRepo = (slug: string, id: string): VcsRepoWire => {
+export const defaultRepo = (slug: string, id: string): VcsRepoWire => {
   const parts = slug.split("/");
   return {
     provider: "github",
@@ -917,3 +917,8 @@ export const OAUTH_VCS_SLUGS: ReadonlySet<string> = new Set(["gh", "github", "bb
 
 /** Whether a project or org slug is on an OAuth VCS provider (see OAUTH_VCS_SLUGS). */
 export const onOAuthVcs = (slug: string): boolean => OAUTH_VCS_SLUGS.has(slug.split("/")[0] ?? "");
+
+/** Remove, in place, the rows `gone` says (the state's arrays are shared, never replaced). */
+export const removeWhere = <T>(rows: T[], gone: (row: T) => boolean): void => {
+  for (let i = rows.length - 1; i >= 0; i--) if (gone(rows[i] as T)) rows.splice(i, 1);
+};

@@ -69,7 +69,8 @@ const writeChildren = (
   ignore: IgnoreEntry[],
 ): void => {
   for (const kind of ALL_KINDS) {
-    if (kind.parent !== parent) continue;
+    // Projects are written by the export itself (their children are the kinds).
+    if (kind.parent !== parent || kind.config.builtByLoader) continue;
     const isParent = ALL_KINDS.some((k) => k.parent === kind.type);
     const map: DocMap = {};
     const list: DocValue[] = [];

@@ -3,11 +3,11 @@
 // 8.20.0 standalone code. Do not edit: run `node scripts/build-schema-validator.js`.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaSha256 = "c531345ce8ff924432e3757a83451d4893135db7eef10bfbda3708874adb984d";
+export const schemaSha256 = "d1722eb486219996f3ceeddb289edc55481259e2f698913c1038b03010b85dca";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
-const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api). Projects are never created or deleted; only their settings, env vars, webhooks and pipelines are managed.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name)"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
+const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
 const schema33 = {"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}};
 const schema34 = {"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}};
 const schema40 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
@@ -18,7 +18,7 @@ const pattern4 = new RegExp("^x-", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
 const pattern8 = new RegExp("^[A-Za-z0-9._-]+:[0-9]{1,5}$", "u");
 const pattern9 = new RegExp("^[A-Za-z0-9!#$%&'*+^_`|~-]+$", "u");
-const pattern10 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
+const pattern10 = new RegExp("^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$", "u");
 const schema35 = {"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}};
 const schema36 = {"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}};
 
@@ -473,7 +473,7 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"type":"object","additionalProperties":false,"properties":{"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema41 = {"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
 const schema42 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
 const schema44 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
 const schema52 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
@@ -2095,7 +2095,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!((((((key0 === "settings") || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
+if(!((((((((key0 === "create") || (key0 === "delete")) || (key0 === "settings")) || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -2106,12 +2106,10 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(data.settings !== undefined){
-let data0 = data.settings;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-if(!(func1.call(schema42.properties, key1))){
-const err1 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data0};
+if(data.create !== undefined){
+let data0 = data.create;
+if(typeof data0 !== "boolean"){
+const err1 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema41.properties.create.type,parentSchema:schema41.properties.create,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2121,10 +2119,10 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data0.enable_ai_error_summarization !== undefined){
-let data1 = data0.enable_ai_error_summarization;
+if(data.delete !== undefined){
+let data1 = data.delete;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_ai_error_summarization.type,parentSchema:schema42.properties.enable_ai_error_summarization,data:data1};
+const err2 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema41.properties.delete.type,parentSchema:schema41.properties.delete,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2134,10 +2132,12 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data0.enable_unversioned_config !== undefined){
-let data2 = data0.enable_unversioned_config;
-if(typeof data2 !== "boolean"){
-const err3 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_unversioned_config.type,parentSchema:schema42.properties.enable_unversioned_config,data:data2};
+if(data.settings !== undefined){
+let data2 = data.settings;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(func1.call(schema42.properties, key1))){
+const err3 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2147,10 +2147,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data0.enable_auto_cancel_redundant_workflows !== undefined){
-let data3 = data0.enable_auto_cancel_redundant_workflows;
+if(data2.enable_ai_error_summarization !== undefined){
+let data3 = data2.enable_ai_error_summarization;
 if(typeof data3 !== "boolean"){
-const err4 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema42.properties.enable_auto_cancel_redundant_workflows,data:data3};
+const err4 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_ai_error_summarization.type,parentSchema:schema42.properties.enable_ai_error_summarization,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2160,10 +2160,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.enable_building_fork_prs !== undefined){
-let data4 = data0.enable_building_fork_prs;
+if(data2.enable_unversioned_config !== undefined){
+let data4 = data2.enable_unversioned_config;
 if(typeof data4 !== "boolean"){
-const err5 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_building_fork_prs.type,parentSchema:schema42.properties.enable_building_fork_prs,data:data4};
+const err5 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_unversioned_config.type,parentSchema:schema42.properties.enable_unversioned_config,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2173,10 +2173,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data0.is_build_prs_only !== undefined){
-let data5 = data0.is_build_prs_only;
+if(data2.enable_auto_cancel_redundant_workflows !== undefined){
+let data5 = data2.enable_auto_cancel_redundant_workflows;
 if(typeof data5 !== "boolean"){
-const err6 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_build_prs_only.type,parentSchema:schema42.properties.is_build_prs_only,data:data5};
+const err6 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema42.properties.enable_auto_cancel_redundant_workflows,data:data5};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2186,10 +2186,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.is_ssh_disabled !== undefined){
-let data6 = data0.is_ssh_disabled;
+if(data2.enable_building_fork_prs !== undefined){
+let data6 = data2.enable_building_fork_prs;
 if(typeof data6 !== "boolean"){
-const err7 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_ssh_disabled.type,parentSchema:schema42.properties.is_ssh_disabled,data:data6};
+const err7 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_building_fork_prs.type,parentSchema:schema42.properties.enable_building_fork_prs,data:data6};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2199,10 +2199,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.is_running_disabled !== undefined){
-let data7 = data0.is_running_disabled;
+if(data2.is_build_prs_only !== undefined){
+let data7 = data2.is_build_prs_only;
 if(typeof data7 !== "boolean"){
-const err8 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_running_disabled.type,parentSchema:schema42.properties.is_running_disabled,data:data7};
+const err8 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_build_prs_only.type,parentSchema:schema42.properties.is_build_prs_only,data:data7};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2212,10 +2212,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.can_pass_secrets_to_fork_pr_jobs !== undefined){
-let data8 = data0.can_pass_secrets_to_fork_pr_jobs;
+if(data2.is_ssh_disabled !== undefined){
+let data8 = data2.is_ssh_disabled;
 if(typeof data8 !== "boolean"){
-const err9 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema42.properties.can_pass_secrets_to_fork_pr_jobs,data:data8};
+const err9 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_ssh_disabled.type,parentSchema:schema42.properties.is_ssh_disabled,data:data8};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2225,10 +2225,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.is_oss !== undefined){
-let data9 = data0.is_oss;
+if(data2.is_running_disabled !== undefined){
+let data9 = data2.is_running_disabled;
 if(typeof data9 !== "boolean"){
-const err10 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_oss.type,parentSchema:schema42.properties.is_oss,data:data9};
+const err10 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_running_disabled.type,parentSchema:schema42.properties.is_running_disabled,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2238,10 +2238,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.can_set_github_status !== undefined){
-let data10 = data0.can_set_github_status;
+if(data2.can_pass_secrets_to_fork_pr_jobs !== undefined){
+let data10 = data2.can_pass_secrets_to_fork_pr_jobs;
 if(typeof data10 !== "boolean"){
-const err11 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_set_github_status.type,parentSchema:schema42.properties.can_set_github_status,data:data10};
+const err11 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema42.properties.can_pass_secrets_to_fork_pr_jobs,data:data10};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2251,10 +2251,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data0.enable_dynamic_config !== undefined){
-let data11 = data0.enable_dynamic_config;
+if(data2.is_oss !== undefined){
+let data11 = data2.is_oss;
 if(typeof data11 !== "boolean"){
-const err12 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_dynamic_config.type,parentSchema:schema42.properties.enable_dynamic_config,data:data11};
+const err12 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_oss.type,parentSchema:schema42.properties.is_oss,data:data11};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2264,10 +2264,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data0.is_admin_required_for_writing_settings !== undefined){
-let data12 = data0.is_admin_required_for_writing_settings;
+if(data2.can_set_github_status !== undefined){
+let data12 = data2.can_set_github_status;
 if(typeof data12 !== "boolean"){
-const err13 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_admin_required_for_writing_settings.type,parentSchema:schema42.properties.is_admin_required_for_writing_settings,data:data12};
+const err13 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_set_github_status.type,parentSchema:schema42.properties.can_set_github_status,data:data12};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2277,15 +2277,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data0.pr_only_branch_overrides !== undefined){
-let data13 = data0.pr_only_branch_overrides;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-if(typeof data14 === "string"){
-if(func3(data14) < 1){
-const err14 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data14};
+if(data2.enable_dynamic_config !== undefined){
+let data13 = data2.enable_dynamic_config;
+if(typeof data13 !== "boolean"){
+const err14 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_dynamic_config.type,parentSchema:schema42.properties.enable_dynamic_config,data:data13};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2295,8 +2290,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.pr_only_branch_overrides.items.type,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data14};
+if(data2.is_admin_required_for_writing_settings !== undefined){
+let data14 = data2.is_admin_required_for_writing_settings;
+if(typeof data14 !== "boolean"){
+const err15 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_admin_required_for_writing_settings.type,parentSchema:schema42.properties.is_admin_required_for_writing_settings,data:data14};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2306,18 +2303,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-let i1 = data13.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data13[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema42.properties.pr_only_branch_overrides,data:data13};
+if(data2.pr_only_branch_overrides !== undefined){
+let data15 = data2.pr_only_branch_overrides;
+if(Array.isArray(data15)){
+const len0 = data15.length;
+for(let i0=0; i0<len0; i0++){
+let data16 = data15[i0];
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data16};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2325,14 +2319,10 @@ else {
 vErrors.push(err16);
 }
 errors++;
-break;
-}
-indices0[item0] = i1;
-}
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema42.properties.pr_only_branch_overrides.type,parentSchema:schema42.properties.pr_only_branch_overrides,data:data13};
+const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.pr_only_branch_overrides.items.type,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data16};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2342,9 +2332,18 @@ vErrors.push(err17);
 errors++;
 }
 }
+let i1 = data15.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data15[i1];
+if(typeof item0 !== "string"){
+continue;
 }
-else {
-const err18 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data0};
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err18 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema42.properties.pr_only_branch_overrides,data:data15};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2352,16 +2351,14 @@ else {
 vErrors.push(err18);
 }
 errors++;
+break;
+}
+indices0[item0] = i1;
 }
 }
-if(data.env !== undefined){
-let data15 = data.env;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-for(const key2 in data15){
-const _errs37 = errors;
-if(typeof key2 === "string"){
-if(!pattern6.test(key2)){
-const err19 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema38.propertyNames,data:key2,propertyName:key2};
+}
+else {
+const err19 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema42.properties.pr_only_branch_overrides.type,parentSchema:schema42.properties.pr_only_branch_overrides,data:data15};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2371,9 +2368,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-var valid7 = _errs37 === errors;
-if(!valid7){
-const err20 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema38.propertyNames,parentSchema:schema38,data:data15};
+}
+else {
+const err20 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data2};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2383,11 +2380,14 @@ vErrors.push(err20);
 errors++;
 }
 }
-for(const key3 in data15){
-let data16 = data15[key3];
-if(typeof data16 === "string"){
-if(func3(data16) < 1){
-const err21 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.additionalProperties,data:data16};
+if(data.env !== undefined){
+let data17 = data.env;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key2 in data17){
+const _errs41 = errors;
+if(typeof key2 === "string"){
+if(!pattern6.test(key2)){
+const err21 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema38.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2397,8 +2397,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.additionalProperties.type,parentSchema:schema38.additionalProperties,data:data16};
+var valid7 = _errs41 === errors;
+if(!valid7){
+const err22 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema38.propertyNames,parentSchema:schema38,data:data17};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2408,9 +2409,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data15};
+for(const key3 in data17){
+let data18 = data17[key3];
+if(typeof data18 === "string"){
+if(func3(data18) < 1){
+const err23 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.additionalProperties,data:data18};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2420,14 +2423,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.webhooks !== undefined){
-let data17 = data.webhooks;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-for(const key4 in data17){
-const _errs43 = errors;
-if(typeof key4 === "string"){
-if(func3(key4) < 1){
-const err24 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.webhooks.propertyNames,data:key4,propertyName:key4};
+else {
+const err24 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.additionalProperties.type,parentSchema:schema38.additionalProperties,data:data18};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2437,9 +2434,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-var valid9 = _errs43 === errors;
-if(!valid9){
-const err25 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema41.properties.webhooks.propertyNames,parentSchema:schema41.properties.webhooks,data:data17};
+}
+else {
+const err25 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data17};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2449,11 +2446,14 @@ vErrors.push(err25);
 errors++;
 }
 }
-for(const key5 in data17){
-let data18 = data17[key5];
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.url === undefined){
-const err26 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema44.required,parentSchema:schema44,data:data18};
+if(data.webhooks !== undefined){
+let data19 = data.webhooks;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(func3(key4) < 1){
+const err26 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.webhooks.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2462,8 +2462,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data18.events === undefined){
-const err27 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema44.required,parentSchema:schema44,data:data18};
+}
+var valid9 = _errs47 === errors;
+if(!valid9){
+const err27 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema41.properties.webhooks.propertyNames,parentSchema:schema41.properties.webhooks,data:data19};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2472,9 +2474,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-for(const key6 in data18){
-if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
-const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data18};
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.url === undefined){
+const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema44.required,parentSchema:schema44,data:data20};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2483,12 +2488,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-if(data18.id !== undefined){
-let data19 = data18.id;
-if(typeof data19 === "string"){
-if(!(formats0.test(data19))){
-const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema44.properties.id,data:data19};
+if(data20.events === undefined){
+const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema44.required,parentSchema:schema44,data:data20};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2497,9 +2498,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-else {
-const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.id.type,parentSchema:schema44.properties.id,data:data19};
+for(const key6 in data20){
+if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
+const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data20};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2509,11 +2510,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data18.url !== undefined){
-let data20 = data18.url;
-if(typeof data20 === "string"){
-if(!pattern12.test(data20)){
-const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema44.properties.url,data:data20};
+if(data20.id !== undefined){
+let data21 = data20.id;
+if(typeof data21 === "string"){
+if(!(formats0.test(data21))){
+const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema44.properties.id,data:data21};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2524,7 +2525,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.url.type,parentSchema:schema44.properties.url,data:data20};
+const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.id.type,parentSchema:schema44.properties.id,data:data21};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2534,11 +2535,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data18.events !== undefined){
-let data21 = data18.events;
-if(Array.isArray(data21)){
-if(data21.length < 1){
-const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema44.properties.events,data:data21};
+if(data20.url !== undefined){
+let data22 = data20.url;
+if(typeof data22 === "string"){
+if(!pattern12.test(data22)){
+const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema44.properties.url,data:data22};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2547,11 +2548,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-const len1 = data21.length;
-for(let i2=0; i2<len1; i2++){
-let data22 = data21[i2];
-if(!((data22 === "workflow-completed") || (data22 === "job-completed"))){
-const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema44.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.events.items.enum,parentSchema:schema44.properties.events.items,data:data22};
+}
+else {
+const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.url.type,parentSchema:schema44.properties.url,data:data22};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2561,14 +2560,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-let i3 = data21.length;
-let j1;
-if(i3 > 1){
-outer0:
-for(;i3--;){
-for(j1 = i3; j1--;){
-if(func0(data21[i3], data21[j1])){
-const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema44.properties.events,data:data21};
+if(data20.events !== undefined){
+let data23 = data20.events;
+if(Array.isArray(data23)){
+if(data23.length < 1){
+const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema44.properties.events,data:data23};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2576,14 +2572,12 @@ else {
 vErrors.push(err35);
 }
 errors++;
-break outer0;
 }
-}
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema44.properties.events.type,parentSchema:schema44.properties.events,data:data21};
+const len1 = data23.length;
+for(let i2=0; i2<len1; i2++){
+let data24 = data23[i2];
+if(!((data24 === "workflow-completed") || (data24 === "job-completed"))){
+const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema44.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.events.items.enum,parentSchema:schema44.properties.events.items,data:data24};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2593,10 +2587,14 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data18.scope !== undefined){
-let data23 = data18.scope;
-if(!(data23 === "project")){
-const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema44.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.scope.enum,parentSchema:schema44.properties.scope,data:data23};
+let i3 = data23.length;
+let j1;
+if(i3 > 1){
+outer0:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data23[i3], data23[j1])){
+const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema44.properties.events,data:data23};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2604,12 +2602,14 @@ else {
 vErrors.push(err37);
 }
 errors++;
+break outer0;
 }
 }
-if(data18.should_verify_tls !== undefined){
-let data24 = data18.should_verify_tls;
-if(typeof data24 !== "boolean"){
-const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.should_verify_tls.type,parentSchema:schema44.properties.should_verify_tls,data:data24};
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema44.properties.events.type,parentSchema:schema44.properties.events,data:data23};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2619,10 +2619,10 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data18.is_enabled !== undefined){
-let data25 = data18.is_enabled;
-if(typeof data25 !== "boolean"){
-const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.is_enabled.type,parentSchema:schema44.properties.is_enabled,data:data25};
+if(data20.scope !== undefined){
+let data25 = data20.scope;
+if(!(data25 === "project")){
+const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema44.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.scope.enum,parentSchema:schema44.properties.scope,data:data25};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2632,11 +2632,10 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data18.signing_secret !== undefined){
-let data26 = data18.signing_secret;
-if(typeof data26 === "string"){
-if(func3(data26) < 1){
-const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.signing_secret,data:data26};
+if(data20.should_verify_tls !== undefined){
+let data26 = data20.should_verify_tls;
+if(typeof data26 !== "boolean"){
+const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.should_verify_tls.type,parentSchema:schema44.properties.should_verify_tls,data:data26};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2646,8 +2645,10 @@ vErrors.push(err40);
 errors++;
 }
 }
-else {
-const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.signing_secret.type,parentSchema:schema44.properties.signing_secret,data:data26};
+if(data20.is_enabled !== undefined){
+let data27 = data20.is_enabled;
+if(typeof data27 !== "boolean"){
+const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.is_enabled.type,parentSchema:schema44.properties.is_enabled,data:data27};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2657,9 +2658,11 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data18};
+if(data20.signing_secret !== undefined){
+let data28 = data20.signing_secret;
+if(typeof data28 === "string"){
+if(func3(data28) < 1){
+const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.signing_secret,data:data28};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2669,9 +2672,8 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
 else {
-const err43 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.webhooks.type,parentSchema:schema41.properties.webhooks,data:data17};
+const err43 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.signing_secret.type,parentSchema:schema44.properties.signing_secret,data:data28};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2681,14 +2683,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.pipelines !== undefined){
-let data27 = data.pipelines;
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-for(const key7 in data27){
-const _errs65 = errors;
-if(typeof key7 === "string"){
-if(func3(key7) < 1){
-const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.pipelines.propertyNames,data:key7,propertyName:key7};
+}
+else {
+const err44 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data20};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2698,9 +2695,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-var valid16 = _errs65 === errors;
-if(!valid16){
-const err45 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema41.properties.pipelines.propertyNames,parentSchema:schema41.properties.pipelines,data:data27};
+}
+else {
+const err45 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.webhooks.type,parentSchema:schema41.properties.webhooks,data:data19};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2710,15 +2707,14 @@ vErrors.push(err45);
 errors++;
 }
 }
-for(const key8 in data27){
-if(!(validate27(data27[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data27,parentDataProperty:key8,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.pipelines.type,parentSchema:schema41.properties.pipelines,data:data27};
+if(data.pipelines !== undefined){
+let data29 = data.pipelines;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key7 in data29){
+const _errs69 = errors;
+if(typeof key7 === "string"){
+if(func3(key7) < 1){
+const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.pipelines.propertyNames,data:key7,propertyName:key7};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2728,14 +2724,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.checkout_keys !== undefined){
-let data29 = data.checkout_keys;
-if(Array.isArray(data29)){
-const len2 = data29.length;
-for(let i4=0; i4<len2; i4++){
-let data30 = data29[i4];
-if(!((data30 === "deploy-key") || (data30 === "user-key"))){
-const err47 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values",schema:schema52.enum,parentSchema:schema52,data:data30};
+var valid16 = _errs69 === errors;
+if(!valid16){
+const err47 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema41.properties.pipelines.propertyNames,parentSchema:schema41.properties.pipelines,data:data29};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2745,14 +2736,15 @@ vErrors.push(err47);
 errors++;
 }
 }
-let i5 = data29.length;
-let j2;
-if(i5 > 1){
-outer1:
-for(;i5--;){
-for(j2 = i5; j2--;){
-if(func0(data29[i5], data29[j2])){
-const err48 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema41.properties.checkout_keys,data:data29};
+for(const key8 in data29){
+if(!(validate27(data29[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.pipelines.type,parentSchema:schema41.properties.pipelines,data:data29};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2760,14 +2752,16 @@ else {
 vErrors.push(err48);
 }
 errors++;
-break outer1;
 }
 }
-}
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.checkout_keys.type,parentSchema:schema41.properties.checkout_keys,data:data29};
+if(data.checkout_keys !== undefined){
+let data31 = data.checkout_keys;
+if(Array.isArray(data31)){
+const len2 = data31.length;
+for(let i4=0; i4<len2; i4++){
+let data32 = data31[i4];
+if(!((data32 === "deploy-key") || (data32 === "user-key"))){
+const err49 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values",schema:schema52.enum,parentSchema:schema52,data:data32};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2777,11 +2771,14 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.extends !== undefined){
-let data31 = data.extends;
-if(Array.isArray(data31)){
-if(data31.length < 1){
-const err50 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema41.properties.extends,data:data31};
+let i5 = data31.length;
+let j2;
+if(i5 > 1){
+outer1:
+for(;i5--;){
+for(j2 = i5; j2--;){
+if(func0(data31[i5], data31[j2])){
+const err50 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema41.properties.checkout_keys,data:data31};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2789,13 +2786,14 @@ else {
 vErrors.push(err50);
 }
 errors++;
+break outer1;
 }
-const len3 = data31.length;
-for(let i6=0; i6<len3; i6++){
-let data32 = data31[i6];
-if(typeof data32 === "string"){
-if(func3(data32) < 1){
-const err51 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.extends.items,data:data32};
+}
+}
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.checkout_keys.type,parentSchema:schema41.properties.checkout_keys,data:data31};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2805,8 +2803,11 @@ vErrors.push(err51);
 errors++;
 }
 }
-else {
-const err52 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.extends.items.type,parentSchema:schema41.properties.extends.items,data:data32};
+if(data.extends !== undefined){
+let data33 = data.extends;
+if(Array.isArray(data33)){
+if(data33.length < 1){
+const err52 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema41.properties.extends,data:data33};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2815,10 +2816,12 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-}
-else {
-const err53 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.extends.type,parentSchema:schema41.properties.extends,data:data31};
+const len3 = data33.length;
+for(let i6=0; i6<len3; i6++){
+let data34 = data33[i6];
+if(typeof data34 === "string"){
+if(func3(data34) < 1){
+const err53 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.extends.items,data:data34};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2828,14 +2831,37 @@ vErrors.push(err53);
 errors++;
 }
 }
-}
 else {
-const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+const err54 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.extends.items.type,parentSchema:schema41.properties.extends.items,data:data34};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
+}
+errors++;
+}
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.extends.type,parentSchema:schema41.properties.extends,data:data33};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -3485,7 +3511,7 @@ for(const key10 in data33){
 const _errs79 = errors;
 if(typeof key10 === "string"){
 if(!pattern10.test(key10)){
-const err47 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",parentSchema:schema32.properties.projects.propertyNames,data:key10,propertyName:key10};
+const err47 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$",parentSchema:schema32.properties.projects.propertyNames,data:key10,propertyName:key10};
 if(vErrors === null){
 vErrors = [err47];
 }

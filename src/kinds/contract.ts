@@ -438,6 +438,12 @@ export interface ConfigPart<D, R> {
    */
   readonly declares?: "key" | "value";
   /**
+   * The loader builds these items itself, not the generic walk (issue 18: projects, which
+   * templates, `extends` and files split key by key shape), and export writes them itself:
+   * both skip the kind.
+   */
+  readonly builtByLoader?: true;
+  /**
    * Where one item may hold a secret reference (`${env:…}`, `${file:…}`): paths inside the
    * item (`[]`: the item itself is the string; `"*"`: any key), each with what it is.
    * A reference anywhere else is refused (src/config/references.ts `secretFieldAt`, which
@@ -559,6 +565,16 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   readonly announce?: {
     fromResponse(body: unknown): L | undefined;
     note(l: L): string;
+  };
+  /**
+   * Values besides the id that other changes of the same apply take from a created (or
+   * adopted) item, by name (issue 18: a new project's slug, which its children's V2 routes
+   * name): stored as `<address>#<name>` and read by `{ pending: "<address>#<name>" }` params.
+   * `fromResponse` reads the create's answer, `fromLive` an adopted live item.
+   */
+  readonly createdValues?: {
+    fromResponse(body: unknown): Readonly<Record<string, string>>;
+    fromLive(l: L): Readonly<Record<string, string>>;
   };
   /**
    * What a create the service refused (a 4xx that is not a throttle) means for this kind,

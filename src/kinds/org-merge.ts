@@ -21,6 +21,8 @@ export const mergeOrgCollections = (
   const left = a as unknown as Readonly<Record<string, unknown>>;
   const right = b as unknown as Readonly<Record<string, unknown>>;
   for (const kind of childKinds("org")) {
+    // Projects are merged by mergeProjects (below), key by key.
+    if (kind.config.builtByLoader) continue;
     const { yamlKey, shape } = kind.config;
     const x = left[yamlKey];
     const y = right[yamlKey];

@@ -12,6 +12,7 @@ import { groupKind } from "./group.js";
 import { orgSettingsKind } from "./org-settings.js";
 import { otelExporterKind } from "./otel-exporter.js";
 import { pipelineKind } from "./pipeline.js";
+import { projectKind } from "./project.js";
 import { projectEnvVarKind } from "./project-env-var.js";
 import { projectSettingsKind } from "./project-settings.js";
 import { ssoGroupMappingsKind } from "./sso-group-mappings.js";
@@ -26,6 +27,7 @@ export const KINDS = {
   context_env_var: contextEnvVarKind,
   context_restriction: contextRestrictionKind,
   otel_exporter: otelExporterKind,
+  project: projectKind,
   project_settings: projectSettingsKind,
   project_env_var: projectEnvVarKind,
   checkout_key: checkoutKeyKind,

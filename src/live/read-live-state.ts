@@ -20,9 +20,11 @@
 
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
+import { LiveReadError } from "../core/errors.js";
 import { isUuid } from "../core/uuid.js";
 import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
+import { isProjectName } from "../kinds/project.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
 import { addr, type ResourceType } from "../model/address.js";
@@ -177,7 +179,18 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
         if (r === undefined || r.status === "not_visible") {
           return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
         }
-        return [slug, await readProject(api, orgId, r.id, slug, project, needs.isIgnored)];
+        // A project keyed by name (issue 18) is read and planned under its key; the V2
+        // routes take its slug.
+        const read = await readProject(
+          api,
+          orgId,
+          r.id,
+          r.slug ?? slug,
+          project,
+          needs.isIgnored,
+          slug,
+        );
+        return [slug, read];
       },
     ),
   );
@@ -212,7 +225,9 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
 // Projects
 // ---------------------------------------------------------------------------------------
 
-type Resolved = { readonly status: "found"; readonly id: string } | NotVisible;
+type Resolved =
+  | { readonly status: "found"; readonly id: string; readonly slug?: string }
+  | NotVisible;
 
 /**
  * Resolve project slugs to ids, by slug look-ups or one org listing (see resolve.ts): one
@@ -224,7 +239,12 @@ const resolveProjectSlugs = (
   slugs: readonly string[],
 ): Map<string, Promise<Resolved>> => {
   if (chooseProjectLookup(slugs.length) === "by_slug") {
-    return new Map(slugs.map((slug) => [slug, resolveOneSlug(api, slug)]));
+    return new Map(
+      slugs.map((slug) => [
+        slug,
+        isProjectName(slug) ? resolveOneName(api, orgId, slug) : resolveOneSlug(api, slug),
+      ]),
+    );
   }
   // spec: api-v3.md Projects: filter[org_id] alone; page[limit] max 50. Each slug settles as
   // soon as the page that lists it arrives, so its project's reads overlap the next pages
@@ -247,12 +267,15 @@ const resolveProjectSlugs = (
       {
         onPage: (items) => {
           for (const p of items) {
-            const waiting = pending.get(p.attributes.slug);
-            // Decision: a slug listed twice (the org changed between pages) keeps the id of
-            // its first listing: its reads have already started with that id.
-            if (p.id && waiting) {
-              pending.delete(p.attributes.slug);
-              waiting.resolve({ status: "found", id: p.id });
+            // Issue 18: a key without `/` is the project's name.
+            for (const key of [p.attributes.slug, p.attributes.name]) {
+              const waiting = key === undefined ? undefined : pending.get(key);
+              // Decision: a slug listed twice (the org changed between pages) keeps the id
+              // of its first listing: its reads have already started with that id.
+              if (key !== undefined && p.id && waiting) {
+                pending.delete(key);
+                waiting.resolve({ status: "found", id: p.id, slug: p.attributes.slug });
+              }
             }
           }
         },
@@ -263,6 +286,7 @@ const resolveProjectSlugs = (
         for (const [slug, waiting] of pending) {
           waiting.resolve({
             status: "not_visible",
+            absent: true,
             reason: `${what} lists no project ${slug} (${listed.length} listed)`,
           });
         }
@@ -282,8 +306,40 @@ const resolveOneSlug = async (api: ReadOnlyApi, slug: string): Promise<Resolved>
     const found = await api.listV3<ProjectAttributes>("/projects", { "filter[slug]": slug });
     const p =
       found.find((x) => x.attributes.slug === slug) ?? (found.length === 1 ? found[0] : undefined);
-    if (!p?.id) return { status: "not_visible", reason: `${what} returned no project` };
-    return { status: "found", id: p.id };
+    if (!p?.id) {
+      return { status: "not_visible", absent: true, reason: `${what} returned no project` };
+    }
+    return { status: "found", id: p.id, slug: p.attributes.slug };
+  } catch (err) {
+    if (isNotVisible(err)) return { status: "not_visible", reason: notVisibleReason(what, err) };
+    throw err;
+  }
+};
+
+/**
+ * Issue 18: a project key without `/` is its name in the org (standalone orgs, whose slugs
+ * hold ids unknown before creation). spec: api-v3.md Projects: `filter[name]` is a
+ * case-insensitive search combined with `filter[org_id]`; Waybill keeps the exact matches.
+ * Two projects of one name are an error (which one the config means is unknown).
+ */
+const resolveOneName = async (api: ReadOnlyApi, orgId: string, name: string): Promise<Resolved> => {
+  const what = `GET /api/v3/projects?filter[org_id]=${orgId}&filter[name]=${name}`;
+  try {
+    const found = (
+      await api.listV3<ProjectAttributes>("/projects", {
+        "filter[org_id]": orgId,
+        "filter[name]": name,
+      })
+    ).filter((p) => p.attributes.name === name);
+    if (found.length > 1) {
+      throw new LiveReadError(
+        `${what} lists ${found.length} projects named ${JSON.stringify(name)}; name the project by its slug instead`,
+      );
+    }
+    const p = found[0];
+    if (!p?.id)
+      return { status: "not_visible", absent: true, reason: `${what} lists no such project` };
+    return { status: "found", id: p.id, slug: p.attributes.slug };
   } catch (err) {
     if (isNotVisible(err)) return { status: "not_visible", reason: notVisibleReason(what, err) };
     throw err;
@@ -303,6 +359,7 @@ const readProject = async (
   slug: string,
   desired: DesiredProject,
   isIgnored: (address: string) => boolean,
+  key: string = slug,
 ): Promise<LiveProject | NotVisible> => {
   // The slug too: the V2 routes take it (project env vars' last four).
   const scope: ListScope = { org_id: orgId, project_id: id, project_slug: slug };
@@ -331,7 +388,7 @@ const readProject = async (
   // still being read (src/live/synthetic.ts undeclaredPipelines); `ignore`d ones never are.
   const toProbe = undeclaredPipelines(project, desired).filter((pid) => {
     const name = project.pipelines?.find((p) => p.id === pid)?.name ?? "";
-    return !isIgnored(addr.pipeline(slug, name));
+    return !isIgnored(addr.pipeline(key, name));
   });
   if (toProbe.length === 0) return project;
   const probed = await Promise.all(

@@ -31,7 +31,8 @@ export const mergeParts = <T extends object>(parts: readonly T[]): Partial<T> =>
 
 /**
  * The org-level kinds whose listing the walk does itself, because their items are the
- * parents of other kinds' reads (a context's pages start each context's reads): the live
- * reader and export list every other org-level kind by its own `list`.
+ * parents of other kinds' reads (a context's pages start each context's reads; declared projects are
+ * resolved one by one): the live reader and export list every other org-level kind by its own `list`.
  */
-export const isWalkedParent = (type: ResourceType): boolean => type === KINDS.context.type;
+export const isWalkedParent = (type: ResourceType): boolean =>
+  type === KINDS.context.type || type === KINDS.project.type;

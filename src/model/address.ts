@@ -14,6 +14,7 @@ export const RESOURCE_TYPES = [
   "context_env_var",
   "context_restriction",
   "otel_exporter",
+  "project",
   "project_settings",
   "project_env_var",
   "checkout_key",

@@ -106,8 +106,15 @@ export type DesiredRestriction =
     });
 
 export interface DesiredProject extends Located {
-  /** Project slug, e.g. `gh/acme/api`. */
+  /**
+   * Project slug, e.g. `gh/acme/api`, as the config's key; a key without `/` is the
+   * project's *name* in the org (issue 18: standalone orgs, whose slugs hold ids).
+   */
   readonly slug: string;
+  /** Issue 18: create the project when it does not exist (V2 POST /organization/{org}/project). */
+  readonly create?: boolean;
+  /** Issue 18: delete the project (apply needs --allow-project-delete). */
+  readonly delete?: boolean;
   readonly settings?: Readonly<{
     [K in ProjectSettingName]?: K extends "pr_only_branch_overrides" ? readonly string[] : boolean;
   }> &

@@ -23,6 +23,11 @@ export interface LiveState {
 /** A declared parent that could not be read: absent, or not visible to this token. */
 export interface NotVisible {
   readonly status: "not_visible";
+  /**
+   * Issue 18: the look-up answered that no such project exists (an empty listing), as
+   * opposed to a 403/404 on a read. A project declared `create: true` is created then.
+   */
+  readonly absent?: true;
   /** e.g. "GET /api/v3/projects?filter[slug]=gh/acme/x returned no project". */
   readonly reason: string;
 }
@@ -104,6 +109,8 @@ export interface LiveProject {
   readonly status: "found";
   readonly id: string;
   readonly slug: string;
+  /** The project's name, when the read that found it said it (a project keyed by name). */
+  readonly name?: string;
   readonly settings?: ProjectSettingsAttributes;
   readonly env?: readonly LiveEnvVar[];
   readonly webhooks?: readonly (WebhookAttributes & { readonly id: string })[];

@@ -48,7 +48,10 @@ export const findUnknownProjects = (
       liveOrg.projectIds?.has(slug) === true || liveOrg.projects.get(slug)?.status === "found";
     const ignored = makeIgnoreMatcher(org.ignore);
     for (const [slug, p] of org.projects) {
-      if (ignored(addr.project(slug)) || known(slug)) continue;
+      // Issue 18: a project the config creates (or deletes) may well be absent.
+      if (ignored(addr.project(slug)) || known(slug) || p.create === true || p.delete === true) {
+        continue;
+      }
       refs.push({
         org: org.slug,
         orgId: liveOrg.id,

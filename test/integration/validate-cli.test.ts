@@ -115,13 +115,13 @@ describe("waybill validate", () => {
       orgs: ["gh/acme"],
       contexts: 2,
       restrictions: 3,
-      projects: 2,
+      projects: 3,
       env_vars: 5,
       webhooks: 2,
       pipelines: 2,
       triggers: 4,
       otel_exporters: 1,
-      checkout_keys: 1,
+      checkout_keys: 2,
       // Issue 17: every kind with a count is in the JSON, 0 when none are declared.
       groups: 0,
     });

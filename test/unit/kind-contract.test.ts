@@ -66,6 +66,7 @@ describe("the kind contract", () => {
       "group",
       "otel_exporter",
       "pipeline",
+      "project",
       "trigger",
       "webhook",
     ]);

@@ -1,9 +1,32 @@
-/** Projects and project settings. spec: api-v3.md "Projects", "Project settings". */
+/**
+ * Projects and project settings. spec: api-v3.md "Projects", "Project settings"; and the V2
+ * project create and delete (api-v2-v1.md Endpoints (V2), issue 18):
+ * `POST /organization/{org-slug-or-id}/project` `{ name }`, `DELETE /project/{project-slug}`.
+ *
+ * Decisions where the spec is silent, each the less forgiving reading:
+ * - the org is named by id or by slug (its `/` kept or escaped);
+ * - a name the org already has (any case) is 400;
+ * - the new project's slug is `<org slug>/<name>` in an org on an OAuth VCS provider, and
+ *   `<org slug>/<project id>` in a standalone org (api-v2-v1.md: for app-based providers
+ *   "repo-name" is the project id); an OAuth org's project gets the synthetic OAuth pipeline;
+ * - a delete takes everything in the project with it (env vars, webhooks, pipelines,
+ *   triggers, checkout keys, schedules) and the context restrictions naming it.
+ */
 import { badRequest, notFound } from "../errors.js";
-import { allowFilters, body, type Ctx, ok, type Route, uuidFilter } from "../http.js";
+import { allowFilters, body, type Ctx, created, ok, type Route, uuidFilter } from "../http.js";
 import { paginate } from "../paging.js";
-import { projectSettingsSchema } from "../schemas.js";
-import { findOrg, findProject, type ProjectRow, rowsOf } from "../store.js";
+import { projectCreateSchema, projectSettingsSchema } from "../schemas.js";
+import {
+  defaultRepo,
+  emptyProjectSettings,
+  findOrg,
+  findProject,
+  nextId,
+  onOAuthVcs,
+  type ProjectRow,
+  removeWhere,
+  rowsOf,
+} from "../store.js";
 
 /** spec: api-v3.md "Projects": `page[limit]` (max 50). */
 const PROJECTS_MAX = 50;
@@ -106,6 +129,84 @@ export const projectRoutes: readonly Route[] = [
       const b = body(ctx, projectSettingsSchema);
       p.settings = { ...p.settings, ...(structuredClone(b) as ProjectRow["settings"]) };
       return ok(renderSettings(p));
+    },
+  },
+];
+
+/**
+ * The V2 project create and delete. Registered last (src/emulator/server.ts): `DELETE
+ * /project/*slug` would otherwise take every V2 route under a project (a checkout key's).
+ */
+export const projectLifecycleRoutes: readonly Route[] = [
+  {
+    method: "POST",
+    pattern: "/api/v2/organization/*org/project",
+    handler: (ctx) => {
+      const key = ctx.params.org ?? "";
+      const org =
+        findOrg(ctx.state, key) ??
+        ctx.state.orgs.find((o) => o.slug.toLowerCase() === key.toLowerCase());
+      if (!org) throw notFound("organization", key);
+      const { name } = body(ctx, projectCreateSchema) as { name: string };
+      if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
+        throw badRequest("invalid_request", "/name: letters, digits, _ . - only", "/name");
+      }
+      if (
+        ctx.state.projects.some(
+          (p) => p.orgId === org.id && p.name.toLowerCase() === name.toLowerCase(),
+        )
+      ) {
+        throw badRequest("invalid_request", `/name: the org has a project named ${name}`, "/name");
+      }
+      const id = nextId(ctx.state, "project");
+      const oauth = onOAuthVcs(org.slug);
+      const slug = `${org.slug}/${oauth ? name : id}`;
+      const row: ProjectRow = {
+        id,
+        orgId: org.id,
+        slug,
+        name,
+        oauth,
+        isFollowed: true,
+        repo: defaultRepo(slug, id),
+        settings: { ...emptyProjectSettings() },
+        env: [],
+      };
+      ctx.state.projects.push(row);
+      // V2's project: slug, name, id and the org's (api-v2-v1.md "Project").
+      return created({
+        slug,
+        name,
+        id,
+        organization_name: org.name,
+        organization_slug: org.slug,
+        organization_id: org.id,
+        vcs_info: { provider: slug.split("/")[0], default_branch: "main" },
+      });
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: "/api/v2/project/*slug",
+    handler: (ctx) => {
+      const slug = ctx.params.slug ?? "";
+      const p = ctx.state.projects.find((x) => x.slug.toLowerCase() === slug.toLowerCase());
+      if (!p) throw notFound("project", slug);
+      const st = ctx.state;
+      const pipelines = new Set(st.pipelines.filter((x) => x.projectId === p.id).map((x) => x.id));
+      removeWhere(st.triggers, (t) => pipelines.has(t.pipelineId));
+      removeWhere(st.pipelines, (x) => x.projectId === p.id);
+      removeWhere(st.webhooks, (w) => w.projectId === p.id);
+      removeWhere(st.checkoutKeys, (k) => k.projectId === p.id);
+      removeWhere(st.schedules, (s) => s.projectId === p.id);
+      for (const c of st.contexts) {
+        removeWhere(
+          c.restrictions,
+          (r) => r.restriction_type === "project" && r.match_pattern === p.id,
+        );
+      }
+      removeWhere(st.projects, (x) => x.id === p.id);
+      return ok({ message: "Project deleted." });
     },
   },
 ];

@@ -1,0 +1,145 @@
+/**
+ * Projects themselves (issue 18; spec: api-v2-v1.md Endpoints (V2), api-v3.md Projects):
+ * - `POST /organization/{org-slug-or-id}/project` `{ name }` creates one (V2; the legacy
+ *   create-by-provider route is deprecated, api-v2-v1.md Versioning);
+ * - `DELETE /project/{project-slug}` deletes one (V2);
+ * - `GET /projects?filter[org_id]=&filter[name]=` finds one by name ("case-insensitive name
+ *   search": Waybill keeps the exact matches).
+ *
+ * A project is never created or deleted by its presence or absence in the config: only
+ * `create: true` (create it when the look-up finds none) and `delete: true` (apply needs
+ * `--allow-project-delete`). The planner's project walk (src/plan/plan.ts `planProject`)
+ * plans these two changes and the project's children; the generic collection walk, the live
+ * reader and export leave the kind alone (`collection.desiredIn` is never set, `readFor` is
+ * false, `config.builtByLoader`), since a project is the parent every project kind hangs off.
+ */
+import { LiveReadError } from "../core/errors.js";
+import type { ProjectAttributes } from "../core/wire.js";
+import { addr } from "../model/address.js";
+import type { DesiredProject } from "../model/desired.js";
+import type { LiveProject } from "../model/live.js";
+import { call } from "./calls.js";
+import { newComparison } from "./compare.js";
+import type { ResourceKind } from "./contract.js";
+import { cannotRename } from "./contract.js";
+import { foundProjects, scopeId } from "./listing.js";
+import { toJson } from "./values.js";
+
+/** The name a new project is created with: a name key itself, or a slug's last segment. */
+export const projectName = (key: string): string => key.split("/").pop() ?? key;
+
+/** Whether a `projects:` key is a project *name* (no `/`), not a slug (issue 18). */
+export const isProjectName = (key: string): boolean => !key.includes("/");
+
+const readCreated = (body: unknown): Readonly<Record<string, string>> => {
+  const slug = (body as { slug?: unknown } | null)?.slug;
+  return typeof slug === "string" ? { slug } : {};
+};
+
+export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
+  type: "project",
+  parent: "org",
+  replaceOrder: "never",
+  replaceOrderWhy: "a project is created or deleted only when the config says so, never replaced",
+  desiredKey: (d) => d.slug,
+  liveKey: (l) => l.slug,
+  liveAddressKey: (l) => l.slug,
+  liveId: (l) => l.id,
+  pinnedId: () => undefined,
+  desiredView: (d) => ({ name: projectName(d.slug) }),
+  liveView: (l) => ({ slug: l.slug, ...(l.name === undefined ? {} : { name: l.name }) }),
+  compare: () => newComparison(),
+  unresolvedSecrets: () => [],
+  // Export writes projects itself (src/export): their children are the kinds.
+  toConfig: () => [],
+  createCalls: () => [
+    call("create", "POST", "/organization/{org_id}/project", {
+      api: "v2",
+      body: "flat",
+      body_fields: ["name"],
+      note: "not idempotent: an uncertain create is re-listed by name before any retry",
+    }),
+  ],
+  updateCalls: () => [],
+  deleteCalls: () => [
+    call("delete", "DELETE", "/project/{project_slug}", {
+      api: "v2",
+      note: "deletes the project with everything in it",
+    }),
+  ],
+  // spec: api-v3.md Projects: filter[org_id] with filter[name] (a search: exact matches kept).
+  // Used by apply's re-list after an uncertain create (the scope names the project).
+  list: async (api, scope, options) => {
+    const name = scope.name;
+    if (name === undefined) throw new Error("the project listing needs a name");
+    const found = await api.listV3<ProjectAttributes>(
+      "/projects",
+      { "filter[org_id]": scopeId(scope, "org_id"), "filter[name]": name },
+      options?.signal ? { signal: options.signal } : {},
+    );
+    return found
+      .filter((p) => (p.attributes.name ?? projectName(p.attributes.slug)) === name)
+      .map((p): LiveProject => {
+        if (typeof p.id !== "string") throw new LiveReadError("a listed project has no id");
+        return {
+          status: "found",
+          id: p.id,
+          slug: p.attributes.slug,
+          ...(p.attributes.name === undefined ? {} : { name: p.attributes.name }),
+        };
+      });
+  },
+  livePlace: {
+    under: "org",
+    // The live reader resolves declared projects itself (src/live/read-live-state.ts).
+    readFor: () => false,
+    store: () => ({}),
+    stored: () => undefined,
+  },
+  unmanaged: {
+    listed: false,
+    why: "projects are declared one by one: leaving one out never deletes it",
+  },
+  adopt: {
+    by: "relist",
+    matches: (d, _after, l) => (l.name ?? projectName(l.slug)) === projectName(d.slug),
+  },
+  createdValues: { fromResponse: readCreated, fromLive: (l) => ({ slug: l.slug }) },
+  announce: {
+    fromResponse: (body) => {
+      const b = body as { id?: unknown; slug?: unknown } | null;
+      return typeof b?.id === "string" && typeof b.slug === "string"
+        ? { status: "found", id: b.id, slug: b.slug }
+        : undefined;
+    },
+    note: (l) => `project ${l.slug} (id ${l.id})`,
+  },
+  fingerprint: (l) => toJson({ id: l.id, slug: l.slug }),
+  desiredItems: function* (org) {
+    for (const [key, p] of org.projects) {
+      if (p.create === true || p.delete === true) yield { address: addr.project(key), item: p };
+    }
+  },
+  liveItems: function* (org) {
+    for (const [slug, p] of foundProjects(org)) yield { key: `project:${p.id}|${slug}`, item: p };
+  },
+  rename: cannotRename("a project cannot be renamed through the API"),
+  collection: {
+    name: "projects",
+    segment: { name: "project", keyed: true },
+    // Never the generic walk's: src/plan/plan.ts planProject plans projects.
+    desiredIn: () => undefined,
+    liveIn: () => undefined,
+    addressKey: (d) => d.slug,
+    onParentDelete: "cascades",
+  },
+  config: {
+    yamlKey: "projects",
+    shape: "map",
+    schemaDef: "project",
+    builtByLoader: true,
+    build: () => {
+      throw new Error("projects are built by the loader (src/config/build.ts buildProject)");
+    },
+  },
+};
