@@ -526,13 +526,14 @@ export const createState = (seed: Seed): State => {
       })),
       ssoGroupMappings: [],
     };
-    (so.sso_group_mappings ?? []).forEach((m, mi) => {
+    for (const [mi, m] of (so.sso_group_mappings ?? []).entries()) {
       const group = org.groups.find((g) => g.id === m.group || g.name === m.group);
       if (group === undefined) {
-        return seedFail(`${op}/sso_group_mappings/${mi}/group`, `no group ${m.group} in this org`);
+        seedFail(`${op}/sso_group_mappings/${mi}/group`, `no group ${m.group} in this org`);
+        continue;
       }
       org.ssoGroupMappings.push({ idp_group_name: m.idp_group_name, group_id: group.id });
-    });
+    }
     st.orgs.push(org);
     (so.projects ?? []).forEach((sp, pi) => {
       loadProject(st, org, so, sp, `${op}/projects/${pi}`, claim, slugs);
