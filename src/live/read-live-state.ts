@@ -51,6 +51,17 @@ import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 export interface ReadLiveOptions {
   /** Called as reads start and end: "Reading live state… done/total". */
   readonly onProgress?: ProgressCallback;
+  /**
+   * Called with each declared project as soon as its own reads are done, with the object the
+   * live state will hold (issue 22: the planner plans it while the rest is read). Its errors
+   * are ignored: it is an optimisation, never a step of the read.
+   */
+  readonly onProject?: (
+    org: string,
+    orgId: string,
+    key: string,
+    project: LiveProject | NotVisible,
+  ) => void;
 }
 
 /** What one org's declarations need read (several files may declare the same org). */
@@ -125,7 +136,9 @@ export const readLiveState = async (
   const reads = stoppableReads(api);
   const tracked = consistentLists(withProgress(reads.api, options.onProgress));
   try {
-    const orgs = await Promise.all(orgNeeds(desired.orgs).map((needs) => readOrg(tracked, needs)));
+    const orgs = await Promise.all(
+      orgNeeds(desired.orgs).map((needs) => readOrg(tracked, needs, options.onProject)),
+    );
     return { orgs };
   } catch (err) {
     reads.stop();
@@ -145,7 +158,11 @@ const resolveOrg = async (api: ReadOnlyApi, slug: string): Promise<V3Resource<Or
   return org;
 };
 
-const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
+const readOrg = async (
+  api: ReadOnlyApi,
+  needs: OrgNeeds,
+  onProject?: ReadLiveOptions["onProject"],
+): Promise<LiveOrg> => {
   const org = await resolveOrg(api, needs.slug);
   const orgId = org.id as string;
   const scope: ListScope = { org_id: orgId };
@@ -172,29 +189,40 @@ const readOrg = async (api: ReadOnlyApi, needs: OrgNeeds): Promise<LiveOrg> => {
         lockNames: raw.lockNames,
       }))
     : Promise.resolve(undefined);
+  const readDeclaredProject = async (
+    slug: string,
+    project: DesiredProject,
+  ): Promise<[string, LiveProject | NotVisible]> => {
+    const r = await (resolving.get(slug) ?? Promise.resolve(undefined));
+    if (r === undefined || r.status === "not_visible") {
+      return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
+    }
+    // A project keyed by name (issue 18) is read and planned under its key; the V2
+    // routes take its slug.
+    const read = await readProject(
+      api,
+      orgId,
+      r.id,
+      r.slug ?? slug,
+      project,
+      needs.isIgnored,
+      slug,
+    );
+    return [slug, read];
+  };
   const projectsP = Promise.all(
     [...needs.projects.entries()].map(
       async ([slug, project]): Promise<[string, LiveProject | NotVisible]> => {
-        const r = await (resolving.get(slug) ?? Promise.resolve(undefined));
-        if (r === undefined || r.status === "not_visible") {
-          return [slug, r ?? { status: "not_visible", reason: `project ${slug} not resolved` }];
+        const entry = await readDeclaredProject(slug, project);
+        try {
+          onProject?.(needs.slug, orgId, slug, entry[1]);
+        } catch {
+          // An optimisation only (planning ahead): the read goes on.
         }
-        // A project keyed by name (issue 18) is read and planned under its key; the V2
-        // routes take its slug.
-        const read = await readProject(
-          api,
-          orgId,
-          r.id,
-          r.slug ?? slug,
-          project,
-          needs.isIgnored,
-          slug,
-        );
-        return [slug, read];
+        return entry;
       },
     ),
   );
-
   const [orgParts, projectIds, contextRead, projects] = await Promise.all([
     orgPartsP,
     projectIdsP,

@@ -34,7 +34,7 @@ import type {
   DesiredProject,
   Located,
 } from "../model/desired.js";
-import type { LiveOrg, LiveState } from "../model/live.js";
+import type { LiveOrg, LiveProject, LiveState, NotVisible } from "../model/live.js";
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
@@ -806,7 +806,117 @@ const planProject = (
   for (const kind of childKinds("project")) planCollection(ctx, org, within, node, kind);
 };
 
-const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
+/** An empty accumulator. */
+const newAcc = (): Acc => ({
+  changes: [],
+  unverified: [],
+  warnings: [],
+  skipped: 0,
+  unresolvedCreates: 0,
+  collections: new Map(),
+  kept: [],
+});
+
+/** Add what one project's planning accumulated to the whole run's (in place, in order). */
+const mergeAcc = (into: Acc, part: Acc): void => {
+  for (const c of part.changes) into.changes.push(c);
+  for (const u of part.unverified) into.unverified.push(u);
+  for (const w of part.warnings) into.warnings.push(w);
+  into.skipped += part.skipped;
+  into.unresolvedCreates += part.unresolvedCreates;
+  for (const [k, v] of part.collections) into.collections.set(k, v);
+  for (const k of part.kept) into.kept.push(k);
+};
+
+/** One project's share of the plan, made while the rest of the org was still being read. */
+interface ProjectPart {
+  readonly dp: DesiredProject;
+  readonly lp: LiveProject | NotVisible;
+  readonly orgId: string;
+  readonly acc: Acc;
+}
+
+/**
+ * Plans of single projects made ahead, as each project's reads finish (issue 22: the main
+ * thread is ~90 % idle during a large org's reads, and planning 40,000 items after the last
+ * answer took ~0.6 s). `planChanges` uses a project's part only when it was made from the
+ * very same desired and live objects and org id, and the part never asked for anything
+ * org-wide (a project id by slug, a group by name): otherwise it plans the project again. A
+ * project kind's plan depends on its project alone (src/kinds: only context restrictions
+ * and SSO mappings look names up across the org), which test/unit/plan-ahead.test.ts checks.
+ */
+export interface PlanAhead {
+  /** Plan the project `key` of the org now, from its live read. Never throws. */
+  project(orgSlug: string, orgId: string, key: string, lp: LiveProject | NotVisible): void;
+  /** The parts made, by `org\0key`. */
+  readonly parts: ReadonlyMap<string, ProjectPart>;
+}
+
+export const planAhead = (desired: DesiredConfig, options: PlanOptions = {}): PlanAhead => {
+  const orgs = new Map(mergeOrgs(desired.orgs).map((o) => [o.slug, o]));
+  const forced = globMatcher(options.forceSecrets ?? []);
+  const statics = new Map<string, Omit<OrgCtx, "env" | "acc">>();
+  const parts = new Map<string, ProjectPart>();
+  return {
+    parts,
+    project: (orgSlug, orgId, key, lp) => {
+      const org = orgs.get(orgSlug);
+      const dp = org?.projects.get(key);
+      if (org === undefined || dp === undefined) return;
+      let fixed = statics.get(orgSlug);
+      if (fixed === undefined) {
+        fixed = orgStatics(org, forced, options);
+        statics.set(orgSlug, fixed);
+      }
+      let orgWide = false;
+      const acc = newAcc();
+      const ctx: OrgCtx = {
+        ...fixed,
+        env: {
+          orgId,
+          projectId: () => {
+            orgWide = true;
+            return undefined;
+          },
+          groupId: () => {
+            orgWide = true;
+            return undefined;
+          },
+        },
+        acc,
+      };
+      const liveOrg: LiveOrg = {
+        status: "found",
+        id: orgId,
+        slug: orgSlug,
+        projects: new Map([[key, lp]]),
+      };
+      try {
+        planProject(ctx, { desired: org, live: liveOrg }, key, dp);
+      } catch {
+        return; // planned again by planChanges, which reports the error in its order
+      }
+      if (!orgWide) parts.set(`${orgSlug}\u0000${key}`, { dp, lp, orgId, acc });
+    },
+  };
+};
+
+/** The parts of an org's planning context that depend on the config and options only. */
+const orgStatics = (
+  org: DesiredOrg,
+  forced: (address: string) => boolean,
+  options: PlanOptions,
+): Omit<OrgCtx, "env" | "acc"> => ({
+  slug: org.slug,
+  ignored: globMatcher(org.ignore),
+  keptUnlisted: globMatcher(org.keep_unlisted ?? []),
+  // Keyed by the address as the planner writes it, whatever spacing the config used.
+  moves: new Map((org.moved ?? []).map((m) => [normalAddress(m.to), m])),
+  forced,
+  skipSecrets: options.skipSecrets ?? false,
+});
+
+const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg, ahead?: PlanAhead): void => {
   const parents: PlanParents["org"] = { desired: org, live };
   const node: WalkNode = {
     name: "org",
@@ -817,7 +927,19 @@ const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg): void => {
     replaced: false,
   };
   for (const kind of childKinds("org")) planCollection(ctx, parents, { org: live }, node, kind);
-  for (const [slug, dp] of org.projects) planProject(ctx, parents, slug, dp);
+  for (const [slug, dp] of org.projects) {
+    const part = ahead?.parts.get(`${org.slug}\u0000${slug}`);
+    if (
+      part !== undefined &&
+      part.dp === dp &&
+      part.lp === live.projects.get(slug) &&
+      part.orgId === live.id
+    ) {
+      mergeAcc(ctx.acc, part.acc);
+    } else {
+      planProject(ctx, parents, slug, dp);
+    }
+  }
 };
 
 /**
@@ -830,16 +952,9 @@ export const planChanges = (
   desired: DesiredConfig,
   live: LiveState,
   options: PlanOptions = {},
+  ahead?: PlanAhead,
 ): Plan => {
-  const acc: Acc = {
-    changes: [],
-    unverified: [],
-    warnings: [],
-    skipped: 0,
-    unresolvedCreates: 0,
-    collections: new Map(),
-    kept: [],
-  };
+  const acc = newAcc();
   const forced = globMatcher(options.forceSecrets ?? []);
   const orgs: { slug: string; id: string }[] = [];
   for (const org of mergeOrgs(desired.orgs)) {
@@ -859,7 +974,6 @@ export const planChanges = (
     const declaredGroups = new Set(org.groups?.keys() ?? []);
     let plannedGroups: Set<string> | undefined;
     const ctx: OrgCtx = {
-      slug: org.slug,
       env: {
         orgId: liveOrg.id,
         projectId: (s) =>
@@ -886,15 +1000,10 @@ export const planChanges = (
           );
         },
       },
-      ignored: globMatcher(org.ignore),
-      keptUnlisted: globMatcher(org.keep_unlisted ?? []),
-      // Keyed by the address as the planner writes it, whatever spacing the config used.
-      moves: new Map((org.moved ?? []).map((m) => [normalAddress(m.to), m])),
-      forced,
-      skipSecrets: options.skipSecrets ?? false,
+      ...orgStatics(org, forced, options),
       acc,
     };
-    planOrg(ctx, org, liveOrg);
+    planOrg(ctx, org, liveOrg, ahead);
   }
   const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({

@@ -6,7 +6,7 @@
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import { type ProgressCallback, withProgress } from "../live/progress.js";
-import { readLiveState } from "../live/read-live-state.js";
+import { type ReadLiveOptions, readLiveState } from "../live/read-live-state.js";
 import {
   type ChangeLike,
   markSynthetic,
@@ -16,13 +16,15 @@ import {
 } from "../live/synthetic.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
-import { planChanges } from "../plan/plan.js";
+import { planAhead, planChanges } from "../plan/plan.js";
 import type { Plan, PlanOptions } from "../plan/types.js";
 import { checkGroupReferences } from "./unknown-groups.js";
 import { checkProjectReferences } from "./unknown-projects.js";
 
 export interface PlanRunOptions {
   readonly onProgress?: ProgressCallback;
+  /** Each declared project as its reads finish (src/live ReadLiveOptions `onProject`). */
+  readonly onProject?: ReadLiveOptions["onProject"];
 }
 
 /**
@@ -37,7 +39,9 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
   options: PlanRunOptions = {},
 ): Promise<{ plan: P; live: LiveState }> => {
   const tracked = withProgress(api, options.onProgress);
-  let live = await readLiveState(tracked, desired);
+  let live = await readLiveState(tracked, desired, {
+    ...(options.onProject ? { onProject: options.onProject } : {}),
+  });
   // A misspelt project slug is a config error with a location and a suggestion, not a
   // plan failure for the first one met (issue 20).
   await checkProjectReferences(tracked, desired, live);
@@ -85,9 +89,17 @@ export const runPlan = async (
   options: RunPlanOptions,
 ): Promise<{ plan: Plan; live: LiveState }> => {
   const { onProgress, targets, ...untargeted } = options;
-  const run = await runPlanWith(api, desired, (live) => planChanges(desired, live, untargeted), {
-    ...(onProgress ? { onProgress } : {}),
-  });
+  // Issue 22: each project is planned as its reads finish; planChanges reuses those parts.
+  const ahead = planAhead(desired, untargeted);
+  const run = await runPlanWith(
+    api,
+    desired,
+    (live) => planChanges(desired, live, untargeted, ahead),
+    { ...(onProgress ? { onProgress } : {}), onProject: ahead.project },
+  );
   if (targets === undefined || targets.length === 0) return run;
-  return { plan: planChanges(desired, run.live, { ...untargeted, targets }), live: run.live };
+  return {
+    plan: planChanges(desired, run.live, { ...untargeted, targets }, ahead),
+    live: run.live,
+  };
 };
