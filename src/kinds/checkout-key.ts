@@ -16,7 +16,6 @@
  * or deleted. The private half never reaches us; the public key and fingerprint are printed
  * after apply (`announce`).
  */
-import { LiveReadError } from "../core/errors.js";
 import { addr } from "../model/address.js";
 import { CHECKOUT_KEY_TYPES, type DesiredCheckoutKey } from "../model/desired.js";
 import type { LiveCheckoutKey } from "../model/live.js";
@@ -24,7 +23,7 @@ import { call } from "./calls.js";
 import { groupBy, scopeName } from "./config-doc.js";
 import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { foundProjects, scopeSlug, v2Slug } from "./listing.js";
+import { foundProjects, listV2Items, scopeSlug, v2Slug } from "./listing.js";
 import { type JsonObject, toJson } from "./values.js";
 
 /** A checkout key as V2 returns it (spec: api-v2-v1.md "Checkout key"). */
@@ -132,20 +131,18 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
   ],
   updateCalls: () => [],
   deleteCalls: () => [call("delete", "DELETE", `${ROUTE}/{id}`, { api: "v2" })],
-  list: async (api, scope, options) => {
-    const items = await api.listV2<unknown>(
+  list: (api, scope, options) =>
+    listV2Items(
+      api,
       `/project/${v2Slug(scopeSlug(scope))}/checkout-key`,
       { digest: DIGEST },
-      options?.signal ? { signal: options.signal } : {},
-    );
-    const keys = items.map((x) => {
-      if (!isV2Key(x))
-        throw new LiveReadError("the service listed a checkout key without a type or fingerprint");
-      return toLive(x);
-    });
-    options?.onPage?.(keys);
-    return keys;
-  },
+      options,
+      {
+        is: isV2Key,
+        toLive,
+        what: "a checkout key without a type or fingerprint",
+      },
+    ),
   livePlace: {
     under: "project",
     readFor: (decl) => decl.checkout_keys !== undefined,

@@ -12,7 +12,6 @@
  * re-created group has lost its members and role grants: every delete and replace of a
  * group says so (`destroys`) and apply refuses it without `--allow-mass-delete`.
  */
-import { LiveReadError } from "../core/errors.js";
 import { addr } from "../model/address.js";
 import type { DesiredGroup } from "../model/desired.js";
 import type { LiveGroup } from "../model/live.js";
@@ -22,7 +21,7 @@ import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import { isGroupName } from "./context-restriction.js";
 import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { scopeId } from "./listing.js";
+import { listV2Items, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
 
 /** A group as written under the org's `groups:` map (the key is its name). */
@@ -123,22 +122,14 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     }),
   ],
   // spec: GET /organizations/{org_id}/groups: `limit`, `page-token` (a V2 page).
-  list: async (api, scope, options) => {
-    const orgId = scopeId(scope, "org_id");
-    const items = await api.listV2<unknown>(
-      `/organizations/${encodeURIComponent(orgId)}/groups`,
+  list: (api, scope, options) =>
+    listV2Items(
+      api,
+      `/organizations/${encodeURIComponent(scopeId(scope, "org_id"))}/groups`,
       undefined,
-      options?.signal ? { signal: options.signal } : {},
-    );
-    const out = items.map((x) => {
-      if (!isV2Group(x)) {
-        throw new LiveReadError("the service listed a group without an id or a name");
-      }
-      return toLive(x);
-    });
-    options?.onPage?.(out);
-    return out;
-  },
+      options,
+      { is: isV2Group, toLive, what: "a group without an id or a name" },
+    ),
   livePlace: {
     under: "org",
     // Also when a restriction or the SSO mappings may name a group by name (issue 17): the

@@ -3,7 +3,7 @@
  * scope's ids, an id every listed item must have, a singleton's attributes, and the walk
  * over the found projects of an org.
  */
-import type { ListOptions } from "../api/types.js";
+import type { ListOptions, Query, ReadOnlyApi } from "../api/types.js";
 import { LiveReadError } from "../core/errors.js";
 import type { V3One, V3Resource } from "../core/wire.js";
 import type { LiveOrg, LiveProject } from "../model/live.js";
@@ -54,4 +54,32 @@ export const v2Slug = (slug: string): string => slug.split("/").map(encodeURICom
 export const scopeSlug = (scope: ListScope): string => {
   if (scope.project_slug === undefined) throw new Error("listing needs project_slug");
   return scope.project_slug;
+};
+
+/**
+ * Every item of a V2 listing, each checked and made a live item (`what` says what a bad one
+ * lacks, for the error), handed to `onPage` at once; the whole list or a LiveReadError.
+ */
+export const listV2Items = async <W, L>(
+  api: ReadOnlyApi,
+  path: string,
+  query: Query | undefined,
+  options: ListOptionsOf<L> | undefined,
+  check: {
+    readonly is: (x: unknown) => x is W;
+    readonly toLive: (w: W) => L;
+    readonly what: string;
+  },
+): Promise<L[]> => {
+  const items = await api.listV2<unknown>(
+    path,
+    query,
+    options?.signal ? { signal: options.signal } : {},
+  );
+  const out = items.map((x) => {
+    if (!check.is(x)) throw new LiveReadError(`the service listed ${check.what}`);
+    return check.toLive(x);
+  });
+  options?.onPage?.(out);
+  return out;
 };
