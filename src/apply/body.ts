@@ -92,6 +92,23 @@ const setPath = (obj: Mutable, path: string, value: JsonValue): void => {
 const clone = (v: JsonValue): JsonValue => JSON.parse(JSON.stringify(v)) as JsonValue;
 
 /**
+ * Issue 17: set each of the call's `param_fields` (a body field whose value is a param: an id
+ * known only at apply) in `obj`; `missing` is told of a param that has no value yet.
+ */
+export const setParamFields = (
+  obj: Mutable,
+  call: ApiCall,
+  params: ResolvedParams,
+  missing: (field: string) => void = () => {},
+): void => {
+  for (const [field, param] of Object.entries(call.param_fields ?? {})) {
+    const value = params[param];
+    if (value === undefined) missing(field);
+    else setPath(obj, field, value);
+  }
+};
+
+/**
  * Drop every `(sensitive)` placeholder that was not replaced by a real value. Decision: a
  * nested body member (a trigger update's `event.webhook`) carries the masked secret from
  * `after` when the secret itself is not being changed; sending the mask would overwrite the
@@ -166,12 +183,9 @@ export const buildBody = (
     setPath(attributes, field, clone(value));
   }
   const plain = (dropMasks(attributes) ?? {}) as Mutable;
-  // Issue 17: a field whose value is a param (an id known only at apply).
-  for (const [field, param] of Object.entries(call.param_fields ?? {})) {
-    const value = params[param];
-    if (value === undefined) throw new ApplyBuildError(`${change.address}: no value for ${field}`);
-    setPath(plain, field, value);
-  }
+  setParamFields(plain, call, params, (field) => {
+    throw new ApplyBuildError(`${change.address}: no value for ${field}`);
+  });
   for (const field of call.sensitive_fields) {
     setPath(plain, field, desiredValue(desired, field, change.address));
   }

@@ -7,9 +7,9 @@
 import type { Api } from "../api/types.js";
 import type { ListScope, ResourceKind } from "../kinds/contract.js";
 import { kindOf } from "../kinds/registry.js";
-import type { JsonObject, JsonValue } from "../kinds/values.js";
+import type { JsonObject } from "../kinds/values.js";
 import type { Change } from "../plan/types.js";
-import type { ResolvedParams } from "./body.js";
+import { type ResolvedParams, setParamFields } from "./body.js";
 import type { DesiredItem } from "./desired-index.js";
 
 /** What a re-list found: the item (its id when the kind has one), or nothing. */
@@ -77,13 +77,8 @@ export const relistFind = async (
  * known only at apply) set to their resolved values, so `matches` compares what was sent.
  */
 const sentView = (change: Change, params: ResolvedParams): JsonObject => {
-  const after: Record<string, JsonValue> = { ...(change.after ?? {}) };
-  for (const call of change.calls) {
-    for (const [field, param] of Object.entries(call.param_fields ?? {})) {
-      const value = params[param];
-      if (value !== undefined) after[field] = value;
-    }
-  }
+  const after = structuredClone(change.after ?? {}) as JsonObject;
+  for (const call of change.calls) setParamFields(after, call, params);
   return after;
 };
 

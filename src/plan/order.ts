@@ -93,55 +93,48 @@ export const orderOperations = (plan: Plan): OperationGraph => {
     }
   }
 
-  // Issue 17: an item that takes another's id (a restriction's group named in the config,
-  // `depends_on`) is created after it; a group is deleted after the restrictions naming it.
+  // Issue 17: an item that takes another's id (a restriction's or an SSO mapping's group
+  // named in the config, `depends_on`) is created after it.
   for (const node of nodes) {
     if (node.phase === "delete") continue;
     for (const dep of (plan.changes[node.change] as Change).depends_on) {
       if (byId.has(opId(node.org, "create", dep))) node.after.add(opId(node.org, "create", dep));
     }
   }
-  const restrictionDeletes = new Map<string, string[]>();
+  // A group is deleted after what names it by id is gone: the restriction deletes, and (for
+  // a delete, not a re-create: the PUT then waits for the new group) the SSO mappings' PUT
+  // when the live set names it.
+  const namingGroup = new Map<string, { restrictions: string[]; puts: string[] }>();
+  const naming = (org: string, id: string) => {
+    const k = `${org}\u0000${id}`;
+    let entry = namingGroup.get(k);
+    if (entry === undefined) {
+      entry = { restrictions: [], puts: [] };
+      namingGroup.set(k, entry);
+    }
+    return entry;
+  };
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
-    if (c.resource_type !== "context_restriction" || node.phase !== "delete") continue;
-    const pattern = c.before?.match_pattern;
-    if (typeof pattern !== "string" || c.before?.restriction_type !== "group") continue;
-    const k = `${node.org}\u0000${pattern}`;
-    const ids = restrictionDeletes.get(k);
-    if (ids === undefined) restrictionDeletes.set(k, [node.id]);
-    else ids.push(node.id);
-  }
-  // …and, when it is deleted (not re-created: the PUT then waits for the new group), after
-  // the SSO mappings' PUT if the live set names it.
-  const mappingPuts = new Map<string, string[]>();
-  for (const node of nodes) {
-    const c = plan.changes[node.change] as Change;
-    if (c.resource_type !== "sso_group_mappings" || node.phase !== "update") continue;
-    const before = c.before?.mappings;
-    for (const m of Array.isArray(before) ? before : []) {
-      const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
-      if (typeof id !== "string") continue;
-      const k = `${node.org}\u0000${id}`;
-      const ids = mappingPuts.get(k);
-      if (ids === undefined) mappingPuts.set(k, [node.id]);
-      else ids.push(node.id);
+    if (c.resource_type === "context_restriction" && node.phase === "delete") {
+      const pattern = c.before?.match_pattern;
+      if (typeof pattern === "string" && c.before?.restriction_type === "group") {
+        naming(node.org, pattern).restrictions.push(node.id);
+      }
+    } else if (c.resource_type === "sso_group_mappings" && node.phase === "update") {
+      const before = c.before?.mappings;
+      for (const m of Array.isArray(before) ? before : []) {
+        const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
+        if (typeof id === "string") naming(node.org, id).puts.push(node.id);
+      }
     }
   }
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
     if (c.resource_type !== "group" || node.phase !== "delete" || c.action === "create") continue;
-    for (const put of c.id === undefined || c.action !== "delete"
-      ? []
-      : (mappingPuts.get(`${node.org}\u0000${c.id}`) ?? [])) {
-      node.after.add(put);
-    }
-    const id = c.id;
-    for (const r of id === undefined
-      ? []
-      : (restrictionDeletes.get(`${node.org}\u0000${id}`) ?? [])) {
-      node.after.add(r);
-    }
+    const entry = c.id === undefined ? undefined : namingGroup.get(`${node.org}\u0000${c.id}`);
+    for (const r of entry?.restrictions ?? []) node.after.add(r);
+    if (c.action === "delete") for (const put of entry?.puts ?? []) node.after.add(put);
   }
 
   // Restrictions of one context: creates before deletes, so the context never has fewer

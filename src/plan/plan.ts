@@ -229,6 +229,19 @@ const diffCollection = <D, L>(
     depends_on: spec.pendingParent === undefined ? [] : [spec.pendingParent],
     params: { ...spec.params, ...(spec.itemParams?.(key) ?? {}) },
   });
+  /**
+   * Issue 17: the ids an item takes from other items (a restriction's or an SSO mapping's
+   * group by name) join its params; one that this plan creates makes the change wait for it.
+   */
+  const withRefs = (
+    b: Pick<Change, "params" | "depends_on">,
+    d: D,
+    env: KindEnv,
+  ): Pick<Change, "params" | "depends_on"> => {
+    const refs = kind.refParams?.(d, env) ?? {};
+    const waits = Object.values(refs).flatMap((v) => (typeof v === "string" ? [] : [v.pending]));
+    return { params: { ...b.params, ...refs }, depends_on: [...b.depends_on, ...waits] };
+  };
 
   const matched: Matched<D, L>[] = [];
   const created: Change[] = [];
@@ -247,15 +260,10 @@ const diffCollection = <D, L>(
     }
     if (l === undefined) {
       if (unresolved.length > 0) acc.unresolvedCreates += 1;
-      // Issue 17: ids taken from other items (a restriction's group by name); one that this
-      // plan creates makes the change wait for it.
-      const refs = kind.refParams?.(d, env) ?? {};
       const b = base(address, key);
-      const waits = Object.values(refs).flatMap((v) => (typeof v === "string" ? [] : [v.pending]));
       const change: Change = {
         ...b,
-        params: { ...b.params, ...refs },
-        depends_on: [...b.depends_on, ...waits],
+        ...withRefs(b, d, env),
         action: "create",
         reason: fromTemplate(d, "not in the live state"),
         before: null,
@@ -327,14 +335,10 @@ const diffCollection = <D, L>(
       continue;
     }
     if (cmp.fields.length > 0) {
-      // Issue 17: ids taken from other items (an SSO mapping's group by name).
-      const refs = kind.refParams?.(d, env) ?? {};
       const b = base(address, key);
-      const waits = Object.values(refs).flatMap((v) => (typeof v === "string" ? [] : [v.pending]));
       acc.changes.push({
         ...b,
-        depends_on: [...b.depends_on, ...waits],
-        params: { ...params, ...refs },
+        ...withRefs({ ...b, params }, d, env),
         action: "update",
         reason: withNotes(
           `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,

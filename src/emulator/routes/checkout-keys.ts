@@ -33,13 +33,7 @@ import {
   type ProjectRow,
 } from "../store.js";
 import { check } from "../validate.js";
-
-const projectBySlug = (ctx: Ctx): ProjectRow => {
-  const slug = ctx.params.slug ?? "";
-  const p = ctx.state.projects.find((x) => x.slug.toLowerCase() === slug.toLowerCase());
-  if (!p) throw notFound("project", slug);
-  return p;
-};
+import { projectBySlugOr404 } from "./projects.js";
 
 const digestOf = (ctx: Ctx): "md5" | "sha256" => {
   const d = ctx.query.get("digest");
@@ -73,7 +67,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
     method: "GET",
     pattern: "/api/v2/project/*slug/checkout-key",
     handler: (ctx) => {
-      const p = projectBySlug(ctx);
+      const p = projectBySlugOr404(ctx);
       const digest = digestOf(ctx);
       return ok(paginateV2(ctx, keysOf(ctx, p), (k) => render(k, digest)));
     },
@@ -82,7 +76,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
     method: "POST",
     pattern: "/api/v2/project/*slug/checkout-key",
     handler: (ctx) => {
-      const p = projectBySlug(ctx);
+      const p = projectBySlugOr404(ctx);
       assertValid(check(checkoutKeyCreateSchema, ctx.body));
       const type = (ctx.body as { type: "deploy-key" | "user-key" }).type;
       if (!onOAuthVcs(p.slug)) {
@@ -119,7 +113,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
     method: "GET",
     pattern: "/api/v2/project/*slug/checkout-key/:fingerprint",
     handler: (ctx) => {
-      const p = projectBySlug(ctx);
+      const p = projectBySlugOr404(ctx);
       const k = findKey(ctx, p);
       return ok(render(k, k.sha256 === ctx.params.fingerprint ? "sha256" : "md5"));
     },
@@ -128,7 +122,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
     method: "DELETE",
     pattern: "/api/v2/project/*slug/checkout-key/:fingerprint",
     handler: (ctx) => {
-      const p = projectBySlug(ctx);
+      const p = projectBySlugOr404(ctx);
       const k = findKey(ctx, p);
       const i = ctx.state.checkoutKeys.indexOf(k);
       ctx.state.checkoutKeys.splice(i, 1);

@@ -18,17 +18,16 @@ import { type Ctx, created, ok, type Route } from "../http.js";
 import { isUuid } from "../ids.js";
 import { paginateV2 } from "../paging.js";
 import { groupCreateSchema } from "../schemas.js";
-import { assertValid, findOrg, type GroupRow, nextId, type OrgRow, onOAuthVcs } from "../store.js";
+import { assertValid, type GroupRow, nextId, type OrgRow, onOAuthVcs } from "../store.js";
 import { check } from "../validate.js";
+import { orgOr404 } from "./orgs.js";
 
 const render = (g: GroupRow) => ({ id: g.id, name: g.name, description: g.description ?? "" });
 
 const orgOf = (ctx: Ctx): OrgRow => {
   const id = ctx.params.org_id ?? "";
   if (!isUuid(id)) throw badRequest("invalid_request", "org_id must be a UUID");
-  const org = findOrg(ctx.state, id);
-  if (!org) throw notFound("organization", id);
-  return org;
+  return orgOr404(ctx, id);
 };
 
 export const groupRoutes: readonly Route[] = [

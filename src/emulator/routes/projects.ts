@@ -42,6 +42,17 @@ export const renderProject = (p: ProjectRow) => ({
   references: { org: { id: p.orgId } },
 });
 
+/**
+ * The project a V2 route's `*slug` names (spec: api-v2-v1.md: "the `/` may be URL-escaped").
+ * Decision: slugs compare case-insensitively; none is 404.
+ */
+export const projectBySlugOr404 = (ctx: Ctx): ProjectRow => {
+  const slug = ctx.params.slug ?? "";
+  const p = ctx.state.projects.find((x) => x.slug.toLowerCase() === slug.toLowerCase());
+  if (!p) throw notFound("project", slug);
+  return p;
+};
+
 export const projectOr404 = (ctx: Ctx, id: string): ProjectRow => {
   const p = findProject(ctx.state, id);
   if (!p) throw notFound("project", id);
@@ -189,9 +200,7 @@ export const projectLifecycleRoutes: readonly Route[] = [
     method: "DELETE",
     pattern: "/api/v2/project/*slug",
     handler: (ctx) => {
-      const slug = ctx.params.slug ?? "";
-      const p = ctx.state.projects.find((x) => x.slug.toLowerCase() === slug.toLowerCase());
-      if (!p) throw notFound("project", slug);
+      const p = projectBySlugOr404(ctx);
       const st = ctx.state;
       const pipelines = new Set(st.pipelines.filter((x) => x.projectId === p.id).map((x) => x.id));
       removeWhere(st.triggers, (t) => pipelines.has(t.pipelineId));
