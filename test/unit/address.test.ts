@@ -57,6 +57,36 @@ describe("addresses", () => {
     expect(compileAddressGlob("a.b").test("axb")).toBe(false);
   });
 
+  it("match globs as a backtracking RegExp would, for any glob and address", () => {
+    // The reference: the RegExp the matcher replaced (fine on short inputs).
+    const reference = (glob: string, address: string): boolean => {
+      let re = "";
+      for (const ch of glob) {
+        if (ch === "*") re += ".*";
+        else if (ch === "?") re += ".";
+        else re += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+      }
+      return new RegExp(`^${re}$`, "su").test(address);
+    };
+    const alphabet = fc.constantFrom("a", "b", "*", "?", ".", '"', "[", "]", "\n", "é");
+    const text = fc.array(alphabet, { maxLength: 12 }).map((cs) => cs.join(""));
+    fc.assert(
+      fc.property(text, text, (glob, address) => {
+        const plain = address.replace(/[*?]/g, "a");
+        expect(compileAddressGlob(glob).test(plain)).toBe(reference(glob, plain));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("match a glob of many stars against a long name without backtracking for ever", () => {
+    // As a RegExp this pair took 51 s; the test's own timeout is the bound.
+    const glob = `${"*a".repeat(18)}b`;
+    const name = "a".repeat(32);
+    expect(compileAddressGlob(glob).test(name)).toBe(false);
+    expect(compileAddressGlob(glob).test(`${"a".repeat(40)}b`)).toBe(true);
+  });
+
   it("know parents", () => {
     const t = addr.trigger("p", "b", "n");
     expect(ancestorsOf(t)).toEqual(['project["p"]', 'project["p"].pipeline["b"]']);
