@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { planChanges } from "../../src/plan/plan.js";
-import { desiredSecrets } from "../../src/plan/secrets.js";
 import { renderText } from "../../src/render/text.js";
 import {
   dContext,
@@ -13,7 +12,6 @@ import {
   lProject,
   PROJECT,
 } from "../helpers/builders.js";
-import { mixedInputs, mixedPlan } from "../helpers/plan-fixtures.js";
 
 describe("several orgs and files", () => {
   it("plans each org; addresses repeat across orgs, the org tells them apart", () => {
@@ -52,24 +50,5 @@ describe("several orgs and files", () => {
       ),
     );
     expect(p.changes.map((c) => `${c.action} ${c.address}`)).toEqual(['delete context["b"]']);
-  });
-});
-
-describe("desiredSecrets (for apply's executors)", () => {
-  it("finds every secret the plan's calls name, by address", () => {
-    const { desired: d } = mixedInputs();
-    const plan = mixedPlan({ forceSecrets: ["*"] });
-    for (const c of plan.changes) {
-      const secrets = desiredSecrets(d, c.org, c.address);
-      for (const call of c.calls) {
-        if (call.phase === "delete") continue;
-        for (const f of call.sensitive_fields) {
-          expect(secrets.get(f)?.isResolved, `${c.address} ${f}`).toBe(true);
-        }
-      }
-    }
-    const hook = desiredSecrets(d, "gh/acme", 'project["gh/acme/api"].webhook["slack"]');
-    expect([...hook.keys()]).toEqual(["url", "signing_secret"]);
-    expect(desiredSecrets(d, "gh/other", 'context["deploy"].env["CHANGED"]').size).toBe(0);
   });
 });
