@@ -52,6 +52,8 @@ export const DIAGNOSTIC_CODES = [
   "invalid_moved",
   "unknown_template",
   "invalid_template",
+  // templates that would expand past the bound (src/config/template-bound.ts)
+  "template_limit",
   "project_outside_org",
   "duplicate_address",
   "ambiguous_trigger",

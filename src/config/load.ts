@@ -12,6 +12,7 @@ import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
+import { checkTemplateExpansion } from "./template-bound.js";
 import { collectTemplates, expandTemplates, type ParsedFile, withOrigin } from "./templates.js";
 import { parseYaml } from "./yaml-doc.js";
 
@@ -24,6 +25,8 @@ export interface LoadOptions {
   readonly resolveSecrets?: boolean;
   /** Per config file and per `${file:}` target. Default 1 MiB. */
   readonly maxFileBytes?: number;
+  /** How many values templates may add to the whole config (src/config/template-bound.ts). */
+  readonly templateLimit?: number;
 }
 
 export type LoadResult =
@@ -302,6 +305,12 @@ export const loadConfig = async (
   }
   const collected = collectTemplates(parsedFiles);
   for (const d of collected.diagnostics) diagnostics.push(d);
+  // Counted before anything is copied: a config past the bound is never expanded.
+  const tooLarge = checkTemplateExpansion(parsedFiles, collected.templates, options.templateLimit);
+  if (tooLarge.length > 0) {
+    for (const d of tooLarge) diagnostics.push(d);
+    return { ok: false, diagnostics: sortDiagnostics(diagnostics, files) };
+  }
 
   // Pass 2: each file with its items' templates merged in, then checked and built.
   for (const parsed of parsedFiles) {
