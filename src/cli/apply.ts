@@ -30,7 +30,6 @@ import type { DesiredConfig } from "../model/desired.js";
 import type { Plan } from "../plan/types.js";
 import { renderTextLines } from "../render/index.js";
 import { runPlan } from "../run/plan-run.js";
-import type { RegisterCommand } from "./commands.js";
 import {
   APPLY_RETRY,
   addCommonOptions,
@@ -48,6 +47,7 @@ import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockOrgs, parseDuration, releaseAll, thisRun } from "./lock-options.js";
 import { forceSecretsGlobs } from "./plan.js";
+import type { RegisterCommand } from "./register-command.js";
 import { VERSION } from "./version.js";
 
 interface ApplyFlags extends CommonOptionFlags {

@@ -4,7 +4,6 @@
  * program, so it can never fall behind them.
  */
 import { Argument, type Command, type Option } from "commander";
-import type { RegisterCommand } from "./commands.js";
 import {
   type CompletionOption,
   type CompletionSpec,
@@ -13,6 +12,7 @@ import {
   type Shell,
 } from "./completion-scripts.js";
 import { EXIT } from "./exit-codes.js";
+import type { RegisterCommand } from "./register-command.js";
 
 const EXAMPLES = `
 Examples:

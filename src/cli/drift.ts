@@ -10,7 +10,6 @@ import { ancestorsOf, compileAddressGlob } from "../model/address.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson } from "../render/index.js";
 import { runPlan } from "../run/plan-run.js";
-import type { RegisterCommand } from "./commands.js";
 import {
   addCommonOptions,
   type CommonOptionFlags,
@@ -23,6 +22,7 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
+import type { RegisterCommand } from "./register-command.js";
 
 const EXAMPLES = `
 Examples:

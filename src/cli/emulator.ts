@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { UsageError } from "../core/errors.js";
 import type { EmulatorOptions, FaultOptions, Seed } from "../emulator/index.js";
-import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
+import type { RegisterCommand } from "./register-command.js";
 
 /** What the command needs from the outside world, injectable so tests run it in-process. */
 export interface EmulatorCommandDeps {

@@ -11,7 +11,6 @@ import { UsageError } from "../core/errors.js";
 import { ExportError } from "../export/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
-import type { RegisterCommand } from "./commands.js";
 import {
   type CommonOptionFlags,
   type CommonOptions,
@@ -24,6 +23,7 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
+import type { RegisterCommand } from "./register-command.js";
 
 interface ExportFlags {
   readonly org: string;

@@ -7,7 +7,6 @@
 import { UsageError } from "../core/errors.js";
 import { describeClaim, isExpired } from "../lock/claim.js";
 import { forceUnlock, listClaims } from "../lock/org-lock.js";
-import type { RegisterCommand } from "./commands.js";
 import {
   addConnectionOptions,
   type CommonOptionFlags,
@@ -22,6 +21,7 @@ import {
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf } from "./io.js";
 import { resolveOrgRef } from "./lock-options.js";
+import type { RegisterCommand } from "./register-command.js";
 
 interface ForceUnlockFlags {
   readonly org?: string[];

@@ -10,7 +10,6 @@ import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson, renderMarkdown, renderTextLines } from "../render/index.js";
 import { runPlan } from "../run/plan-run.js";
-import type { RegisterCommand } from "./commands.js";
 import {
   addCommonOptions,
   type CommonOptionFlags,
@@ -25,6 +24,7 @@ import {
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockNotes } from "./lock-options.js";
+import type { RegisterCommand } from "./register-command.js";
 import { VERSION } from "./version.js";
 
 interface PlanFlags extends CommonOptionFlags {

@@ -6,11 +6,11 @@
  */
 import { Option } from "commander";
 import { readSavedPlan } from "../apply/saved-plan.js";
-import type { RegisterCommand } from "./commands.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { writeChunks } from "./io.js";
 import { renderPlan } from "./plan.js";
+import type { RegisterCommand } from "./register-command.js";
 
 interface ShowFlags {
   readonly format: OutputFormat;

@@ -8,9 +8,9 @@ import {
   summarizeConfig,
 } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
-import type { RegisterCommand } from "./commands.js";
 import { collectConfig } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
+import type { RegisterCommand } from "./register-command.js";
 
 /**
  * A diagnostic as a GitHub workflow command, `::error file=F,line=L,col=C,title=T::message`,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Option } from "commander";
-import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
+import type { RegisterCommand } from "./register-command.js";
 
 /** The package version, read once from package.json next to dist/. */
 export const VERSION: string = (
