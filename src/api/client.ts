@@ -579,7 +579,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   /**
    * Send with retries (issue 2 §2; spec: api-v3.md Limits, Idempotency). What to do after
    * each attempt is decided by `decideRetry` (src/api/retry-policy.ts); this loop only
-   * waits, sends and builds the typed error. A 429 holds its route only.
+   * waits, sends and builds the typed error. A 429 holds its route only (a V2 429: every V2
+   * route, V2's limit being per token).
    */
   const execute = async (call: Call): Promise<Success> => {
     const fullPath = apiPath(call.api, call.path, call.query);
@@ -643,7 +644,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           // the slots start the next queued send as soon as this function settles, so a
           // pause set any later would let that send through into the limit (or the 429).
           if (decision !== undefined && "throttleMs" in decision && decision.throttleMs) {
-            scheduler.throttle(route, decision.throttleMs);
+            scheduler.throttle(route, decision.throttleMs, call.api === "v2");
           }
           if (sent.kind !== "response") return { sent, decision };
           const parsed = steer(sent, call.method, fullPath, route);
