@@ -116,13 +116,15 @@ const describeChange = (c: Plan["changes"][number]): string => {
 
 const describeUnmanaged = (u: UnmanagedItem): string =>
   `${u.address} (${
-    u.why === "ignored"
-      ? "excluded by ignore"
-      : u.why === "kept"
-        ? "not in the config; left alone by keep_unlisted"
-        : u.why === "legacy"
-          ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
-          : "collection not managed by the config"
+    u.why === "not_read"
+      ? `not read: ${u.reason ?? "the listing failed"}; whether legacy V2 schedules still run here is unknown`
+      : u.why === "ignored"
+        ? "excluded by ignore"
+        : u.why === "kept"
+          ? "not in the config; left alone by keep_unlisted"
+          : u.why === "legacy"
+            ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
+            : "collection not managed by the config"
   })`;
 
 export const renderDrift = (
