@@ -342,7 +342,25 @@ const errorCode = (err: unknown): string | undefined => {
   return undefined;
 };
 
-const classifyFailure = (err: unknown): Attempt => {
+/**
+ * Codes that mean the connection was never made: the message says the host could not be
+ * reached, and where its address comes from.
+ */
+const UNREACHED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+]);
+
+/**
+ * What a transport failure was, in words that name the host (`host:port` of the base URL,
+ * which holds no credentials: src/api/base-url.ts refuses them), so a user sees which
+ * address failed: `could not reach 127.0.0.1:4010 (connection refused, ECONNREFUSED)`.
+ */
+const classifyFailure = (err: unknown, host: string): Attempt => {
   const code = errorCode(err);
   if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return { kind: "truncated", cause: err };
   if (code !== undefined && TIMEOUT_CODES.has(code)) return { kind: "timeout" };
@@ -350,17 +368,32 @@ const classifyFailure = (err: unknown): Attempt => {
   if (tls !== undefined) {
     return {
       kind: "network",
-      reason: `TLS failed: ${tls} (${code}); check --base-url, or trust the certificate with NODE_EXTRA_CA_CERTS`,
+      reason: `TLS failed with ${host}: ${tls} (${code}); check --base-url, or trust the certificate with NODE_EXTRA_CA_CERTS`,
       retriable: false,
       cause: err,
     };
   }
   const known = code !== undefined ? NETWORK_REASONS[code] : undefined;
-  if (known) return { kind: "network", ...known, reason: `${known.reason} (${code})`, cause: err };
+  if (known && code !== undefined && UNREACHED.has(code)) {
+    return {
+      kind: "network",
+      ...known,
+      reason: `could not reach ${host} (${known.reason}, ${code}); check --base-url or SERVICE_BASE_URL, and that the service runs there`,
+      cause: err,
+    };
+  }
+  if (known) {
+    return {
+      kind: "network",
+      ...known,
+      reason: `${known.reason} (${code}) with ${host}`,
+      cause: err,
+    };
+  }
   if (code?.startsWith("HPE_")) {
     return {
       kind: "network",
-      reason: `malformed HTTP response (${code})`,
+      reason: `malformed HTTP response (${code}) from ${host}`,
       retriable: true,
       cause: err,
     };
@@ -369,10 +402,23 @@ const classifyFailure = (err: unknown): Attempt => {
   // like a reset (for idempotent methods only): it happened below HTTP, so no answer was read.
   return {
     kind: "network",
-    reason: `request failed${code ? ` (${code})` : ""}`,
+    reason: `request to ${host} failed${code ? ` (${code})` : ""}`,
     retriable: true,
     cause: err,
   };
+};
+
+/**
+ * A 401's hint (spec: api-v3.md Authentication: 401 is a missing or invalid credential):
+ * where this token came from and the two ways to give another (design.md §1 Commands).
+ */
+const tokenHint = (origin: string): string => {
+  const from = origin.startsWith("file:")
+    ? `read from --token-file ${origin.slice("file:".length)}`
+    : origin.endsWith("SERVICE_TOKEN")
+      ? "from SERVICE_TOKEN"
+      : undefined;
+  return `the service does not accept the API token${from ? ` (${from})` : ""}: set a valid token in SERVICE_TOKEN or pass --token-file PATH`;
 };
 
 /** `30 s`, `0.5 s`: a duration for a message. */
@@ -417,6 +463,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       : undefined;
   const agent: Dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
   const decoder = new TextDecoder();
+  // `host:port` for messages: the base URL holds no credentials (src/api/base-url.ts).
+  const host = new URL(o.base.origin).host;
   const slots = createSendSlots(o.maxConcurrentRequests);
   const cache = createEtagCache();
   const scheduler = createRouteScheduler({ clock, maxPauseMs: o.maxRetryAfterMs });
@@ -514,7 +562,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         case "failed":
           // The status line and headers arrived but the body broke off: a truncated answer.
           if (result.headersRead) return { kind: "truncated", cause: result.error };
-          return classifyFailure(result.error);
+          return classifyFailure(result.error, host);
       }
     } finally {
       clearTimeout(timer);
@@ -771,7 +819,11 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         location: location !== undefined ? o.scrub(location) : "(no Location)",
       });
     }
-    return new ApiError({ ...fields, ...describeErrorBody(body, o.scrub) });
+    return new ApiError({
+      ...fields,
+      ...describeErrorBody(body, o.scrub),
+      ...(status === 401 ? { hint: tokenHint(o.token.origin) } : {}),
+    });
   };
 
   /** Run `execute`, turning any stray failure into a typed error (never a raw exception). */

@@ -34,6 +34,8 @@ export interface ApiErrorFields extends ErrorBodyFields {
   readonly retryAfterMs?: number;
   /** How many times the request was sent (1 when it was not retried). */
   readonly attempts?: number;
+  /** What the user can do about it (a 401: where the token comes from). */
+  readonly hint?: string;
 }
 
 const attemptsSuffix = (attempts: number | undefined): string =>
@@ -57,7 +59,8 @@ export const formatApiErrorMessage = (f: ApiErrorFields): string => {
     (description ? `: ${description}` : "") +
     (f.pointer ? ` at ${f.pointer}` : "") +
     retryAfter +
-    attemptsSuffix(f.attempts)
+    attemptsSuffix(f.attempts) +
+    (f.hint ? `; ${f.hint}` : "")
   );
 };
 
@@ -77,6 +80,7 @@ export class ApiError extends WaybillError implements ApiErrorFields {
   readonly location?: string;
   readonly retryAfterMs?: number;
   readonly attempts?: number;
+  readonly hint?: string;
 
   constructor(fields: ApiErrorFields) {
     super(formatApiErrorMessage(fields));
@@ -93,6 +97,7 @@ export class ApiError extends WaybillError implements ApiErrorFields {
     this.location = fields.location;
     this.retryAfterMs = fields.retryAfterMs;
     this.attempts = fields.attempts;
+    this.hint = fields.hint;
   }
 }
 

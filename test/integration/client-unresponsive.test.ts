@@ -116,7 +116,9 @@ describe("API client: failures a retry cannot fix", () => {
       const err = await client.get("v3", "/orgs/o1").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(NetworkError);
       expect((err as NetworkError).attempts).toBe(1);
-      expect((err as Error).message).toMatch(/TLS failed: .*\(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO/);
+      expect((err as Error).message).toMatch(
+        /TLS failed with 127\.0\.0\.1:\d+: .*\(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO/,
+      );
       expect((err as Error).message).not.toContain(TOKEN);
       expect(notices).toEqual([]);
       expect(clock.waits).toEqual([]);
