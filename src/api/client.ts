@@ -9,6 +9,7 @@ import { createSystemClock } from "./clock.js";
 import { describeErrorBody } from "./error-body.js";
 import {
   ApiError,
+  formatSeconds,
   InvalidRequestError,
   NetworkError,
   RequestAbortedError,
@@ -76,6 +77,17 @@ export interface ApiClientOptions {
   readonly maxConcurrentRequests?: number;
   /** Per attempt, from send to the end of the body (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * The longest one request may wait for its answer, its retries and the backoff waits
+   * between them included (default 30 s; the CLI's `--timeout`): each attempt's timeout is
+   * cut to what is left of it, and no retry starts that could not end within it, so a
+   * service that accepts connections and never answers is reported within this bound, not
+   * after attempts × timeouts (issue 28: 156 s for plan, 251 s for apply).
+   * Decision: waits the service asks for (a 429's Retry-After, a `RateLimit` pace) and the
+   * wait for a free connection slot are not counted: the service is answering, and each 429
+   * wait is announced on stderr (`maxRetryAfterMs` bounds them).
+   */
+  readonly requestTimeoutMs?: number;
   readonly retry?: RetryOptions;
   /** The `--verbose` log: one entry per attempt; never the token, never a body. */
   readonly onRequest?: (entry: RequestLogEntry) => void;
@@ -141,6 +153,11 @@ export const requestTimeBoundMs = (
   return total;
 };
 
+/** Per attempt, unless `timeoutMs` says. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** One request in all, retries included, unless `requestTimeoutMs` says (issue 28: 30 s). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 /** Attempts per request in all, the first included, unless `retry.maxAttempts` says. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -154,6 +171,7 @@ interface ResolvedOptions {
   readonly random: () => number;
   readonly maxConcurrentRequests: number;
   readonly timeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly maxAttempts: number;
   readonly backoff: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly maxRetryAfterMs: number;
@@ -215,7 +233,12 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
     clock: o.clock ?? createSystemClock(),
     random: o.random ?? Math.random,
     maxConcurrentRequests: positiveInt(o.maxConcurrentRequests, 10, "maxConcurrentRequests"),
-    timeoutMs: positiveInt(o.timeoutMs, 30_000, "timeoutMs"),
+    timeoutMs: positiveInt(o.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs"),
+    requestTimeoutMs: positiveInt(
+      o.requestTimeoutMs,
+      DEFAULT_REQUEST_TIMEOUT_MS,
+      "requestTimeoutMs",
+    ),
     maxAttempts: positiveInt(o.retry?.maxAttempts, DEFAULT_MAX_ATTEMPTS, "retry.maxAttempts"),
     backoff: {
       baseDelayMs: nonNegative(o.retry?.baseDelayMs, 500, "retry.baseDelayMs"),
@@ -421,9 +444,7 @@ const tokenHint = (origin: string): string => {
   return `the service does not accept the API token${from ? ` (${from})` : ""}: set a valid token in SERVICE_TOKEN or pass --token-file PATH`;
 };
 
-/** `30 s`, `0.5 s`: a duration for a message. */
-export const formatSeconds = (ms: number): string =>
-  `${ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10} s`;
+export { formatSeconds };
 
 /** The body parsed as JSON, or undefined when it is empty or not JSON. */
 const tryParseJson = (text: string): { readonly value: unknown } | undefined => {
@@ -513,6 +534,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     fullPath: string,
     payload: string | undefined,
     etag: string | undefined,
+    timeoutMs: number,
   ): Promise<Attempt> => {
     if (call.signal?.aborted) return { kind: "aborted" };
     if (closing !== undefined && ownAgent === undefined) {
@@ -543,7 +565,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     const timer = setTimeout(() => {
       timedOut = true;
       exchange.abort();
-    }, o.timeoutMs);
+    }, timeoutMs);
     try {
       const result = await exchange.done;
       switch (result.kind) {
@@ -651,6 +673,11 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     // (a 5xx, a timeout, a dropped connection): see the DELETE 404 rule of the policy.
     let uncertain = false;
     let attempt = 1;
+    // The request's bound (`requestTimeoutMs`): what its attempts and backoff waits used so
+    // far, each attempt's own timeout (cut to what is left), and whether the bound ended it.
+    let spentMs = 0;
+    let attemptTimeoutMs = Math.min(o.timeoutMs, o.requestTimeoutMs);
+    let boundEnded = false;
     // The route's budget is kept apart from every other route's (src/api/route-scheduler.ts).
     const route = routeKey(call.method, call.api, call.path);
     for (;;) {
@@ -667,7 +694,10 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         // revalidates the answer that one just stored.
         cached = call.method === "GET" ? cache.get(fullPath) : undefined;
         started = clock.now();
-        return sendOnce(call, fullPath, payload, cached?.etag).then((sent) => {
+        // Real time, like the attempt's timer: the bound is about the user's wait.
+        const sentAt = performance.now();
+        return sendOnce(call, fullPath, payload, cached?.etag, attemptTimeoutMs).then((sent) => {
+          spentMs += performance.now() - sentAt;
           if (sent.kind !== "response") scheduler.finished(route);
           if (sent.kind === "aborted") return { sent, decision: undefined };
           const decision =
@@ -701,7 +731,23 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         });
       }, call.urgent);
       if (step === undefined) continue;
-      const { sent: result, decision } = step;
+      const { sent: result } = step;
+      let { decision } = step;
+      if (decision?.action === "retry" && decision.throttleMs === undefined) {
+        // Decision: a retry starts only when, after its backoff wait, a tenth of the bound
+        // is still left for it (a shorter attempt would time out on a healthy service);
+        // otherwise the request fails now with what the last attempt got. A 429's retry is
+        // not cut: the service answered (see `requestTimeoutMs`).
+        const left = o.requestTimeoutMs - spentMs - decision.waitMs;
+        if (left < o.requestTimeoutMs / 10) {
+          boundEnded = true;
+          decision = {
+            action: "fail",
+            outcome: decision.uncertain || uncertain ? "unknown" : "not_done",
+            permanent: false,
+          };
+        }
+      }
       o.onRequest({
         method: call.method,
         path: fullPath,
@@ -732,18 +778,26 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           path: fullPath,
           reason:
             result.kind === "timeout"
-              ? `timed out after ${formatSeconds(o.timeoutMs)}`
+              ? `timed out after ${formatSeconds(attemptTimeoutMs)}`
               : result.kind === "network"
                 ? result.reason
                 : decision.reason,
           nextAttempt: attempt + 1,
           maxAttempts: o.maxAttempts,
           waitMs: decision.throttleMs ?? decision.waitMs,
-          boundMs: requestTimeBoundMs(o.timeoutMs, o.maxAttempts, o.backoff),
+          boundMs: Math.min(
+            o.requestTimeoutMs,
+            requestTimeBoundMs(o.timeoutMs, o.maxAttempts, o.backoff),
+          ),
         });
         if (decision.waitMs > 0 || decision.throttleMs === undefined) {
           if (!(await waitOrAbort(clock.sleep(decision.waitMs, call.signal)))) throw aborted();
+          spentMs += decision.waitMs;
         }
+        attemptTimeoutMs = Math.max(
+          1,
+          Math.min(o.timeoutMs, Math.floor(o.requestTimeoutMs - spentMs)),
+        );
         attempt++;
         continue;
       }
@@ -755,7 +809,13 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           : parseJson(call, fullPath, result.status, result.body);
         return { path: fullPath, status: result.status, body: value };
       }
-      throw failure(call, fullPath, attempt, result, decision);
+      throw failure(call, fullPath, attempt, result, decision, {
+        attemptTimeoutMs,
+        // Whether the bound, not only the attempt's own timeout, ended it: no time was left
+        // to retry, the attempt was cut to what was left, or it had the whole bound.
+        bound:
+          boundEnded || attemptTimeoutMs < o.timeoutMs || attemptTimeoutMs >= o.requestTimeoutMs,
+      });
     }
   };
 
@@ -766,14 +826,20 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     attempt: number,
     result: Exclude<Attempt, { kind: "aborted" }>,
     decision: Extract<RetryDecision, { action: "fail" }>,
+    timing: { readonly attemptTimeoutMs: number; readonly bound: boolean },
   ): Error => {
     switch (result.kind) {
       case "timeout":
         return new TimeoutError({
           method: call.method,
           path: fullPath,
-          timeoutMs: o.timeoutMs,
           attempts: attempt,
+          host,
+          // The request's bound ended it (no time left for another attempt), or only the
+          // attempt's own timeout did (a client with a shorter per-attempt timeout).
+          ...(timing.bound
+            ? { timeoutMs: o.requestTimeoutMs, boundMs: o.requestTimeoutMs }
+            : { timeoutMs: timing.attemptTimeoutMs }),
         });
       case "network":
         return new NetworkError(
