@@ -116,16 +116,20 @@ const describeChange = (c: Plan["changes"][number]): string => {
 
 const describeUnmanaged = (u: UnmanagedItem): string =>
   `${u.address} (${
-    u.why === "not_read"
-      ? `not read: ${u.reason ?? "the listing failed"}; whether legacy V2 schedules still run here is unknown`
-      : u.why === "ignored"
-        ? "excluded by ignore"
-        : u.why === "kept"
-          ? "not in the config; left alone by keep_unlisted"
-          : u.why === "legacy"
-            ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
-            : "collection not managed by the config"
+    u.why === "ignored"
+      ? "excluded by ignore"
+      : u.why === "kept"
+        ? "not in the config; left alone by keep_unlisted"
+        : u.why === "legacy"
+          ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
+          : "collection not managed by the config"
   })`;
+
+/** A line of the information list; a legacy schedule listing that was not read says so. */
+const describeInfo = (u: UnmanagedItem): string =>
+  u.why === "not_read"
+    ? `${u.address} (not read: ${u.reason ?? "the listing failed"}; whether legacy V2 schedules still run here is unknown)`
+    : describeUnmanaged(u);
 
 export const renderDrift = (
   plan: Plan,
@@ -157,7 +161,7 @@ export const renderDrift = (
               "",
               `<details><summary>${unmanaged.length} unmanaged live item${unmanaged.length === 1 ? "" : "s"} (information)</summary>`,
               "",
-              ...unmanaged.map((u) => `- \`${describeUnmanaged(u)}\``),
+              ...unmanaged.map((u) => `- \`${describeInfo(u)}\``),
               "",
               "</details>",
             ];
@@ -175,7 +179,7 @@ export const renderDrift = (
           : [
               "",
               "Unmanaged live items (information, not drift):",
-              ...unmanaged.map((u) => `  ${describeUnmanaged(u)}`),
+              ...unmanaged.map((u) => `  ${describeInfo(u)}`),
             ];
       return `${[head, ...lines, ...info].join("\n")}\n`;
     }
