@@ -53,5 +53,19 @@ export const parseBaseUrl = (raw: string): BaseUrl => {
       `refusing http:// base URL for ${url.hostname}: the API token would travel unencrypted; use https:// (http:// is allowed only for 127.0.0.1, ::1 and localhost)`,
     );
   }
-  return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, "") };
+  const pathPrefix = url.pathname.replace(/\/+$/, "");
+  // Decision (design.md §1 Commands: "the service root; the client adds /api/v3, /api/v2";
+  // spec: api-v3.md Versioning: V3 is at `{base_url}/api/v3`): a base URL that already ends
+  // in an API version's path is refused with the root to use instead, before any request:
+  // every request would go to `/api/v3/api/v3/...` and fail with a 404 that names nothing.
+  const api = /\/api\/v(?:3|2|1(?:\.1)?)$/i.exec(pathPrefix);
+  if (api !== null) {
+    // Only the origin is shown (the rest of a path is the user's, and messages name only
+    // scheme and host).
+    const root = api.index === 0 ? ` (${url.origin})` : "";
+    throw new InvalidBaseUrlError(
+      `the base URL ends in ${api[0]}, but it is the service root (the client adds /api/v3 and /api/v2 itself): use it without the trailing ${api[0]}${root}`,
+    );
+  }
+  return { origin: url.origin, pathPrefix };
 };

@@ -9,6 +9,7 @@ import { createSystemClock } from "./clock.js";
 import { describeErrorBody } from "./error-body.js";
 import {
   ApiError,
+  formatSeconds,
   InvalidRequestError,
   NetworkError,
   RequestAbortedError,
@@ -76,6 +77,17 @@ export interface ApiClientOptions {
   readonly maxConcurrentRequests?: number;
   /** Per attempt, from send to the end of the body (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * The longest one request may wait for its answer, its retries and the backoff waits
+   * between them included (default 30 s; the CLI's `--timeout`): each attempt's timeout is
+   * cut to what is left of it, and no retry starts that could not end within it, so a
+   * service that accepts connections and never answers is reported within this bound, not
+   * after attempts × timeouts (issue 28: 156 s for plan, 251 s for apply).
+   * Decision: waits the service asks for (a 429's Retry-After, a `RateLimit` pace) and the
+   * wait for a free connection slot are not counted: the service is answering, and each 429
+   * wait is announced on stderr (`maxRetryAfterMs` bounds them).
+   */
+  readonly requestTimeoutMs?: number;
   readonly retry?: RetryOptions;
   /** The `--verbose` log: one entry per attempt; never the token, never a body. */
   readonly onRequest?: (entry: RequestLogEntry) => void;
@@ -141,6 +153,11 @@ export const requestTimeBoundMs = (
   return total;
 };
 
+/** Per attempt, unless `timeoutMs` says. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** One request in all, retries included, unless `requestTimeoutMs` says (issue 28: 30 s). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 /** Attempts per request in all, the first included, unless `retry.maxAttempts` says. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -154,6 +171,7 @@ interface ResolvedOptions {
   readonly random: () => number;
   readonly maxConcurrentRequests: number;
   readonly timeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly maxAttempts: number;
   readonly backoff: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly maxRetryAfterMs: number;
@@ -215,7 +233,12 @@ const resolveOptions = (o: ApiClientOptions): ResolvedOptions => {
     clock: o.clock ?? createSystemClock(),
     random: o.random ?? Math.random,
     maxConcurrentRequests: positiveInt(o.maxConcurrentRequests, 10, "maxConcurrentRequests"),
-    timeoutMs: positiveInt(o.timeoutMs, 30_000, "timeoutMs"),
+    timeoutMs: positiveInt(o.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs"),
+    requestTimeoutMs: positiveInt(
+      o.requestTimeoutMs,
+      DEFAULT_REQUEST_TIMEOUT_MS,
+      "requestTimeoutMs",
+    ),
     maxAttempts: positiveInt(o.retry?.maxAttempts, DEFAULT_MAX_ATTEMPTS, "retry.maxAttempts"),
     backoff: {
       baseDelayMs: nonNegative(o.retry?.baseDelayMs, 500, "retry.baseDelayMs"),
@@ -342,7 +365,25 @@ const errorCode = (err: unknown): string | undefined => {
   return undefined;
 };
 
-const classifyFailure = (err: unknown): Attempt => {
+/**
+ * Codes that mean the connection was never made: the message says the host could not be
+ * reached, and where its address comes from.
+ */
+const UNREACHED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+]);
+
+/**
+ * What a transport failure was, in words that name the host (`host:port` of the base URL,
+ * which holds no credentials: src/api/base-url.ts refuses them), so a user sees which
+ * address failed: `could not reach 127.0.0.1:4010 (connection refused, ECONNREFUSED)`.
+ */
+const classifyFailure = (err: unknown, host: string): Attempt => {
   const code = errorCode(err);
   if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return { kind: "truncated", cause: err };
   if (code !== undefined && TIMEOUT_CODES.has(code)) return { kind: "timeout" };
@@ -350,17 +391,32 @@ const classifyFailure = (err: unknown): Attempt => {
   if (tls !== undefined) {
     return {
       kind: "network",
-      reason: `TLS failed: ${tls} (${code}); check --base-url, or trust the certificate with NODE_EXTRA_CA_CERTS`,
+      reason: `TLS failed with ${host}: ${tls} (${code}); check --base-url, or trust the certificate with NODE_EXTRA_CA_CERTS`,
       retriable: false,
       cause: err,
     };
   }
   const known = code !== undefined ? NETWORK_REASONS[code] : undefined;
-  if (known) return { kind: "network", ...known, reason: `${known.reason} (${code})`, cause: err };
+  if (known && code !== undefined && UNREACHED.has(code)) {
+    return {
+      kind: "network",
+      ...known,
+      reason: `could not reach ${host} (${known.reason}, ${code}); check --base-url or SERVICE_BASE_URL, and that the service runs there`,
+      cause: err,
+    };
+  }
+  if (known) {
+    return {
+      kind: "network",
+      ...known,
+      reason: `${known.reason} (${code}) with ${host}`,
+      cause: err,
+    };
+  }
   if (code?.startsWith("HPE_")) {
     return {
       kind: "network",
-      reason: `malformed HTTP response (${code})`,
+      reason: `malformed HTTP response (${code}) from ${host}`,
       retriable: true,
       cause: err,
     };
@@ -369,15 +425,26 @@ const classifyFailure = (err: unknown): Attempt => {
   // like a reset (for idempotent methods only): it happened below HTTP, so no answer was read.
   return {
     kind: "network",
-    reason: `request failed${code ? ` (${code})` : ""}`,
+    reason: `request to ${host} failed${code ? ` (${code})` : ""}`,
     retriable: true,
     cause: err,
   };
 };
 
-/** `30 s`, `0.5 s`: a duration for a message. */
-export const formatSeconds = (ms: number): string =>
-  `${ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10} s`;
+/**
+ * A 401's hint (spec: api-v3.md Authentication: 401 is a missing or invalid credential):
+ * where this token came from and the two ways to give another (design.md §1 Commands).
+ */
+const tokenHint = (origin: string): string => {
+  const from = origin.startsWith("file:")
+    ? `read from --token-file ${origin.slice("file:".length)}`
+    : origin.endsWith("SERVICE_TOKEN")
+      ? "from SERVICE_TOKEN"
+      : undefined;
+  return `the service does not accept the API token${from ? ` (${from})` : ""}: set a valid token in SERVICE_TOKEN or pass --token-file PATH`;
+};
+
+export { formatSeconds };
 
 /** The body parsed as JSON, or undefined when it is empty or not JSON. */
 const tryParseJson = (text: string): { readonly value: unknown } | undefined => {
@@ -417,6 +484,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       : undefined;
   const agent: Dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
   const decoder = new TextDecoder();
+  // `host:port` for messages: the base URL holds no credentials (src/api/base-url.ts).
+  const host = new URL(o.base.origin).host;
   const slots = createSendSlots(o.maxConcurrentRequests);
   const cache = createEtagCache();
   const scheduler = createRouteScheduler({ clock, maxPauseMs: o.maxRetryAfterMs });
@@ -465,6 +534,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     fullPath: string,
     payload: string | undefined,
     etag: string | undefined,
+    timeoutMs: number,
   ): Promise<Attempt> => {
     if (call.signal?.aborted) return { kind: "aborted" };
     if (closing !== undefined && ownAgent === undefined) {
@@ -495,7 +565,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     const timer = setTimeout(() => {
       timedOut = true;
       exchange.abort();
-    }, o.timeoutMs);
+    }, timeoutMs);
     try {
       const result = await exchange.done;
       switch (result.kind) {
@@ -514,7 +584,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         case "failed":
           // The status line and headers arrived but the body broke off: a truncated answer.
           if (result.headersRead) return { kind: "truncated", cause: result.error };
-          return classifyFailure(result.error);
+          return classifyFailure(result.error, host);
       }
     } finally {
       clearTimeout(timer);
@@ -579,7 +649,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   /**
    * Send with retries (issue 2 §2; spec: api-v3.md Limits, Idempotency). What to do after
    * each attempt is decided by `decideRetry` (src/api/retry-policy.ts); this loop only
-   * waits, sends and builds the typed error. A 429 holds its route only.
+   * waits, sends and builds the typed error. A 429 holds its route only (a V2 429: every V2
+   * route, V2's limit being per token).
    */
   const execute = async (call: Call): Promise<Success> => {
     const fullPath = apiPath(call.api, call.path, call.query);
@@ -602,6 +673,11 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     // (a 5xx, a timeout, a dropped connection): see the DELETE 404 rule of the policy.
     let uncertain = false;
     let attempt = 1;
+    // The request's bound (`requestTimeoutMs`): what its attempts and backoff waits used so
+    // far, each attempt's own timeout (cut to what is left), and whether the bound ended it.
+    let spentMs = 0;
+    let attemptTimeoutMs = Math.min(o.timeoutMs, o.requestTimeoutMs);
+    let boundEnded = false;
     // The route's budget is kept apart from every other route's (src/api/route-scheduler.ts).
     const route = routeKey(call.method, call.api, call.path);
     for (;;) {
@@ -618,7 +694,10 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         // revalidates the answer that one just stored.
         cached = call.method === "GET" ? cache.get(fullPath) : undefined;
         started = clock.now();
-        return sendOnce(call, fullPath, payload, cached?.etag).then((sent) => {
+        // Real time, like the attempt's timer: the bound is about the user's wait.
+        const sentAt = performance.now();
+        return sendOnce(call, fullPath, payload, cached?.etag, attemptTimeoutMs).then((sent) => {
+          spentMs += performance.now() - sentAt;
           if (sent.kind !== "response") scheduler.finished(route);
           if (sent.kind === "aborted") return { sent, decision: undefined };
           const decision =
@@ -643,7 +722,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           // the slots start the next queued send as soon as this function settles, so a
           // pause set any later would let that send through into the limit (or the 429).
           if (decision !== undefined && "throttleMs" in decision && decision.throttleMs) {
-            scheduler.throttle(route, decision.throttleMs);
+            scheduler.throttle(route, decision.throttleMs, call.api === "v2");
           }
           if (sent.kind !== "response") return { sent, decision };
           const parsed = steer(sent, call.method, fullPath, route);
@@ -652,7 +731,23 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         });
       }, call.urgent);
       if (step === undefined) continue;
-      const { sent: result, decision } = step;
+      const { sent: result } = step;
+      let { decision } = step;
+      if (decision?.action === "retry" && decision.throttleMs === undefined) {
+        // Decision: a retry starts only when, after its backoff wait, a tenth of the bound
+        // is still left for it (a shorter attempt would time out on a healthy service);
+        // otherwise the request fails now with what the last attempt got. A 429's retry is
+        // not cut: the service answered (see `requestTimeoutMs`).
+        const left = o.requestTimeoutMs - spentMs - decision.waitMs;
+        if (left < o.requestTimeoutMs / 10) {
+          boundEnded = true;
+          decision = {
+            action: "fail",
+            outcome: decision.uncertain || uncertain ? "unknown" : "not_done",
+            permanent: false,
+          };
+        }
+      }
       o.onRequest({
         method: call.method,
         path: fullPath,
@@ -683,18 +778,26 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           path: fullPath,
           reason:
             result.kind === "timeout"
-              ? `timed out after ${formatSeconds(o.timeoutMs)}`
+              ? `timed out after ${formatSeconds(attemptTimeoutMs)}`
               : result.kind === "network"
                 ? result.reason
                 : decision.reason,
           nextAttempt: attempt + 1,
           maxAttempts: o.maxAttempts,
           waitMs: decision.throttleMs ?? decision.waitMs,
-          boundMs: requestTimeBoundMs(o.timeoutMs, o.maxAttempts, o.backoff),
+          boundMs: Math.min(
+            o.requestTimeoutMs,
+            requestTimeBoundMs(o.timeoutMs, o.maxAttempts, o.backoff),
+          ),
         });
         if (decision.waitMs > 0 || decision.throttleMs === undefined) {
           if (!(await waitOrAbort(clock.sleep(decision.waitMs, call.signal)))) throw aborted();
+          spentMs += decision.waitMs;
         }
+        attemptTimeoutMs = Math.max(
+          1,
+          Math.min(o.timeoutMs, Math.floor(o.requestTimeoutMs - spentMs)),
+        );
         attempt++;
         continue;
       }
@@ -706,7 +809,13 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
           : parseJson(call, fullPath, result.status, result.body);
         return { path: fullPath, status: result.status, body: value };
       }
-      throw failure(call, fullPath, attempt, result, decision);
+      throw failure(call, fullPath, attempt, result, decision, {
+        attemptTimeoutMs,
+        // Whether the bound, not only the attempt's own timeout, ended it: no time was left
+        // to retry, the attempt was cut to what was left, or it had the whole bound.
+        bound:
+          boundEnded || attemptTimeoutMs < o.timeoutMs || attemptTimeoutMs >= o.requestTimeoutMs,
+      });
     }
   };
 
@@ -717,14 +826,20 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     attempt: number,
     result: Exclude<Attempt, { kind: "aborted" }>,
     decision: Extract<RetryDecision, { action: "fail" }>,
+    timing: { readonly attemptTimeoutMs: number; readonly bound: boolean },
   ): Error => {
     switch (result.kind) {
       case "timeout":
         return new TimeoutError({
           method: call.method,
           path: fullPath,
-          timeoutMs: o.timeoutMs,
           attempts: attempt,
+          host,
+          // The request's bound ended it (no time left for another attempt), or only the
+          // attempt's own timeout did (a client with a shorter per-attempt timeout).
+          ...(timing.bound
+            ? { timeoutMs: o.requestTimeoutMs, boundMs: o.requestTimeoutMs }
+            : { timeoutMs: timing.attemptTimeoutMs }),
         });
       case "network":
         return new NetworkError(
@@ -770,7 +885,11 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         location: location !== undefined ? o.scrub(location) : "(no Location)",
       });
     }
-    return new ApiError({ ...fields, ...describeErrorBody(body, o.scrub) });
+    return new ApiError({
+      ...fields,
+      ...describeErrorBody(body, o.scrub),
+      ...(status === 401 ? { hint: tokenHint(o.token.origin) } : {}),
+    });
   };
 
   /** Run `execute`, turning any stray failure into a typed error (never a raw exception). */

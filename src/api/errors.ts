@@ -34,6 +34,8 @@ export interface ApiErrorFields extends ErrorBodyFields {
   readonly retryAfterMs?: number;
   /** How many times the request was sent (1 when it was not retried). */
   readonly attempts?: number;
+  /** What the user can do about it (a 401: where the token comes from). */
+  readonly hint?: string;
 }
 
 const attemptsSuffix = (attempts: number | undefined): string =>
@@ -57,7 +59,8 @@ export const formatApiErrorMessage = (f: ApiErrorFields): string => {
     (description ? `: ${description}` : "") +
     (f.pointer ? ` at ${f.pointer}` : "") +
     retryAfter +
-    attemptsSuffix(f.attempts)
+    attemptsSuffix(f.attempts) +
+    (f.hint ? `; ${f.hint}` : "")
   );
 };
 
@@ -77,6 +80,7 @@ export class ApiError extends WaybillError implements ApiErrorFields {
   readonly location?: string;
   readonly retryAfterMs?: number;
   readonly attempts?: number;
+  readonly hint?: string;
 
   constructor(fields: ApiErrorFields) {
     super(formatApiErrorMessage(fields));
@@ -93,6 +97,7 @@ export class ApiError extends WaybillError implements ApiErrorFields {
     this.location = fields.location;
     this.retryAfterMs = fields.retryAfterMs;
     this.attempts = fields.attempts;
+    this.hint = fields.hint;
   }
 }
 
@@ -117,20 +122,42 @@ export class NetworkError extends WaybillError {
   }
 }
 
-/** No whole answer within the per-attempt timeout. */
+/** `30 s`, `0.5 s`: a duration for a message. */
+export const formatSeconds = (ms: number): string =>
+  `${ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10} s`;
+
+/**
+ * No whole answer in time: within the attempt's timeout, or (`boundMs`) within the bound of
+ * the whole request, retries included (the CLI's `--timeout`).
+ */
 export class TimeoutError extends WaybillError {
   readonly code = "timeout";
   readonly method: string;
   readonly path: string;
   readonly timeoutMs: number;
   readonly attempts: number;
+  /** Set when the request's bound (retries included) ended it. */
+  readonly boundMs?: number;
 
-  constructor(f: { method: string; path: string; timeoutMs: number; attempts: number }) {
-    super(`${f.method} ${f.path} timed out after ${f.timeoutMs} ms${attemptsSuffix(f.attempts)}`);
+  constructor(f: {
+    method: string;
+    path: string;
+    timeoutMs: number;
+    attempts: number;
+    /** `host:port` that did not answer (no credentials: the base URL refuses them). */
+    host?: string;
+    boundMs?: number;
+  }) {
+    super(
+      f.boundMs !== undefined
+        ? `${f.method} ${f.path} timed out: no answer${f.host ? ` from ${f.host}` : ""} within ${formatSeconds(f.boundMs)} (the --timeout bound, retries included)${attemptsSuffix(f.attempts)}`
+        : `${f.method} ${f.path} timed out after ${f.timeoutMs} ms${attemptsSuffix(f.attempts)}`,
+    );
     this.method = f.method;
     this.path = f.path;
     this.timeoutMs = f.timeoutMs;
     this.attempts = f.attempts;
+    this.boundMs = f.boundMs;
   }
 }
 

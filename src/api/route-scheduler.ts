@@ -19,6 +19,8 @@ import type { Clock } from "./types.js";
  * - V2's documented budget (api-v2-v1.md Limits: 5,000 requests per hour per token) is
  *   counted over a sliding hour for every V2 request; past it, V2 requests wait (pace)
  *   instead of failing.
+ * - V2's limit is per token, not per route (same line), so a V2 429 holds every V2 route
+ *   for its Retry-After, not only its own: the token's budget is empty for all of them.
  */
 export interface RouteScheduler {
   /** Resolve when `route` has budget for one request (nothing is taken or reserved). */
@@ -30,8 +32,11 @@ export interface RouteScheduler {
   tryTake(route: string, v2: boolean): boolean;
   /** A request of `route` got its answer (or failed): it is no longer in flight. */
   finished(route: string): void;
-  /** Hold `route` for `ms` from now (a 429); never shortens a hold. */
-  throttle(route: string, ms: number): void;
+  /**
+   * Hold `route` for `ms` from now (a 429); never shortens a hold. With `v2`, every V2
+   * route is held as well (V2's limit is per token: api-v2-v1.md Limits).
+   */
+  throttle(route: string, ms: number, v2?: boolean): void;
   /**
    * Adjust `route`'s budget to a response's rate-limit state; `status` (the response's)
    * counts the route's answered requests for the estimate a 429 without headers makes.
@@ -83,6 +88,17 @@ export const createRouteScheduler = (options: RouteSchedulerOptions): RouteSched
   const v2Limit = options.v2PerHour ?? V2_REQUESTS_PER_HOUR;
   // Send times of V2 requests in the last hour, oldest first.
   const v2Sent: number[] = [];
+  // Until when a V2 429 holds every V2 route (the token's budget), and the shared wait for it.
+  let v2PausedUntil = 0;
+  let v2Pause: { readonly until: number; readonly done: Promise<void> } | undefined;
+  const v2Held = (now: number): boolean => v2PausedUntil > now;
+  const currentV2Pause = (): Promise<void> => {
+    if (v2Pause === undefined || v2Pause.until !== v2PausedUntil) {
+      const until = v2PausedUntil;
+      v2Pause = { until, done: clock.sleep(Math.max(0, until - clock.now())) };
+    }
+    return v2Pause.done;
+  };
 
   const stateOf = (route: string): RouteState => {
     let st = routes.get(route);
@@ -143,6 +159,12 @@ export const createRouteScheduler = (options: RouteSchedulerOptions): RouteSched
           }
           continue;
         }
+        if (v2 && v2Held(now)) {
+          await raceAbort(currentV2Pause(), signal);
+          // A fake clock may resolve the sleep without moving time up to `until`.
+          if (clock.now() < v2PausedUntil && v2Pause?.until === v2PausedUntil) v2PausedUntil = 0;
+          continue;
+        }
         if (v2 && v2Full(now)) {
           // Decision: past the hourly budget the run paces (waits for the oldest request of
           // the hour to leave the window) rather than failing (issue 22).
@@ -163,7 +185,7 @@ export const createRouteScheduler = (options: RouteSchedulerOptions): RouteSched
     tryTake(route, v2) {
       const st = stateOf(route);
       const now = clock.now();
-      if (st.pausedUntil > now || (v2 && v2Full(now))) return false;
+      if (st.pausedUntil > now || (v2 && (v2Held(now) || v2Full(now)))) return false;
       refill(st, now);
       if (st.tokens !== undefined && st.tokens < 1) return false;
       if (st.tokens !== undefined) st.tokens -= 1;
@@ -176,9 +198,10 @@ export const createRouteScheduler = (options: RouteSchedulerOptions): RouteSched
       const st = routes.get(route);
       if (st !== undefined && st.inFlight > 0) st.inFlight -= 1;
     },
-    throttle(route, ms) {
+    throttle(route, ms, v2 = false) {
       const st = stateOf(route);
       const now = clock.now();
+      if (v2 && now + Math.max(0, ms) > v2PausedUntil) v2PausedUntil = now + Math.max(0, ms);
       // Issue 22: with no `RateLimit` header, only 429s tell the route's budget. Decision:
       // the refill rate is estimated as the requests the route answered between two 429s
       // over the time between them (the bucket was empty at both, so what it let through in
@@ -239,7 +262,7 @@ export const createRouteScheduler = (options: RouteSchedulerOptions): RouteSched
     available(route, v2) {
       const st = stateOf(route);
       const now = clock.now();
-      if (st.pausedUntil > now || (v2 && v2Full(now))) return 0;
+      if (st.pausedUntil > now || (v2 && (v2Held(now) || v2Full(now)))) return 0;
       refill(st, now);
       if (st.tokens === undefined) return Number.POSITIVE_INFINITY;
       return Math.max(0, Math.floor(st.tokens));

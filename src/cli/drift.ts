@@ -125,6 +125,12 @@ const describeUnmanaged = (u: UnmanagedItem): string =>
           : "collection not managed by the config"
   })`;
 
+/** A line of the information list; a legacy schedule listing that was not read says so. */
+const describeInfo = (u: UnmanagedItem): string =>
+  u.why === "not_read"
+    ? `${u.address} (not read: ${u.reason ?? "the listing failed"}; whether legacy V2 schedules still run here is unknown)`
+    : describeUnmanaged(u);
+
 export const renderDrift = (
   plan: Plan,
   unmanaged: readonly UnmanagedItem[],
@@ -155,7 +161,7 @@ export const renderDrift = (
               "",
               `<details><summary>${unmanaged.length} unmanaged live item${unmanaged.length === 1 ? "" : "s"} (information)</summary>`,
               "",
-              ...unmanaged.map((u) => `- \`${describeUnmanaged(u)}\``),
+              ...unmanaged.map((u) => `- \`${describeInfo(u)}\``),
               "",
               "</details>",
             ];
@@ -173,7 +179,7 @@ export const renderDrift = (
           : [
               "",
               "Unmanaged live items (information, not drift):",
-              ...unmanaged.map((u) => `  ${describeUnmanaged(u)}`),
+              ...unmanaged.map((u) => `  ${describeInfo(u)}`),
             ];
       return `${[head, ...lines, ...info].join("\n")}\n`;
     }

@@ -20,6 +20,7 @@ import {
   MAX_PARALLELISM,
   parseTimeout,
   progressReporter,
+  TIMEOUT_HELP,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
@@ -101,12 +102,7 @@ export const makeRegisterExport =
         parseParallelism,
         DEFAULT_PARALLELISM,
       )
-      .option(
-        "--timeout <seconds>",
-        "give up on one attempt of a request after this long",
-        parseTimeout,
-        DEFAULT_TIMEOUT_SECONDS,
-      )
+      .option("--timeout <seconds>", TIMEOUT_HELP, parseTimeout, DEFAULT_TIMEOUT_SECONDS)
       .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
       .addHelpText("after", EXAMPLES)
       .action(async (flags: ExportFlags) => {

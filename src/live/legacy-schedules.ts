@@ -14,22 +14,35 @@ import type { ReadOnlyApi } from "../api/types.js";
 import { LiveReadError } from "../core/errors.js";
 import { v2Slug } from "../kinds/listing.js";
 
+/** A project's legacy schedules, or why they were not read. */
+export type LegacySchedules =
+  | { readonly read: true; readonly names: readonly string[] }
+  | { readonly read: false; readonly reason: string };
+
 /**
  * The name of each legacy schedule of a project (the id for one without a name).
  *
- * Decision: a 404 on the listing of a project the plan's read found means the project has
- * no legacy schedules (an app-based project, where the old mechanism never existed), not a
- * failure: drift's list is information, and every other error still fails the drift.
+ * Decision: a 404 on the listing of a project the plan's V3 read found is not "no
+ * schedules": the project exists, so the spec gives no reading of that 404 as an empty list
+ * (api-v2-v1.md Errors §3: 404 is a "missing entity"), and saying "none" would under-report
+ * what may still run. It is returned as not read, with the status, and drift says so on its
+ * own line (src/live/unmanaged.ts); drift does not fail for it, since the list is
+ * information. Every other error still fails the drift.
  */
-export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promise<string[]> => {
+export const listLegacySchedules = async (
+  api: ReadOnlyApi,
+  slug: string,
+): Promise<LegacySchedules> => {
   let items: unknown[];
   try {
     items = await api.listV2<unknown>(`/project/${v2Slug(slug)}/schedule`);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return [];
+    if (err instanceof ApiError && err.status === 404) {
+      return { read: false, reason: `${err.method} ${err.path} answered 404` };
+    }
     throw err;
   }
-  return items.map((x) => {
+  const names = items.map((x) => {
     if (x === null || typeof x !== "object") {
       throw new LiveReadError(
         `GET /api/v2/project/${slug}/schedule listed an item that is not an object`,
@@ -42,4 +55,5 @@ export const listLegacySchedules = async (api: ReadOnlyApi, slug: string): Promi
       `GET /api/v2/project/${slug}/schedule listed a schedule without a name or id`,
     );
   });
+  return { read: true, names };
 };

@@ -37,13 +37,17 @@ export interface UnmanagedItem {
   /**
    * `unmanaged`: its collection is not in the config; `ignored`: an `ignore` glob excludes
    * it; `legacy`: a legacy V2 schedule, which no config can manage (src/live/legacy-schedules.ts);
-   * `kept`: in a collection the config manages, not listed, and left alone by `keep_unlisted`.
+   * `kept`: in a collection the config manages, not listed, and left alone by `keep_unlisted`;
+   * `not_read`: a project's legacy V2 schedules could not be listed (`reason` says why), so
+   * whether any still runs is unknown (src/live/legacy-schedules.ts).
    */
-  readonly why: "unmanaged" | "ignored" | "legacy" | "kept";
+  readonly why: "unmanaged" | "ignored" | "legacy" | "kept" | "not_read";
+  /** With `not_read`: what the service answered. */
+  readonly reason?: string;
 }
 
 type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;
-type EmitLegacy = (address: string) => void;
+type EmitLegacy = (address: string, notRead?: string) => void;
 
 /** A live item's address: its kind's step (`env["A"]`) under its parent's address. */
 const lineAddress = <L>(
@@ -119,8 +123,10 @@ export const listUnmanaged = async (
         if (isIgnored(address)) out.push({ address, resource_type, why: "ignored" });
         else if (inUnmanagedCollection) out.push({ address, resource_type, why: "unmanaged" });
       };
-      const emitLegacy: EmitLegacy = (address) => {
-        if (isIgnored(address))
+      const emitLegacy: EmitLegacy = (address, notRead) => {
+        if (notRead !== undefined)
+          out.push({ address, resource_type: "legacy_schedule", why: "not_read", reason: notRead });
+        else if (isIgnored(address))
           out.push({ address, resource_type: "legacy_schedule", why: "ignored" });
         else out.push({ address, resource_type: "legacy_schedule", why: "legacy" });
       };
@@ -232,7 +238,12 @@ const projectItems = async (
     listLegacySchedules(api, p.slug),
   ]);
   emitLines(address, leaves, emit);
-  for (const name of legacy) emitLegacy(addr.legacySchedule(p.slug, name));
+  if (legacy.read) {
+    for (const name of legacy.names) emitLegacy(addr.legacySchedule(p.slug, name));
+  } else {
+    // Never silently "none": the line says the list is unknown (`["*"]`: all of them).
+    emitLegacy(addr.legacySchedule(p.slug, "*"), legacy.reason);
+  }
   // The synthetic OAuth pipeline and its trigger (spec: api-v3.md Pipelines, Triggers) are
   // listed but can never be managed (design.md §1 "Identity"): they are left out. A read
   // plan marked them already; listed here, each is told apart by its probe (src/live/synthetic.ts).

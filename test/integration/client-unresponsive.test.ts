@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient, type RetryNotice, requestTimeBoundMs } from "../../src/api/client.js";
 import { NetworkError, TimeoutError } from "../../src/api/errors.js";
 import { UsageError } from "../../src/core/errors.js";
+import { makeTempDir } from "../helpers/cli.js";
 import { createFakeClock } from "../helpers/client-fake-clock.js";
+import { runInProcess } from "../helpers/in-process.js";
 
 const TOKEN = "wbtok_unresponsive_3f9a7c";
 
@@ -76,6 +78,59 @@ describe("API client: an unresponsive server", () => {
   });
 });
 
+describe("plan and apply: a server that accepts and never answers", () => {
+  it.each([["plan"], ["apply", "--auto-approve"]])(
+    "%s reports it within --timeout (retries included) and names the host",
+    async (...command) => {
+      // The server also counts the requests it is sent: one, never a retry past the bound.
+      let requests = 0;
+      server = createServer((socket) => {
+        sockets.push(socket);
+        socket.on("data", () => {
+          requests += 1;
+        });
+        socket.on("error", () => {});
+      });
+      await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as { port: number }).port;
+      const tmp = await makeTempDir();
+      try {
+        const config = await tmp.write(
+          "waybill.yaml",
+          "org: gh/acme\ncontexts:\n  app:\n    env: {}\n",
+        );
+        const r = await runInProcess(
+          [...command, "-c", config, "--timeout", "0.3"],
+          { SERVICE_BASE_URL: `http://127.0.0.1:${port}`, SERVICE_TOKEN: TOKEN },
+          // Backoff waits on a virtual clock: before the bound, 5 (apply: 8) attempts of
+          // 0.3 s each were made, with a "Retrying" line for each.
+          { clock: createFakeClock() },
+        );
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `^Error: GET /api/v3/\\S+ timed out: no answer from 127\\.0\\.0\\.1:${port} within 0\\.3 s \\(the --timeout bound, retries included\\)$`,
+            "m",
+          ),
+        );
+        expect(r.stderr).not.toMatch(/Retrying/);
+        expect(requests).toBe(1);
+      } finally {
+        await tmp.remove();
+      }
+    },
+  );
+
+  it("--help says what --timeout bounds", async () => {
+    for (const command of ["plan", "apply"]) {
+      const r = await runInProcess([command, "--help"], {});
+      expect(r.stdout.replace(/\s+/g, " ")).toContain(
+        "--timeout <seconds> the longest one API request may wait for its answer, retries and the waits between them included",
+      );
+    }
+  });
+});
+
 describe("API client: failures a retry cannot fix", () => {
   it.each([
     ["a line break in the middle", "wbtok_first\r\nwbtok_second", "a line break"],
@@ -116,7 +171,9 @@ describe("API client: failures a retry cannot fix", () => {
       const err = await client.get("v3", "/orgs/o1").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(NetworkError);
       expect((err as NetworkError).attempts).toBe(1);
-      expect((err as Error).message).toMatch(/TLS failed: .*\(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO/);
+      expect((err as Error).message).toMatch(
+        /TLS failed with 127\.0\.0\.1:\d+: .*\(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO/,
+      );
       expect((err as Error).message).not.toContain(TOKEN);
       expect(notices).toEqual([]);
       expect(clock.waits).toEqual([]);

@@ -430,18 +430,33 @@ describe("drift and export", () => {
       resource_type: "legacy_schedule",
       why: "ignored",
     });
-    // A project whose schedule listing is 404 (no legacy mechanism) has none; a 500 fails.
-    await suite.emulator.script([
+    // A 404 on the schedule listing of a project the V3 listing shows is never "no
+    // schedules": drift says the list was not read (information; other errors fail).
+    const notFound = {
+      method: "GET",
+      path: "/api/v2/project/*/schedule",
+      status: 404,
+      json: { message: "Not found" },
+    };
+    await suite.emulator.script([notFound]);
+    const unread = await runInProcess(["drift", "-c", suite.files.bare, "--format", "json"], env());
+    expect(unread.code, unread.stderr).toBe(0);
+    const unreadDoc = JSON.parse(unread.stdout) as typeof doc;
+    const legacyLines = unreadDoc.unmanaged.filter((u) => u.resource_type === "legacy_schedule");
+    expect(legacyLines).toEqual([
       {
-        method: "GET",
-        path: "/api/v2/project/*/schedule",
-        status: 404,
-        json: { message: "Not found" },
+        address: `project["${ORG}/api"].legacy_schedule["*"]`,
+        resource_type: "legacy_schedule",
+        why: "not_read",
+        reason: `GET /api/v2/project/${ORG}/api/schedule answered 404`,
       },
     ]);
-    const none = await runInProcess(["drift", "-c", suite.files.bare, "--format", "json"], env());
-    expect(none.code, none.stderr).toBe(0);
-    expect(none.stdout).not.toContain("legacy_schedule");
+    await suite.emulator.script([notFound]);
+    const unreadText = await runInProcess(["drift", "-c", suite.files.bare], env());
+    expect(unreadText.code, unreadText.stderr).toBe(0);
+    expect(unreadText.stdout).toContain(
+      `project["${ORG}/api"].legacy_schedule["*"] (not read: GET /api/v2/project/${ORG}/api/schedule answered 404; whether legacy V2 schedules still run here is unknown)`,
+    );
     await suite.emulator.script([
       { method: "GET", path: "/api/v2/project/*/schedule", status: 400, json: { message: "bad" } },
     ]);

@@ -55,6 +55,18 @@ describe("base URL", () => {
     }
   });
 
+  it("refuses a base URL ending in an API version's path, naming the root to use", () => {
+    // design.md §1 Commands: the service root; the client adds /api/v3, /api/v2.
+    expect(() => parseBaseUrl("https://ci.example.com/api/v3/")).toThrow(
+      "the base URL ends in /api/v3, but it is the service root (the client adds /api/v3 and /api/v2 itself): use it without the trailing /api/v3 (https://ci.example.com)",
+    );
+    expect(() => parseBaseUrl("https://ci.example.com/prefix/api/v2")).toThrow(
+      /ends in \/api\/v2, .*without the trailing \/api\/v2$/,
+    );
+    // A path that only contains it elsewhere is a root like any other.
+    expect(parseBaseUrl("https://ci.example.com/api/v3x").pathPrefix).toBe("/api/v3x");
+  });
+
   it("knows loopback", () => {
     expect(isLoopbackHost("127.0.0.1")).toBe(true);
     expect(isLoopbackHost("LOCALHOST")).toBe(true);

@@ -87,6 +87,22 @@ describe("route scheduler (issue 22: a budget per route)", () => {
     expect(clock.now()).toBe(t0 + 5_000);
   });
 
+  it("a V2 429 holds every V2 route (V2's limit is per token), and no V3 route", async () => {
+    // spec: api-v2-v1.md Limits: "V2 rate limit | 5000 requests per hour per token".
+    const clock = createFakeClock();
+    const s = createRouteScheduler({ clock, maxPauseMs: 300_000 });
+    s.throttle("GET /api/v2/otel/exporters", 4_000, true);
+    const other = "GET /api/v2/project/{slug}/checkout-key";
+    expect(s.available(other, true)).toBe(0);
+    expect(s.tryTake(other, true)).toBe(false);
+    expect(s.available("GET /api/v3/contexts", false)).toBe(Number.POSITIVE_INFINITY);
+    const t0 = clock.now();
+    await send(s, "GET /api/v3/contexts");
+    expect(clock.now()).toBe(t0);
+    await send(s, other, true);
+    expect(clock.now()).toBe(t0 + 4_000);
+  });
+
   it("decides at send time: a budget taken by another request sends it back to wait", async () => {
     const clock = createFakeClock();
     const s = createRouteScheduler({ clock, maxPauseMs: 300_000 });
