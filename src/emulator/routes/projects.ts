@@ -135,9 +135,10 @@ export const projectRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/projects/:id/update-settings",
+    body: projectSettingsSchema,
     handler: (ctx) => {
       const p = projectOr404(ctx, ctx.params.id!);
-      const b = body(ctx, projectSettingsSchema);
+      const b = body(ctx);
       p.settings = { ...p.settings, ...(structuredClone(b) as ProjectRow["settings"]) };
       return ok(renderSettings(p));
     },
@@ -152,13 +153,14 @@ export const projectLifecycleRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v2/organization/*org/project",
+    body: projectCreateSchema,
     handler: (ctx) => {
       const key = ctx.params.org ?? "";
       const org =
         findOrg(ctx.state, key) ??
         ctx.state.orgs.find((o) => o.slug.toLowerCase() === key.toLowerCase());
       if (!org) throw notFound("organization", key);
-      const { name } = body(ctx, projectCreateSchema) as { name: string };
+      const { name } = body(ctx) as { name: string };
       if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
         throw badRequest("invalid_request", "/name: letters, digits, _ . - only", "/name");
       }
