@@ -118,7 +118,7 @@ export function* renderResultLines(r: ApplyResult): Generator<string> {
       const what =
         refused === toFix.length
           ? `the service refused (${refused === 1 ? "a 4xx status" : "4xx statuses"})`
-          : "that are not a network failure, a timeout, a 5xx or a throttle";
+          : "below (refused, or not a network failure, a timeout, a 5xx or a throttle)";
       yield `Run \`waybill plan\` to see exactly what is left. A re-run alone will not fix ${toFix.length === 1 ? "the failure" : `the ${toFix.length} failures`} ${what}: fix the cause first:`;
       for (const o of toFix) yield `  ${label(o)}: ${causeOf(o.error)}`;
     }
