@@ -53,8 +53,11 @@ export const applyStatus = (
 /** The cause to fix, in one line: the service's own words when it gave them. */
 const causeOf = (e: FailureInfo): string => {
   if (e.retry !== "refused") return e.message;
-  const why = e.detail ?? e.title ?? e.message;
-  return `refused with ${e.status ?? "a refusal"}: ${why}${e.pointer !== undefined && !why.includes(e.pointer) ? ` (at ${e.pointer})` : ""}`;
+  const at =
+    e.pointer !== undefined && !(e.reason ?? "").includes(e.pointer) ? ` at ${e.pointer}` : "";
+  return e.reason === undefined
+    ? e.message
+    : `refused with ${e.status ?? "a 4xx"}: ${e.reason}${at}`;
 };
 
 /** What the stop after a refused token means for the user (issue 21). */

@@ -36,6 +36,8 @@ export interface FailureInfo {
    * that does not fit the config, an answer Waybill cannot read): not promised to converge.
    */
   readonly retry: "retryable" | "refused" | "error";
+  /** The service's own words for a refusal: V3 `detail` or `title`, V2 `message`. */
+  readonly reason?: string;
 }
 
 interface OutcomeBase {
@@ -105,6 +107,8 @@ const causes = (err: unknown): unknown[] => {
   return out;
 };
 
+const reasonOf = (api: ApiError): string | undefined => api.detail ?? api.v2Message ?? api.title;
+
 /** How a failure is classed for the summary (FailureInfo.retry). */
 export const retryClass = (err: unknown): FailureInfo["retry"] => {
   const chain = causes(err);
@@ -136,6 +140,7 @@ export const failureInfo = (err: unknown): FailureInfo => {
       ...(api.detail !== undefined ? { detail: api.detail } : {}),
       ...(api.pointer !== undefined ? { pointer: api.pointer } : {}),
       retry,
+      ...(reasonOf(api) === undefined ? {} : { reason: reasonOf(api) as string }),
     };
   }
   return { message, retry };
