@@ -472,7 +472,11 @@ export const executeOperation = async (
     if (step !== undefined && id !== undefined && orgId !== undefined) {
       for (const n of await runAfterCreate(deps, step, id, orgId)) notes.push(n);
     }
-    return { verb: adopted ? "adopted" : "created", ...(id ? { id } : {}), notes };
+    // A singleton (a created project's settings) exists with its parent: its "create" sets
+    // the declared keys, so it is said to be updated, not created.
+    const singleton = !kindOf(change.resource_type).collection.segment.keyed;
+    const verb = adopted ? "adopted" : singleton ? "updated" : "created";
+    return { verb, ...(id ? { id } : {}), notes };
   }
   if (phase === "delete") return { verb: gone ? "already gone" : "deleted", notes };
   return { verb: "updated", notes };

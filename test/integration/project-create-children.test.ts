@@ -73,6 +73,9 @@ describe("a project created in this apply gets every child written in the same a
   ] as const)("%s: settings sent, a plan right after is empty", async (_, file, org) => {
     const r = await runInProcess(["apply", "-c", suite.files[file], "--auto-approve"], env());
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The settings exist with the project: they are set (updated), never "created".
+    expect(r.stderr).toMatch(/\.settings: updated in \d+\.\d\ds/);
+    expect(r.stderr).not.toMatch(/\.settings: created/);
     const made = await project(org);
     if (file === "bySlug") {
       expect(made?.settings).toMatchObject({
