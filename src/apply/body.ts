@@ -190,5 +190,9 @@ export const buildBody = (
     setPath(plain, field, desiredValue(desired, field, change.address));
   }
   if (call.body === "flat") return plain;
-  return { data: { attributes: plain, references } };
+  // Exactly the route's documented shape: `data.references` only where the call names a
+  // reference. spec: api-v3.md Orgs: PUT /orgs/:id/sso-group-mappings is `{ data: {
+  // attributes: { mappings } } }`, no `references`; a strict service answers 400 to more.
+  const named = call.body_fields.some((f) => f.startsWith("references."));
+  return named ? { data: { attributes: plain, references } } : { data: { attributes: plain } };
 };

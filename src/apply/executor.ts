@@ -9,6 +9,7 @@ import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import { WaybillError } from "../core/errors.js";
 import type { AfterCreateStep, ApiCall } from "../kinds/contract.js";
+import { v2ProjectSlug } from "../kinds/listing.js";
 import { KINDS, kindOf } from "../kinds/registry.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
@@ -21,7 +22,7 @@ import {
   resolveParams,
 } from "./body.js";
 import type { DesiredIndex, DesiredItem } from "./desired-index.js";
-import { relistCreated, relistFind } from "./relist.js";
+import { relistCreated, relistFind, stillListed } from "./relist.js";
 
 /**
  * A create whose outcome is not known: it failed in a way that lets the service still
@@ -211,6 +212,16 @@ interface CallResult {
   readonly created?: { readonly body: unknown } | { readonly live: unknown };
 }
 
+/** A DELETE answered 404 for an item the service still lists: it was not deleted. */
+export class StillThereError extends WaybillError {
+  readonly code = "still_there";
+}
+
+/** A planned step with no request in it: nothing would be sent, so it cannot be done. */
+export class NothingSentError extends WaybillError {
+  readonly code = "nothing_sent";
+}
+
 /**
  * A create the service refused (a 4xx other than a throttle), with what the refusal means
  * for the kind (src/kinds/contract.ts `refusal`): a user checkout key without a user token.
@@ -377,15 +388,35 @@ const announce = (
   return live === undefined ? undefined : a.note(live);
 };
 
+/**
+ * The params with `project_slug` as the project's V2 routes take it: built from the org and
+ * project ids on an app-based provider, never from the project's name (spec: api-v2-v1.md
+ * "Conventions of V2"; src/kinds/listing.ts v2ProjectSlug). The ids are known here even for
+ * a project this apply created.
+ */
+const withV2Slug = (params: ResolvedParams): ResolvedParams => {
+  const { project_slug: slug, org_id: orgId, project_id: projectId } = params;
+  if (slug === undefined || orgId === undefined || projectId === undefined) return params;
+  return { ...params, project_slug: v2ProjectSlug(slug, orgId, projectId) };
+};
+
 /** Run the calls of one phase of one change. Throws the first failure. */
 export const executeOperation = async (
   deps: ExecutorDeps,
   change: Change,
   phase: OperationPhase,
 ): Promise<OperationResult> => {
-  const params = resolveParams(change, (a) => deps.ids.get(change.org, a));
+  const params = withV2Slug(resolveParams(change, (a) => deps.ids.get(change.org, a)));
   const desired = deps.desired.get(change.org, change.address);
   const calls = change.calls.filter((c) => c.phase === phase);
+  // Issue 28: an item is reported done only when a write for it answered 2xx (or a re-list
+  // proved it there). A step with no request would be reported done with nothing sent: it
+  // fails and says so instead (a kind's calls are wrong; every planned step sends one).
+  if (calls.length === 0) {
+    throw new NothingSentError(
+      `${change.address}: the plan holds no request for its ${phase}, so nothing was sent and it is not done`,
+    );
+  }
   const notes: string[] = [];
   let id: string | undefined;
   let adopted = false;
@@ -411,7 +442,15 @@ export const executeOperation = async (
     } catch (err) {
       // src/kinds/contract.ts: a 404 on DELETE means the item is gone. Decision: such an
       // operation is done ("already gone"), not failed: what the plan wanted is true.
+      // Issue 28: only when a re-list no longer shows it (a V2 404 for a project the V3
+      // listing shows is a slug the service does not know, never "already gone").
       if (call.method === "DELETE" && err instanceof ApiError && err.status === 404) {
+        if (await stillListed(deps.api, change, params)) {
+          throw new StillThereError(
+            `${change.address}: ${err.message}, but the service still lists it (id ${String(change.params.id)}): it was not deleted`,
+            { cause: err },
+          );
+        }
         gone = true;
         continue;
       }
@@ -433,7 +472,11 @@ export const executeOperation = async (
     if (step !== undefined && id !== undefined && orgId !== undefined) {
       for (const n of await runAfterCreate(deps, step, id, orgId)) notes.push(n);
     }
-    return { verb: adopted ? "adopted" : "created", ...(id ? { id } : {}), notes };
+    // A singleton (a created project's settings) exists with its parent: its "create" sets
+    // the declared keys, so it is said to be updated, not created.
+    const singleton = !kindOf(change.resource_type).collection.segment.keyed;
+    const verb = adopted ? "adopted" : singleton ? "updated" : "created";
+    return { verb, ...(id ? { id } : {}), notes };
   }
   if (phase === "delete") return { verb: gone ? "already gone" : "deleted", notes };
   return { verb: "updated", notes };

@@ -4,6 +4,7 @@
  * it exists"). Driven by the kind (src/kinds/contract.ts): its `list` reads the parent's
  * items again, its `adopt.matches` says which one this change created.
  */
+import { ApiError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import type { ListScope, ResourceKind } from "../kinds/contract.js";
 import { kindOf } from "../kinds/registry.js";
@@ -35,7 +36,11 @@ export interface RelistInput {
  * planned view the name of the item sought.
  */
 const scopeOf = (params: ResolvedParams, change: Change): ListScope => ({
-  ...(typeof change.after?.name === "string" ? { name: change.after.name } : {}),
+  ...(typeof change.after?.name === "string"
+    ? { name: change.after.name }
+    : typeof change.before?.name === "string"
+      ? { name: change.before.name }
+      : {}),
   ...(params.org_id === undefined ? {} : { org_id: params.org_id }),
   ...(params.project_id === undefined ? {} : { project_id: params.project_id }),
   ...(params.project_slug === undefined ? {} : { project_slug: params.project_slug }),
@@ -88,4 +93,29 @@ export const relistCreated = (input: RelistInput): Promise<Found> => {
   return relistFind(input, (kind, d, l) =>
     kind.adopt.by === "relist" ? kind.adopt.matches(d, after, l) : false,
   );
+};
+
+/**
+ * Issue 28: after a DELETE answered 404, whether the parent's listing still shows the item
+ * (by its id). A 404 proves nothing by itself: a V2 route called with a slug the service
+ * does not know answers 404 for a project its V3 listing shows. Only a re-list that does not
+ * show the item proves it gone. A kind without ids (a singleton) is not re-listed; a listing
+ * whose parent is gone (404) shows nothing.
+ */
+export const stillListed = async (
+  api: Api,
+  change: Change,
+  params: ResolvedParams,
+): Promise<boolean> => {
+  const kind = kindOf(change.resource_type);
+  const id = "id" in change && typeof change.id === "string" ? change.id : change.params.id;
+  if (typeof id !== "string") return false;
+  let items: readonly unknown[];
+  try {
+    items = await kind.list(api, scopeOf(params, change));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return false;
+    throw err;
+  }
+  return items.some((l) => kind.liveId(l) === id);
 };

@@ -50,13 +50,15 @@ export const applyStatus = (
   return r.done > 0 ? "partial" : "failed";
 };
 
-/**
- * A failure a re-run cannot fix by itself: the service refused the request (a 4xx other than
- * 429: spec: api-v3.md Errors). Decision: a 3xx (a redirect not followed: the base URL is
- * wrong) counts too; a 5xx, a timeout or a dropped connection does not.
- */
-const isPermanent = (e: FailureInfo): boolean =>
-  e.status !== undefined && e.status >= 300 && e.status < 500 && e.status !== 429;
+/** The cause to fix, in one line: the service's own words when it gave them. */
+const causeOf = (e: FailureInfo): string => {
+  if (e.retry !== "refused") return e.message;
+  const at =
+    e.pointer !== undefined && !(e.reason ?? "").includes(e.pointer) ? ` at ${e.pointer}` : "";
+  return e.reason === undefined
+    ? e.message
+    : `refused with ${e.status ?? "a 4xx"}: ${e.reason}${at}`;
+};
 
 /** What the stop after a refused token means for the user (issue 21). */
 const stoppedLine = (r: ApplyResult, status: number): string => {
@@ -85,13 +87,13 @@ export function* renderResultLines(r: ApplyResult): Generator<string> {
     yield "Done:";
     for (const o of r.outcomes) if (o.status === "done") yield `  ${progressLine(o)}`;
   }
-  let permanent = 0;
-  if (r.outcomes.some((o) => o.status === "failed")) {
+  const failures = r.outcomes.filter(
+    (o): o is Extract<OperationOutcome, { status: "failed" }> => o.status === "failed",
+  );
+  if (failures.length > 0) {
     yield "";
     yield "Failed:";
-    for (const o of r.outcomes) {
-      if (o.status !== "failed") continue;
-      if (isPermanent(o.error)) permanent += 1;
+    for (const o of failures) {
       yield `  ${label(o)}: ${o.error.message}`;
       const parts = [
         o.error.status !== undefined ? `status ${o.error.status}` : undefined,
@@ -109,9 +111,20 @@ export function* renderResultLines(r: ApplyResult): Generator<string> {
   }
   if (status !== "applied") {
     yield "";
-    yield permanent === 0
-      ? "Run `waybill plan` to see exactly what is left; a re-run of apply converges."
-      : `Run \`waybill plan\` to see exactly what is left. A re-run alone will not fix ${permanent === 1 ? "the failure" : `the ${permanent} failures`} the service refused (${permanent === 1 ? "a 4xx status" : "4xx statuses"}): fix the cause first.`;
+    // Issue 28: "a re-run converges" only when every failure is one a re-run can get past
+    // (network, timeout, 5xx, 429 after its budget); a refusal comes back every time.
+    const toFix = failures.filter((o) => o.error.retry !== "retryable");
+    if (toFix.length === 0) {
+      yield "Run `waybill plan` to see exactly what is left; a re-run of apply converges.";
+    } else {
+      const refused = toFix.filter((o) => o.error.retry === "refused").length;
+      const what =
+        refused === toFix.length
+          ? `the service refused (${refused === 1 ? "a 4xx status" : "4xx statuses"})`
+          : "below (refused, or not a network failure, a timeout, a 5xx or a throttle)";
+      yield `Run \`waybill plan\` to see exactly what is left. A re-run alone will not fix ${toFix.length === 1 ? "the failure" : `the ${toFix.length} failures`} ${what}: fix the cause first:`;
+      for (const o of toFix) yield `  ${label(o)}: ${causeOf(o.error)}`;
+    }
   }
 }
 

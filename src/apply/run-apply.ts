@@ -5,7 +5,7 @@
  * calls finish.
  */
 import { setMaxListeners } from "node:events";
-import { ApiError } from "../api/errors.js";
+import { ApiError, NetworkError, RequestAbortedError, TimeoutError } from "../api/errors.js";
 import { isCredentialStatus } from "../api/retry-policy.js";
 import type { Api } from "../api/types.js";
 import type { DesiredConfig } from "../model/desired.js";
@@ -28,6 +28,16 @@ export interface FailureInfo {
   readonly title?: string;
   readonly detail?: string;
   readonly pointer?: string;
+  /**
+   * Issue 28: what a re-run can do about it. `retryable`: a network failure, a timeout, a
+   * 5xx, a 429 after its budget or an interrupted call: nothing is wrong with the request, so
+   * a re-run converges. `refused`: the service answered 3xx/4xx (api-v3.md Errors): the same
+   * request is refused again, the cause must be fixed first. `error`: anything else (a plan
+   * that does not fit the config, an answer Waybill cannot read): not promised to converge.
+   */
+  readonly retry: "retryable" | "refused" | "error";
+  /** The service's own words for a refusal: V3 `detail` or `title`, V2 `message`. */
+  readonly reason?: string;
 }
 
 interface OutcomeBase {
@@ -87,18 +97,53 @@ const idsDeleted = (plan: Plan): ReadonlySet<string> => {
   return out;
 };
 
+/** The error and its causes, outermost first (a refusal wraps the service's answer). */
+const causes = (err: unknown): unknown[] => {
+  const out: unknown[] = [];
+  for (let e: unknown = err; e !== undefined && e !== null && out.length < 6; ) {
+    out.push(e);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return out;
+};
+
+const reasonOf = (api: ApiError): string | undefined => api.detail ?? api.v2Message ?? api.title;
+
+/** How a failure is classed for the summary (FailureInfo.retry). */
+export const retryClass = (err: unknown): FailureInfo["retry"] => {
+  const chain = causes(err);
+  const api = chain.find((e): e is ApiError => e instanceof ApiError);
+  if (api !== undefined) {
+    return api.status === 429 || api.status >= 500 ? "retryable" : "refused";
+  }
+  const transient = chain.some(
+    (e) =>
+      e instanceof NetworkError || e instanceof TimeoutError || e instanceof RequestAbortedError,
+  );
+  return transient ? "retryable" : "error";
+};
+
+/**
+ * What the summary says of a failure: the top error's message (a refusal adds what it
+ * means), and the service's fields from the answer beneath it, wherever it is wrapped.
+ */
 export const failureInfo = (err: unknown): FailureInfo => {
-  if (err instanceof ApiError) {
+  const retry = retryClass(err);
+  const api = causes(err).find((e): e is ApiError => e instanceof ApiError);
+  const message = err instanceof Error ? err.message : String(err);
+  if (api !== undefined) {
     return {
-      message: err.message,
-      status: err.status,
-      ...(err.type !== undefined ? { type: err.type } : {}),
-      ...(err.title !== undefined ? { title: err.title } : {}),
-      ...(err.detail !== undefined ? { detail: err.detail } : {}),
-      ...(err.pointer !== undefined ? { pointer: err.pointer } : {}),
+      message,
+      status: api.status,
+      ...(api.type !== undefined ? { type: api.type } : {}),
+      ...(api.title !== undefined ? { title: api.title } : {}),
+      ...(api.detail !== undefined ? { detail: api.detail } : {}),
+      ...(api.pointer !== undefined ? { pointer: api.pointer } : {}),
+      retry,
+      ...(reasonOf(api) === undefined ? {} : { reason: reasonOf(api) as string }),
     };
   }
-  return { message: err instanceof Error ? err.message : String(err) };
+  return { message, retry };
 };
 
 export const runApply = async (

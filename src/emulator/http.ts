@@ -6,7 +6,7 @@ import { badRequest, fromIssue } from "./errors.js";
 import { isUuid } from "./ids.js";
 import type { FaultOptions } from "./seed.js";
 import type { State, TokenRow } from "./store.js";
-import { check, isPlainObject, type Schema } from "./validate.js";
+import { check, isPlainObject, type Schema, s } from "./validate.js";
 
 export type ApiName = "v3" | "v2";
 
@@ -38,12 +38,33 @@ export interface Reply {
 
 export type Handler = (ctx: Ctx) => Reply;
 
-export interface Route {
-  readonly method: "GET" | "POST" | "PUT" | "DELETE";
+interface RouteBase {
   /** `/api/v3/contexts/:id`; a `*name` segment matches one or more segments (V2 slugs). */
   readonly pattern: string;
   readonly handler: Handler;
 }
+
+/** A read or a delete: no request body is read. */
+export interface ReadRoute extends RouteBase {
+  readonly method: "GET" | "DELETE";
+}
+
+/**
+ * A write (POST, PUT, PATCH): it must name the spec's shape of its body (src/emulator/
+ * schemas.ts), and the server checks every request against it before the handler runs, so
+ * a member the shape does not list is a 400 with a pointer to it on every write route, those
+ * added later included (api-v3.md "Errors" rule 2: invalid input is 400; "Envelopes": the
+ * error's `source.pointer`). `null`: the route takes no body, so any member is unknown.
+ */
+export interface WriteRoute extends RouteBase {
+  readonly method: "POST" | "PUT" | "PATCH";
+  readonly body: Schema | null;
+}
+
+export type Route = ReadRoute | WriteRoute;
+
+export const isWriteRoute = (r: Route): r is WriteRoute =>
+  r.method === "POST" || r.method === "PUT" || r.method === "PATCH";
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 export const created = (body: unknown): Reply => ({ status: 201, body });
@@ -84,18 +105,28 @@ export const allowFilters = (ctx: Ctx, allowed: readonly string[]): void => {
 };
 
 /**
- * The body checked against a schema (unknown members are 400 with a pointer). Decision: the
- * flat update bodies (`/update`, `update-settings`, `env-vars/set`, `set-enabled`) reject
- * unknown members too, like creates; the body is parsed as JSON whatever its Content-Type.
+ * A write route's body checked against its schema (unknown members are 400 with a pointer).
+ * The server runs it for every write route before the handler (`WriteRoute.body`).
+ * Decision: the flat update bodies (`/update`, `update-settings`, `env-vars/set`,
+ * `set-enabled`) reject unknown members too, like creates; the body is parsed as JSON
+ * whatever its Content-Type; a route without a body shape (`null`) takes no members at all.
  */
-export const body = (ctx: Ctx, schema: Schema): Record<string, unknown> => {
-  if (ctx.body === undefined) throw badRequest("invalid_request", "a JSON body is required", "/");
-  const issue = check(schema, ctx.body);
+export const checkBody = (schema: Schema | null, value: unknown): void => {
+  if (schema === null) {
+    if (value === undefined) return;
+    const issue = check(s.obj({}), value);
+    if (issue) throw fromIssue(issue);
+    return;
+  }
+  if (value === undefined) throw badRequest("invalid_request", "a JSON body is required", "/");
+  const issue = check(schema, value);
   if (issue) throw fromIssue(issue);
-  if (!isPlainObject(ctx.body))
+  if (!isPlainObject(value))
     throw badRequest("invalid_request", "the body must be a JSON object", "/");
-  return ctx.body;
 };
+
+/** The body of a write route, already checked by the server against the route's schema. */
+export const body = (ctx: Ctx): Record<string, unknown> => ctx.body as Record<string, unknown>;
 
 /** `{ data: { attributes, references } }` of a validated create body. */
 export const enveloped = (

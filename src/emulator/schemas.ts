@@ -307,8 +307,8 @@ export const groupCreateSchema: Schema = s.obj({ name: nonEmpty(), description: 
 /**
  * PUT /orgs/:id/sso-group-mappings (spec: api-v3.md Orgs): `{ data: { attributes: { mappings:
  * [ { attributes: { idp_group_name string }, references: { group: { id uuid, rel string?,
- * attributes string? } } } ] } } }`. Decision: `data.references` (an envelope member) may be
- * there, empty; anything else is 400.
+ * attributes string? } } } ] } } }`. The shape has no `data.references`: a member it does not
+ * list is 400, like everywhere else.
  */
 export const ssoGroupMappingsSchema: Schema = s.obj(
   {
@@ -331,7 +331,6 @@ export const ssoGroupMappingsSchema: Schema = s.obj(
           },
           ["mappings"],
         ),
-        references: s.obj({}),
       },
       ["attributes"],
     ),

@@ -15,7 +15,7 @@ import {
 } from "./chaos.js";
 import { EmulatorHttpError } from "./errors.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
-import type { ApiName, Ctx, Reply, Route } from "./http.js";
+import { type ApiName, type Ctx, checkBody, isWriteRoute, type Reply, type Route } from "./http.js";
 import { hashUuid } from "./ids.js";
 import { createRouter, type Match } from "./router.js";
 import { checkoutKeyRoutes } from "./routes/checkout-keys.js";
@@ -73,7 +73,8 @@ export interface RunningEmulator {
 /** Decision: without a seed the emulator has no orgs and one read/write token, `demo-token`. */
 export const DEFAULT_SEED: Seed = { tokens: [{ token: "demo-token" }] };
 
-const ROUTES: readonly Route[] = [
+/** Every route of the emulator, in match order (exported for the tests that walk them). */
+export const ROUTES: readonly Route[] = [
   ...orgRoutes,
   ...projectRoutes,
   ...contextRoutes,
@@ -334,6 +335,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
           );
         }
       }
+      // Every write route's body is checked against the spec's shape before its handler.
+      if (isWriteRoute(m.route)) checkBody(m.route.body, parsed);
       // Writes may change the rows: the read-side indexes must not outlive them.
       if (method !== "GET") touch(state);
       const ctx: Ctx = {

@@ -514,7 +514,7 @@ export const createState = (seed: Seed): State => {
     if (slugs.has(so.slug)) seedFail(`${op}/slug`, `duplicate org slug ${so.slug}`);
     slugs.add(so.slug);
     const org: OrgRow = {
-      id: claim(so.id ?? hashUuid("org", so.slug), `${op}/id`),
+      id: claim(so.id ?? standaloneOrgId(so.slug) ?? hashUuid("org", so.slug), `${op}/id`),
       slug: so.slug,
       name: so.name ?? so.slug.split("/").pop() ?? so.slug,
       settings: { ...emptyOrgSettings(), ...so.settings },
@@ -918,6 +918,31 @@ export const OAUTH_VCS_SLUGS: ReadonlySet<string> = new Set(["gh", "github", "bb
 
 /** Whether a project or org slug is on an OAuth VCS provider (see OAUTH_VCS_SLUGS). */
 export const onOAuthVcs = (slug: string): boolean => OAUTH_VCS_SLUGS.has(slug.split("/")[0] ?? "");
+
+/**
+ * Decision: an app-based org's slug `<vcs-slug>/<uuid>` names its id (spec: api-v2-v1.md
+ * "Conventions of V2": for app-based providers "org-name is the organization id"), so a
+ * seed org written so gets that id unless the seed says otherwise.
+ */
+const standaloneOrgId = (slug: string): string | undefined => {
+  const [vcs, second, ...rest] = slug.split("/");
+  return vcs !== undefined && !onOAuthVcs(slug) && rest.length === 0 && isUuid(second ?? "")
+    ? (second as string).toLowerCase()
+    : undefined;
+};
+
+/**
+ * A project's V2 slug (spec: api-v2-v1.md "Conventions of V2"): `<vcs-slug>/<org-name>/
+ * <repo-name>`, where for app-based providers the vcs-slug is a service-native token, the
+ * org-name the organization id and the repo-name the project id. Decision: on an OAuth VCS
+ * provider it is the project's slug as V3 lists it; the V3 `slug` of an app-based project
+ * (the spec does not say its form) stays what it is, and only this form reaches its V2 routes.
+ */
+export const v2SlugOf = (p: {
+  readonly id: string;
+  readonly orgId: string;
+  readonly slug: string;
+}): string => (onOAuthVcs(p.slug) ? p.slug : `${p.slug.split("/")[0] ?? ""}/${p.orgId}/${p.id}`);
 
 /** Remove, in place, the rows `gone` says (the state's arrays are shared, never replaced). */
 export const removeWhere = <T>(rows: T[], gone: (row: T) => boolean): void => {

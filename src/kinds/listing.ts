@@ -50,10 +50,33 @@ export function* foundProjects(org: LiveOrg): Iterable<[string, LiveProject]> {
 /** spec: api-v2-v1.md: the project slug `<vcs>/<org>/<repo>` goes in the path, `/` kept. */
 export const v2Slug = (slug: string): string => slug.split("/").map(encodeURIComponent).join("/");
 
-/** The project slug a V2 project route needs; missing is a programming error. */
+/**
+ * The OAuth VCS providers' slugs: "two long and two short VCS provider names" (spec:
+ * api-v2-v1.md Endpoints (V2), project settings `provider`). Decision: a project slug whose
+ * first segment is another is on an app-based provider (its vcs-slug "is a service-native
+ * token", api-v2-v1.md "Conventions of V2").
+ */
+const OAUTH_VCS = new Set(["gh", "github", "bb", "bitbucket"]);
+
+/**
+ * The slug a project's V2 routes take (spec: api-v2-v1.md "Conventions of V2"):
+ * `<vcs-slug>/<org-name>/<repo-name>`; for app-based providers the org-name is the
+ * organization id and the repo-name the project id. So an app-based project's V2 slug is
+ * built from the ids, never from its name or the slug V3 lists (issue 28); an OAuth
+ * provider's project keeps its slug.
+ */
+export const v2ProjectSlug = (slug: string, orgId: string, projectId: string): string => {
+  const vcs = slug.split("/")[0] ?? "";
+  return OAUTH_VCS.has(vcs.toLowerCase()) ? slug : `${vcs}/${orgId}/${projectId}`;
+};
+
+/** The V2 slug of the scope's project (`v2ProjectSlug`); missing is a programming error. */
 export const scopeSlug = (scope: ListScope): string => {
   if (scope.project_slug === undefined) throw new Error("listing needs project_slug");
-  return scope.project_slug;
+  if (scope.org_id === undefined || scope.project_id === undefined) {
+    throw new Error("listing needs org_id and project_id for a V2 project slug");
+  }
+  return v2ProjectSlug(scope.project_slug, scope.org_id, scope.project_id);
 };
 
 /**

@@ -19,7 +19,7 @@ import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
 import type { CallPhase, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
-import { foundProjects, pageOptions, scopeId, v2Slug } from "./listing.js";
+import { foundProjects, pageOptions, scopeId, scopeSlug, v2Slug } from "./listing.js";
 
 /**
  * The last four characters from a V2 masked project env var value
@@ -90,7 +90,7 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
       return vars;
     }
     const v2 = await api.listV2<V2ProjectEnvVar>(
-      `/project/${v2Slug(scope.project_slug)}/envvar`,
+      `/project/${v2Slug(scopeSlug(scope))}/envvar`,
       {},
       options?.signal ? { signal: options.signal } : {},
     );

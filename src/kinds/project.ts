@@ -68,17 +68,22 @@ export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
     }),
   ],
   // spec: api-v3.md Projects: filter[org_id] with filter[name] (a search: exact matches kept).
-  // Used by apply's re-list after an uncertain create (the scope names the project).
+  // Used by apply's re-list after an uncertain create (the scope names the project), and,
+  // without a name, after a delete answered 404 (every project of the org: is it still there?).
   list: async (api, scope, options) => {
     const name = scope.name;
-    if (name === undefined) throw new Error("the project listing needs a name");
     const found = await api.listV3<ProjectAttributes>(
       "/projects",
-      { "filter[org_id]": scopeId(scope, "org_id"), "filter[name]": name },
+      {
+        "filter[org_id]": scopeId(scope, "org_id"),
+        ...(name === undefined ? {} : { "filter[name]": name }),
+      },
       options?.signal ? { signal: options.signal } : {},
     );
     return found
-      .filter((p) => (p.attributes.name ?? projectName(p.attributes.slug)) === name)
+      .filter(
+        (p) => name === undefined || (p.attributes.name ?? projectName(p.attributes.slug)) === name,
+      )
       .map((p): LiveProject => {
         if (typeof p.id !== "string") throw new LiveReadError("a listed project has no id");
         return {

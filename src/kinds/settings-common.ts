@@ -84,7 +84,16 @@ export const settingsKind = <
   unresolvedSecrets: () => [],
   toConfig: (items) =>
     items.map((l) => ({ written: "settings", item: l, doc: settingsDoc(l, spec.names) })),
-  createCalls: () => [],
+  // A singleton is planned as a create only when its parent is created in the same apply (a
+  // `create: true` project): it exists as soon as the project does, so "creating" it is one
+  // update-settings call with every declared key (issue 28: never a step that sends nothing).
+  createCalls: (d) => [
+    call("create", "POST", spec.updateRoute, {
+      body: "flat",
+      body_fields: Object.keys(declaredSettings(d, spec.names)),
+      note: "the settings exist with their parent: the declared keys are set",
+    }),
+  ],
   updateCalls: (fields) => [
     call("update", "POST", spec.updateRoute, {
       body: "flat",

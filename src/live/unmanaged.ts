@@ -17,6 +17,7 @@
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import type { ListScope, ResourceKind } from "../kinds/contract.js";
+import { v2ProjectSlug } from "../kinds/listing.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
 import { addr, formatAddress, type ResourceType } from "../model/address.js";
@@ -235,7 +236,8 @@ const projectItems = async (
     ),
     pipelines.livePlace.stored(p) ?? pipelines.list(api, scope),
     triggers.livePlace.stored(p) ?? triggers.list(api, scope),
-    listLegacySchedules(api, p.slug),
+    // The V2 slug: built from the ids on an app-based provider (issue 28).
+    listLegacySchedules(api, v2ProjectSlug(p.slug, org.id, p.id)),
   ]);
   emitLines(address, leaves, emit);
   if (legacy.read) {

@@ -24,7 +24,6 @@ import { keySeed } from "../keys.js";
 import { paginateV2 } from "../paging.js";
 import { checkoutKeyCreateSchema } from "../schemas.js";
 import {
-  assertValid,
   type CheckoutKeyRow,
   checkoutKeyRow,
   findOrg,
@@ -32,7 +31,6 @@ import {
   onOAuthVcs,
   type ProjectRow,
 } from "../store.js";
-import { check } from "../validate.js";
 import { projectBySlugOr404 } from "./projects.js";
 
 const digestOf = (ctx: Ctx): "md5" | "sha256" => {
@@ -75,9 +73,9 @@ export const checkoutKeyRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v2/project/*slug/checkout-key",
+    body: checkoutKeyCreateSchema,
     handler: (ctx) => {
       const p = projectBySlugOr404(ctx);
-      assertValid(check(checkoutKeyCreateSchema, ctx.body));
       const type = (ctx.body as { type: "deploy-key" | "user-key" }).type;
       if (!onOAuthVcs(p.slug)) {
         throw badRequest(

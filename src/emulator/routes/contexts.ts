@@ -80,8 +80,9 @@ export const contextRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/contexts",
+    body: contextCreateSchema,
     handler: (ctx) => {
-      const { attributes, references } = enveloped(body(ctx, contextCreateSchema));
+      const { attributes, references } = enveloped(body(ctx));
       const org = findOrg(ctx.state, references.org!.id);
       if (!org) throw unknownReference("org", references.org!.id);
       const name = attributes.name as string;

@@ -28,7 +28,7 @@ const truncated = (value: string): string => value.slice(-4);
 
 /** `{ name, value }`, with the value non-empty. Decision: an empty value is 400. */
 const nameAndValue = (ctx: Ctx): { name: string; value: string } => {
-  const b = body(ctx, envVarSetSchema);
+  const b = body(ctx);
   const name = b.name as string;
   const value = b.value as string;
   checkEnvName(name, "/name");
@@ -71,6 +71,7 @@ export const envVarRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/contexts/:id/env-vars/set",
+    body: envVarSetSchema,
     handler: (ctx) => {
       const c = contextOr404(ctx, ctx.params.id!);
       const { name, value } = nameAndValue(ctx);
@@ -113,6 +114,7 @@ export const envVarRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/projects/:id/environment-variables",
+    body: envVarSetSchema,
     handler: (ctx) => {
       const p = projectOr404(ctx, ctx.params.id!);
       const { name, value } = nameAndValue(ctx);

@@ -18,8 +18,7 @@ import { type Ctx, created, ok, type Route } from "../http.js";
 import { isUuid } from "../ids.js";
 import { paginateV2 } from "../paging.js";
 import { groupCreateSchema } from "../schemas.js";
-import { assertValid, type GroupRow, nextId, type OrgRow, onOAuthVcs } from "../store.js";
-import { check } from "../validate.js";
+import { type GroupRow, nextId, type OrgRow, onOAuthVcs } from "../store.js";
 import { orgOr404 } from "./orgs.js";
 
 const render = (g: GroupRow) => ({ id: g.id, name: g.name, description: g.description ?? "" });
@@ -43,9 +42,9 @@ export const groupRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v2/organizations/:org_id/groups",
+    body: groupCreateSchema,
     handler: (ctx) => {
       const org = orgOf(ctx);
-      assertValid(check(groupCreateSchema, ctx.body));
       const body = ctx.body as { name: string; description?: string };
       if (onOAuthVcs(org.slug)) {
         throw badRequest(

@@ -71,10 +71,11 @@ export const orgRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/orgs/:id/update-settings",
+    body: orgSettingsSchema,
     handler: (ctx) => {
       const org = orgOr404(ctx, ctx.params.id!);
       // spec: Orgs: "any of the org settings booleans (all optional)"; others are 400.
-      const b = body(ctx, orgSettingsSchema) as Record<string, boolean>;
+      const b = body(ctx) as Record<string, boolean>;
       org.settings = { ...org.settings, ...b };
       return ok(renderSettings(org));
     },
@@ -87,9 +88,10 @@ export const orgRoutes: readonly Route[] = [
   {
     method: "PUT",
     pattern: "/api/v3/orgs/:id/sso-group-mappings",
+    body: ssoGroupMappingsSchema,
     handler: (ctx) => {
       const org = orgOr404(ctx, ctx.params.id!);
-      const b = body(ctx, ssoGroupMappingsSchema) as {
+      const b = body(ctx) as {
         data: {
           attributes: {
             mappings: {

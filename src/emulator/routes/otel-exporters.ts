@@ -20,14 +20,12 @@ import { type Ctx, created, ok, type Route } from "../http.js";
 import { isUuid } from "../ids.js";
 import { otelExporterCreateSchema } from "../schemas.js";
 import {
-  assertValid,
   checkOtelEndpoint,
   findOrg,
   nextId,
   OTEL_EXPORTERS_PER_ORG,
   type OtelExporterRow,
 } from "../store.js";
-import { check } from "../validate.js";
 
 const render = (e: OtelExporterRow) => ({
   id: e.id,
@@ -57,8 +55,8 @@ export const otelExporterRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v2/otel/exporters",
+    body: otelExporterCreateSchema,
     handler: (ctx) => {
-      assertValid(check(otelExporterCreateSchema, ctx.body));
       const body = ctx.body as {
         org_id: string;
         endpoint: string;

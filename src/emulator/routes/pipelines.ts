@@ -93,8 +93,9 @@ export const pipelineRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/pipelines",
+    body: pipelineCreateSchema,
     handler: (ctx) => {
-      const { attributes: a, references } = enveloped(body(ctx, pipelineCreateSchema));
+      const { attributes: a, references } = enveloped(body(ctx));
       const p = findProject(ctx.state, references.project!.id);
       if (!p) throw unknownReference("project", references.project!.id);
       // Decision: pipeline names are not unique within a project (the spec says nothing), so
@@ -143,11 +144,12 @@ export const pipelineRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/pipelines/:id/update",
+    body: pipelineUpdateSchema,
     handler: (ctx) => {
       const { row, synthetic } = byId(ctx);
       if (synthetic) throw notUpdatable("pipeline");
       // spec: only name, description, config.file_path, config.file_type; present fields change.
-      const b = body(ctx, pipelineUpdateSchema);
+      const b = body(ctx);
       if (b.name !== undefined) row.name = b.name as string;
       if (b.description !== undefined) row.description = b.description as string;
       const cfg = b.config as { file_path?: string; file_type?: string } | undefined;

@@ -8,7 +8,9 @@
  * - a name the org already has (any case) is 400;
  * - the new project's slug is `<org slug>/<name>` in an org on an OAuth VCS provider, and
  *   `<org slug>/<project id>` in a standalone org (api-v2-v1.md: for app-based providers
- *   "repo-name" is the project id); an OAuth org's project gets the synthetic OAuth pipeline;
+ *   "repo-name" is the project id); the V2 answer's `slug` is its V2 slug (`v2SlugOf`:
+ *   `<vcs-slug>/<org id>/<project id>` there); an OAuth org's project gets the synthetic
+ *   OAuth pipeline;
  * - a delete takes everything in the project with it (env vars, webhooks, pipelines,
  *   triggers, checkout keys, schedules) and the context restrictions naming it.
  */
@@ -26,6 +28,7 @@ import {
   type ProjectRow,
   removeWhere,
   rowsOf,
+  v2SlugOf,
 } from "../store.js";
 
 /** spec: api-v3.md "Projects": `page[limit]` (max 50). */
@@ -44,12 +47,14 @@ export const renderProject = (p: ProjectRow) => ({
 
 /**
  * The project a V2 route's `*slug` names (spec: api-v2-v1.md: "the `/` may be URL-escaped").
- * Decision: slugs compare case-insensitively; none is 404.
+ * An app-based project is named only by `<vcs-slug>/<org id>/<project id>` (spec: api-v2-v1.md
+ * "Conventions of V2"; `v2SlugOf`): a slug built from its name names nothing, 404 (the less
+ * forgiving reading). Decision: slugs compare case-insensitively; none is 404.
  */
 export const projectBySlugOr404 = (ctx: Ctx): ProjectRow => {
-  const slug = ctx.params.slug ?? "";
-  const p = ctx.state.projects.find((x) => x.slug.toLowerCase() === slug.toLowerCase());
-  if (!p) throw notFound("project", slug);
+  const slug = (ctx.params.slug ?? "").toLowerCase();
+  const p = ctx.state.projects.find((x) => v2SlugOf(x).toLowerCase() === slug);
+  if (!p) throw notFound("project", ctx.params.slug ?? "");
   return p;
 };
 
@@ -135,9 +140,10 @@ export const projectRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/projects/:id/update-settings",
+    body: projectSettingsSchema,
     handler: (ctx) => {
       const p = projectOr404(ctx, ctx.params.id!);
-      const b = body(ctx, projectSettingsSchema);
+      const b = body(ctx);
       p.settings = { ...p.settings, ...(structuredClone(b) as ProjectRow["settings"]) };
       return ok(renderSettings(p));
     },
@@ -152,13 +158,14 @@ export const projectLifecycleRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v2/organization/*org/project",
+    body: projectCreateSchema,
     handler: (ctx) => {
       const key = ctx.params.org ?? "";
       const org =
         findOrg(ctx.state, key) ??
         ctx.state.orgs.find((o) => o.slug.toLowerCase() === key.toLowerCase());
       if (!org) throw notFound("organization", key);
-      const { name } = body(ctx, projectCreateSchema) as { name: string };
+      const { name } = body(ctx) as { name: string };
       if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
         throw badRequest("invalid_request", "/name: letters, digits, _ . - only", "/name");
       }
@@ -186,7 +193,7 @@ export const projectLifecycleRoutes: readonly Route[] = [
       ctx.state.projects.push(row);
       // V2's project: slug, name, id and the org's (api-v2-v1.md "Project").
       return created({
-        slug,
+        slug: v2SlugOf(row),
         name,
         id,
         organization_name: org.name,

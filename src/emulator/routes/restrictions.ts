@@ -128,8 +128,9 @@ export const restrictionRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/context-restrictions",
+    body: restrictionCreateSchema,
     handler: (ctx) => {
-      const { attributes, references } = enveloped(body(ctx, restrictionCreateSchema));
+      const { attributes, references } = enveloped(body(ctx));
       const c = findContext(ctx.state, references.context!.id);
       if (!c) throw unknownReference("context", references.context!.id);
       const type = attributes.restriction_type as RestrictionType;

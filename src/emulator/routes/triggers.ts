@@ -111,8 +111,9 @@ export const triggerRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/triggers",
+    body: triggerCreateSchema,
     handler: (ctx) => {
-      const { attributes: a, references } = enveloped(body(ctx, triggerCreateSchema));
+      const { attributes: a, references } = enveloped(body(ctx));
       // spec: Triggers: POST lists 201/400: an unknown pipeline is 400; so is the synthetic
       // OAuth pipeline (it cannot take new triggers and is resolvable only with
       // filter[project_id]).
@@ -164,10 +165,11 @@ export const triggerRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/triggers/:id/update",
+    body: triggerUpdateSchema,
     handler: (ctx) => {
       const { row, synthetic } = resolveTrigger(ctx);
       if (synthetic) throw notUpdatable("trigger");
-      const b = body(ctx, triggerUpdateSchema);
+      const b = body(ctx);
       const type = row.event.type;
       // spec: parameters only on scheduled triggers; 400 for non-scheduled triggers.
       if (b.parameters !== undefined && type !== "schedule") {

@@ -69,8 +69,9 @@ export const webhookRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/webhooks",
+    body: webhookCreateSchema,
     handler: (ctx) => {
-      const { attributes: a, references } = enveloped(body(ctx, webhookCreateSchema));
+      const { attributes: a, references } = enveloped(body(ctx));
       const p = projectOr404(ctx, references.project!.id);
       checkWebhookUrl(a.url as string, "/data/attributes/url");
       checkWebhookEvents(a.events as string[], "/data/attributes/events");
@@ -120,9 +121,10 @@ export const webhookRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/webhooks/:id/update",
+    body: webhookUpdateSchema,
     handler: (ctx) => {
       const w = webhookOr404(ctx);
-      const b = body(ctx, webhookUpdateSchema);
+      const b = body(ctx);
       if (b.url !== undefined) checkWebhookUrl(b.url as string, "/url");
       if (b.events !== undefined) checkWebhookEvents(b.events as string[], "/events");
       // Omitted fields keep their values; `events` replaces the subscription.
@@ -140,10 +142,11 @@ export const webhookRoutes: readonly Route[] = [
   {
     method: "POST",
     pattern: "/api/v3/webhooks/:id/set-enabled",
+    body: setEnabledSchema,
     handler: (ctx) => {
       const w = webhookOr404(ctx);
       // spec: States: set-enabled with the value it already has changes nothing.
-      w.is_enabled = body(ctx, setEnabledSchema).is_enabled as boolean;
+      w.is_enabled = body(ctx).is_enabled as boolean;
       return ok({ data: renderWebhook(w) });
     },
   },
