@@ -13,12 +13,16 @@ import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
 import type { RegisterCommand } from "./commands.js";
 import {
+  ALLOWED_ORGS_OPTION,
+  allowedOrgsOf,
   type CommonOptionFlags,
   type CommonOptions,
+  checkAllowedOrgs,
   connect,
   DEFAULT_PARALLELISM,
   DEFAULT_TIMEOUT_SECONDS,
   MAX_PARALLELISM,
+  parseAllowedOrgs,
   parseTimeout,
   progressReporter,
 } from "./common-options.js";
@@ -36,6 +40,8 @@ interface ExportFlags {
   readonly parallelism: number;
   readonly verbose?: boolean;
   readonly timeout?: number;
+  readonly inlineUrls?: boolean;
+  readonly allowedOrgs?: string;
 }
 
 const EXAMPLES = `
@@ -108,6 +114,12 @@ export const makeRegisterExport =
         DEFAULT_TIMEOUT_SECONDS,
       )
       .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
+      .option(
+        "--inline-urls",
+        "write webhook URLs in clear (they are credentials: by default each is a $" +
+          "{env:NAME} placeholder, listed with the secrets)",
+      )
+      .option(...ALLOWED_ORGS_OPTION)
       .addHelpText("after", EXAMPLES)
       .action(async (flags: ExportFlags) => {
         setExit(await exportCommand(flags, io, now));
@@ -134,6 +146,16 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   if (flags.allProjects && projects.length > 0) {
     throw new UsageError("--project and --all-projects cannot be combined: choose one");
   }
+  // design.md §4 "Integration": an org outside --allowed-orgs is refused before any request.
+  checkAllowedOrgs(
+    [flags.org],
+    allowedOrgsOf(
+      flags.allowedOrgs !== undefined
+        ? { allowedOrgs: parseAllowedOrgs(flags.allowedOrgs, "--allowed-orgs") }
+        : {},
+      io,
+    ),
+  );
   const commonFlags: CommonOptionFlags = {
     config: "",
     ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
@@ -162,6 +184,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   try {
     result = await exportLive(withProgress(api.readOnly(), progress.onProgress), {
       org: flags.org,
+      inlineUrls: flags.inlineUrls === true,
       projects: flags.allProjects
         ? { kind: "all" }
         : projects.length > 0
@@ -223,7 +246,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   } else {
     const width = result.envVars.reduce((w, n) => Math.max(w, n.name.length), 0);
     io.stderr.write(
-      `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values are never exported; set each before plan):\n`,
+      `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values${flags.inlineUrls === true ? "" : " and webhook URLs"} are never written; set each before plan${flags.inlineUrls === true ? "" : ", or export again with --inline-urls to write the URLs in clear"}):\n`,
     );
     for (const n of result.envVars)
       io.stderr.write(`  ${n.name.padEnd(width)}  ${describeNeed(n)}\n`);

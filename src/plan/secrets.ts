@@ -4,7 +4,7 @@
  * executor looks them up in the resolved config by org and address. Pure.
  */
 
-import { isSecret, type Secret } from "../core/secret.js";
+import { isSecret, Secret } from "../core/secret.js";
 import { parseAddress } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
 
@@ -36,7 +36,9 @@ export const desiredSecrets = (
       if (v) out.set("value", v.value);
     } else if (b.name === "webhook" && seg.length === 2) {
       const w = p.webhooks?.get(b.key);
-      if (w && isSecret(w.url)) out.set("url", w.url);
+      // A plain url too: the plan holds every webhook url masked (src/plan/mask-urls.ts),
+      // so apply takes it from the config whether or not it came from `${env:…}`.
+      if (w) out.set("url", isSecret(w.url) ? w.url : new Secret(w.url, "config"));
       if (w?.signing_secret) out.set("signing_secret", w.signing_secret);
     } else if (b.name === "pipeline" && c?.name === "trigger" && c.key !== undefined) {
       const t = p.pipelines?.get(b.key)?.triggers?.get(c.key);
