@@ -352,8 +352,24 @@ export const loadDesired = async (
  * Every resolved secret value of the config (env var values, signing secrets, anything from
  * `${env:}`/`${file:}`).
  */
-export const collectSecretValues = (desired: DesiredConfig): string[] =>
-  resolvedSecretValues(desired);
+export const collectSecretValues = (desired: DesiredConfig): string[] => [
+  ...resolvedSecretValues(desired),
+  ...credentialUrls(desired),
+];
+
+/**
+ * Issue 30: the webhook URLs the config writes in clear are credentials too; a service error
+ * that echoes one (a create refused for its url) is scrubbed like a secret.
+ */
+const credentialUrls = (desired: DesiredConfig): string[] => {
+  const out: string[] = [];
+  for (const org of desired.orgs) {
+    for (const p of org.projects.values()) {
+      for (const w of p.webhooks?.values() ?? []) if (typeof w.url === "string") out.push(w.url);
+    }
+  }
+  return out;
+};
 
 /**
  * Decision: error texts the service sends back are scrubbed of the config's secret values
