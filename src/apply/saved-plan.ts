@@ -122,7 +122,14 @@ export const writeSavedPlan = async (
       : {}),
     plan,
   };
-  await writePrivateFile(path, `${JSON.stringify(saved, null, 2)}\n`);
+  // JSON escapes C0 controls but writes DEL and C1 ones (U+009B: a CSI to some terminals)
+  // raw; a live name holding one would reach whoever `cat`s the file. Escaped, the value
+  // parses back the same.
+  const text = JSON.stringify(saved, null, 2).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  await writePrivateFile(path, `${text}\n`);
 };
 
 /**
