@@ -2,6 +2,7 @@
  * `waybill export` (design.md §1 "Commands", issue 6): write a config that describes the
  * live state, so adopting Waybill starts from a plan with no changes. Reads only.
  */
+
 import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
@@ -11,6 +12,7 @@ import { UsageError } from "../core/errors.js";
 import { ExportError } from "../export/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
+import { stripControls } from "../render/sanitize.js";
 import type { RegisterCommand } from "./commands.js";
 import {
   ALLOWED_ORGS_OPTION,
@@ -233,7 +235,8 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     io.stderr.write(`Wrote ${flags.output}\n`);
   }
 
-  for (const w of result.warnings) io.stderr.write(`Warning: ${w}\n`);
+  // Issue 30: warnings and addresses quote live names: no control character is printed.
+  for (const w of result.warnings) io.stderr.write(`Warning: ${stripControls(w)}\n`);
   // Decision: without --project or --all-projects only the org settings and contexts are
   // exported (an org may have hundreds of projects; exporting them all is a choice).
   if (projects.length === 0 && !flags.allProjects) {
@@ -249,7 +252,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
       `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values${flags.inlineUrls === true ? "" : " and webhook URLs"} are never written; set each before plan${flags.inlineUrls === true ? "" : ", or export again with --inline-urls to write the URLs in clear"}):\n`,
     );
     for (const n of result.envVars)
-      io.stderr.write(`  ${n.name.padEnd(width)}  ${describeNeed(n)}\n`);
+      io.stderr.write(`  ${n.name.padEnd(width)}  ${stripControls(describeNeed(n))}\n`);
   }
   return EXIT.ok;
 };

@@ -188,6 +188,15 @@ describe("a fork's plan (issue 30)", () => {
     expect(await suite.emulator.requests()).toEqual([]);
   });
 
+  it("export writes no URL path, no secret and no control character", async () => {
+    const r = await runInProcess(["export", "--org", ORG, "--all-projects"], env(), {
+      secrets: NEVER,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("WEBHOOK_API_SLACK_URL");
+    expectClean(r.stdout, r.stderr);
+  });
+
   it("--show-urls prints URLs in full on a terminal only; off one it warns and masks", async () => {
     const piped = await runInProcess(["plan", "-c", suite.files.fork, "--show-urls"], env());
     expect(piped.code, piped.stderr).toBe(0);
