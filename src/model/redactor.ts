@@ -223,7 +223,9 @@ export const createRedactor = (
   const forms = new Set<string>();
   for (const s of secrets) for (const f of secretForms(s)) forms.add(f);
   if (forms.size === 0) return IDENTITY;
-  const windows = partialWindows(secrets);
+  // Built on the first text redacted: most runs redact nothing (only a service's error
+  // texts are scrubbed), and 20,000 secrets take ~1 s and ~40 MB of windows.
+  let windows: Set<string> | undefined;
   let capacity = 1;
   for (const f of forms) capacity += f.length;
 
@@ -317,7 +319,8 @@ export const createRedactor = (
       ends.push(i + 1);
     }
     // Issue 30: partial runs (a suffix, a middle, another case, hex) join the masked runs.
-    const partial = partialRuns(text, windows);
+    if (text.length >= PARTIAL_MIN) windows ??= partialWindows(secrets);
+    const partial = windows === undefined ? [] : partialRuns(text, windows);
     if (partial.length > 0) {
       const all = starts.map((s0, k): [number, number] => [s0, ends[k] ?? s0]).concat(partial);
       all.sort((a, b) => a[0] - b[0]);
