@@ -12,7 +12,10 @@ import { readRegularFile } from "../core/read-regular.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { LiveState } from "../model/live.js";
-import type { Change, Plan } from "../plan/types.js";
+import { selectTargets, summarise } from "../plan/finish.js";
+import { maskPlanUrls } from "../plan/mask-urls.js";
+import { globMatcher } from "../plan/plan.js";
+import type { Change, Plan, Summary } from "../plan/types.js";
 import { writePrivateFile } from "./private-file.js";
 
 export const SAVED_PLAN_FORMAT = 1;
@@ -98,12 +101,15 @@ export const savedPlanMeta = (input: {
  */
 export const writeSavedPlan = async (
   path: string,
-  plan: Plan,
+  planned: Plan,
   meta: SavedPlanMeta,
 ): Promise<void> => {
-  if (!plan.saveable) {
+  if (!planned.saveable) {
     throw new UsageError("a plan made without secret values (--skip-secrets) cannot be saved");
   }
+  // design.md §4 "Integration": a plan file never holds a webhook URL in full, even from
+  // `plan --show-urls` (apply takes the URL from the config: src/plan/mask-urls.ts).
+  const plan: Plan = { ...planned, changes: maskPlanUrls(planned.changes) };
   const saved: SavedPlan = {
     saved_plan_format: SAVED_PLAN_FORMAT,
     waybill_version: meta.waybill_version,
@@ -116,7 +122,14 @@ export const writeSavedPlan = async (
       : {}),
     plan,
   };
-  await writePrivateFile(path, `${JSON.stringify(saved, null, 2)}\n`);
+  // JSON escapes C0 controls but writes DEL and C1 ones (U+009B: a CSI to some terminals)
+  // raw; a live name holding one would reach whoever `cat`s the file. Escaped, the value
+  // parses back the same.
+  const text = JSON.stringify(saved, null, 2).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  await writePrivateFile(path, `${text}\n`);
 };
 
 /**
@@ -195,21 +208,20 @@ export const checkTarget = (saved: SavedPlan, baseUrl: string, fresh: Plan): voi
 const changeKey = (c: Change): string => `${c.org}|${c.address}`;
 
 /**
- * What is compared: everything a change does (its action, fields, values, ids, calls).
- * Decision: the `reason` text is left out (wording, not behaviour); a live id that changed
- * (an item deleted and re-created by hand) makes the plan stale, since its calls would now
- * address another item. The config digest and live fingerprints only explain a stale plan;
- * they do not refuse one whose changes are still the same (issue 5: "if the changes differ").
+ * What is compared: everything a change says and does (its action, reason, fields, values,
+ * ids, calls), URLs masked on both sides (src/plan/mask-urls.ts). Decision: the `reason` is
+ * compared too (issue 30: it is what the reviewer read; a file whose reasons were edited no
+ * longer says what the change is). A live id that changed (an item deleted and re-created
+ * by hand) makes the plan stale, since its calls would now address another item. The config
+ * digest and live fingerprints only explain a stale plan; they do not refuse one whose
+ * changes are still the same (issue 5: "if the changes differ").
  */
-const comparable = (c: Change): string => {
-  const { reason: _reason, ...rest } = c;
-  return canonical(toJson(rest));
-};
+const comparable = (c: Change): string => canonical(toJson(c));
 
 /** Lines describing how two plans' changes differ; empty when they are equal. */
 export const diffChanges = (saved: Plan, fresh: Plan): string[] => {
-  const a = new Map(saved.changes.map((c) => [changeKey(c), c]));
-  const b = new Map(fresh.changes.map((c) => [changeKey(c), c]));
+  const a = new Map(maskPlanUrls(saved.changes).map((c) => [changeKey(c), c]));
+  const b = new Map(maskPlanUrls(fresh.changes).map((c) => [changeKey(c), c]));
   const out: string[] = [];
   for (const [k, c] of a) {
     const n = b.get(k);
@@ -218,7 +230,9 @@ export const diffChanges = (saved: Plan, fresh: Plan): string[] => {
       const what =
         c.action !== n.action
           ? `was ${c.action}, now ${n.action}`
-          : `${c.action} differs: ${describeFields(c, n)}`;
+          : c.reason !== n.reason
+            ? `${c.action} differs: its reason (saved: ${JSON.stringify(c.reason)}; now: ${JSON.stringify(n.reason)})`
+            : `${c.action} differs: ${describeFields(c, n)}`;
       out.push(`  ~ ${c.address}: ${what}`);
     }
   }
@@ -252,12 +266,63 @@ export const diffFingerprints = (
   return out;
 };
 
-/** Throw StalePlanError (exit 3) when the fresh plan's changes differ from the saved ones. */
+/**
+ * Issue 30: what a saved plan says about its changes that a reader takes on trust — the
+ * summary line, the `--target` globs — checked against the changes themselves. Lines that
+ * describe each disagreement; empty when the file is consistent.
+ */
+export const savedPlanDisagreements = (plan: Plan): string[] => {
+  const out: string[] = [];
+  const counted = summarise(plan.changes);
+  const stored = plan.summary as Partial<Summary> | undefined;
+  const keys = ["create", "update", "replace", "delete"] as const;
+  if (stored === undefined || keys.some((k) => stored[k] !== counted[k])) {
+    const said =
+      stored === undefined ? "no summary" : keys.map((k) => `${String(stored[k])} ${k}`).join(", ");
+    out.push(
+      `its summary says ${said}, but its changes are ${keys.map((k) => `${counted[k]} ${k}`).join(", ")}`,
+    );
+  }
+  const targets = plan.targets ?? [];
+  if (targets.length > 0) {
+    const selected = selectTargets(plan.changes, globMatcher(targets));
+    if (selected.length !== plan.changes.length) {
+      out.push(
+        `its --target ${targets.join(", ")} selects ${selected.length} of its ${plan.changes.length} changes`,
+      );
+    }
+  }
+  const keys2 = new Set<string>();
+  for (const c of plan.changes) {
+    const k = changeKey(c);
+    if (keys2.has(k)) out.push(`it lists ${c.address} twice`);
+    keys2.add(k);
+  }
+  return out;
+};
+
+/**
+ * Refuse (exit 1) a saved plan whose summary or targets disagree with its changes: it was
+ * edited after `plan --out` wrote it, and what a reviewer read is not what would run.
+ */
+export const checkSavedPlan = (saved: SavedPlan): void => {
+  const wrong = savedPlanDisagreements(saved.plan);
+  if (wrong.length === 0) return;
+  throw new SavedPlanError(
+    `the saved plan disagrees with itself, so it was not written by \`waybill plan --out\` as it is: ${wrong.join("; ")}; refusing to apply it`,
+  );
+};
+
+/**
+ * Throw StalePlanError (exit 3) when the fresh plan's changes differ from the saved ones,
+ * after refusing (exit 1) a saved plan that disagrees with itself (`checkSavedPlan`).
+ */
 export const checkStale = (
   saved: SavedPlan,
   fresh: Plan,
   fingerprints: Record<string, string>,
 ): void => {
+  checkSavedPlan(saved);
   const diff = diffChanges(saved.plan, fresh);
   if (diff.length === 0) return;
   const live = diffFingerprints(saved.live_fingerprints ?? {}, fingerprints);

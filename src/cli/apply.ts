@@ -29,6 +29,7 @@ import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { Plan } from "../plan/types.js";
 import { renderTextLines } from "../render/index.js";
+import { stripControls } from "../render/sanitize.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   APPLY_RETRY,
@@ -409,7 +410,9 @@ const planAndApply = async (
     if (e.type !== "finished") return;
     finished += 1;
     if (tty) io.stderr.write(`\rApplying ${finished}/${e.total}…`);
-    else if (e.outcome.status !== "skipped") io.stderr.write(`${progressNotice(e.outcome)}\n`);
+    // Issue 30: an address holds live names; no control character reaches the terminal.
+    else if (e.outcome.status !== "skipped")
+      io.stderr.write(`${stripControls(progressNotice(e.outcome))}\n`);
   };
   let result: Awaited<ReturnType<typeof runApply>>;
   try {
@@ -425,11 +428,18 @@ const planAndApply = async (
   } finally {
     if (tty) io.stderr.write("\n");
   }
-  if (options.format === "json") io.stdout.write(renderResultJson(result, plan));
-  else await writeChunks(io.stdout, withNewlines(renderResultLines(result)));
+  // Issue 30: no control character of a live name reaches the terminal (in JSON a raw C1
+  // character becomes its `\u` escape: the same value).
+  if (options.format === "json") io.stdout.write(stripControls(renderResultJson(result, plan)));
+  else
+    await writeChunks(io.stdout, withNewlines(mapLines(renderResultLines(result), stripControls)));
   const status = applyStatus(result);
   if (control.lockLost()) return EXIT.error;
   const stoppedBy = control.stoppedBy();
   if (status === "interrupted") return stoppedBy ? exitCodeForSignal(stoppedBy) : EXIT.interrupted;
   return status === "applied" ? EXIT.ok : EXIT.error;
 };
+
+function* mapLines(lines: Iterable<string>, f: (line: string) => string): Generator<string> {
+  for (const line of lines) yield f(line);
+}

@@ -21,6 +21,7 @@ import { readRegularFile } from "../core/read-regular.js";
 import { resolvedSecretValues, Secret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { createRedactor } from "../model/redactor.js";
+import { stripControls } from "../render/sanitize.js";
 import { type CliIO, clockOf } from "./io.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
@@ -39,6 +40,10 @@ export interface CommonOptionFlags {
   readonly verbose?: boolean;
   /** `--timeout SECONDS`: the longest one request may take, retries included. */
   readonly timeout?: number;
+  /** `--allowed-orgs SLUG[,SLUG…]` (design.md §4 "Integration"). */
+  readonly allowedOrgs?: string;
+  /** `--show-urls` (plan and drift only). */
+  readonly showUrls?: boolean;
 }
 
 export const DEFAULT_CONFIG_PATH = "./waybill.yaml";
@@ -155,7 +160,8 @@ export const addCommonOptions = (
       DEFAULT_TIMEOUT_SECONDS,
     )
     .option("--no-color", "never colour the output (colour is used only on a terminal)")
-    .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)");
+    .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
+    .option(...ALLOWED_ORGS_OPTION);
 };
 
 /** The common options with every default applied and the environment consulted. */
@@ -170,9 +176,17 @@ export interface CommonOptions {
   readonly verbose: boolean;
   /** `--timeout` in ms: one request's bound, retries included (and each attempt's at most). */
   readonly timeoutMs: number;
+  /** `--allowed-orgs` parsed; absent: the environment's WAYBILL_ALLOWED_ORGS, or any org. */
+  readonly allowedOrgs?: readonly string[];
+  /** `--show-urls` on a terminal (src/plan/mask-urls.ts); false everywhere else. */
+  readonly showUrls?: boolean;
 }
 
 export const resolveCommonOptions = (flags: CommonOptionFlags, io: CliIO): CommonOptions => ({
+  ...(flags.allowedOrgs !== undefined
+    ? { allowedOrgs: parseAllowedOrgs(flags.allowedOrgs, "--allowed-orgs") }
+    : {}),
+  ...(flags.showUrls === true ? { showUrls: showUrlsOnTerminal(io) } : {}),
   configPath: flags.config,
   format: flags.format ?? "text",
   parallelism: flags.parallelism,
@@ -333,9 +347,16 @@ export const loadDesired = async (
   io: CliIO,
   resolveSecrets: boolean,
 ): Promise<DesiredConfig | undefined> => {
+  // design.md §4 "Integration": the allowed orgs are known (and a malformed list refused)
+  // before the config is even read.
+  const allowed = allowedOrgsOf(options, io);
   const loaded = await loadConfig(options.configPath, { env: io.env, resolveSecrets });
   if (loaded.ok) {
     for (const w of shellVariableWarnings(loaded.config)) io.stderr.write(`Warning: ${w}\n`);
+    checkAllowedOrgs(
+      loaded.config.orgs.map((o) => o.slug),
+      allowed,
+    );
     return loaded.config;
   }
   for (const d of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -349,8 +370,24 @@ export const loadDesired = async (
  * Every resolved secret value of the config (env var values, signing secrets, anything from
  * `${env:}`/`${file:}`).
  */
-export const collectSecretValues = (desired: DesiredConfig): string[] =>
-  resolvedSecretValues(desired);
+export const collectSecretValues = (desired: DesiredConfig): string[] => [
+  ...resolvedSecretValues(desired),
+  ...credentialUrls(desired),
+];
+
+/**
+ * Issue 30: the webhook URLs the config writes in clear are credentials too; a service error
+ * that echoes one (a create refused for its url) is scrubbed like a secret.
+ */
+const credentialUrls = (desired: DesiredConfig): string[] => {
+  const out: string[] = [];
+  for (const org of desired.orgs) {
+    for (const p of org.projects.values()) {
+      for (const w of p.webhooks?.values() ?? []) if (typeof w.url === "string") out.push(w.url);
+    }
+  }
+  return out;
+};
 
 /**
  * Decision: error texts the service sends back are scrubbed of the config's secret values
@@ -363,8 +400,13 @@ export const collectSecretValues = (desired: DesiredConfig): string[] =>
 export const secretScrubber = (
   secrets: readonly string[],
   token?: Secret,
-): ((text: string) => string) =>
-  createRedactor(token?.isResolved === true ? [...secrets, token.reveal()] : secrets).redact;
+): ((text: string) => string) => {
+  const redact = createRedactor(
+    token?.isResolved === true ? [...secrets, token.reveal()] : secrets,
+  ).redact;
+  // Issue 30: a service's text (an error title, a detail) never drives the terminal.
+  return (text) => stripControls(redact(text));
+};
 
 /** Build the API client from the resolved options (the client refuses http:// off loopback). */
 export const connect = async (
@@ -391,3 +433,76 @@ export const connectWith = (
     ...clientReporting(options, io),
     scrub: secretScrubber(desired ? collectSecretValues(desired) : [], connection.token),
   });
+
+// ---------------------------------------------------------------------------------------
+// design.md §4 "Integration": `--allowed-orgs` and `--show-urls` (issue 30: a fork's pull
+// request chooses the config's `org:` and its webhooks; the plan job must not follow it to
+// another org, nor print the org's webhook URLs in a public comment).
+
+export const ALLOWED_ORGS_ENV = "WAYBILL_ALLOWED_ORGS";
+
+/** The `--allowed-orgs` option, for commander's `.option(...)`. */
+export const ALLOWED_ORGS_OPTION = [
+  "--allowed-orgs <slugs>",
+  `refuse, before any request, a config (or --org) naming an org outside this comma-separated list, e.g. gh/acme,gh/acme-labs (default: env ${ALLOWED_ORGS_ENV}; for plan jobs on pull requests)`,
+] as const;
+
+/**
+ * Decision: the list is comma-separated slugs, compared exactly (case included: the config's
+ * slug is what is sent). A list that is given but names no org (`--allowed-orgs ""`, or the
+ * variable set from an unset CI variable) allows nothing and is refused, rather than read as
+ * "no restriction": a misconfigured guard fails closed. The flag wins over the variable.
+ */
+export const parseAllowedOrgs = (value: string, source: string): string[] => {
+  const slugs = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (slugs.length === 0) {
+    throw new UsageError(`${source} names no org: give at least one slug, e.g. gh/acme`);
+  }
+  return slugs;
+};
+
+/** The allowed orgs from the options or the environment; undefined: any org. */
+export const allowedOrgsOf = (
+  options: Pick<CommonOptions, "allowedOrgs">,
+  io: CliIO,
+): readonly string[] | undefined => {
+  if (options.allowedOrgs !== undefined) return options.allowedOrgs;
+  const env = io.env[ALLOWED_ORGS_ENV];
+  return env === undefined ? undefined : parseAllowedOrgs(env, ALLOWED_ORGS_ENV);
+};
+
+/** Refuse (exit 1, before any request) the orgs outside `allowed`. */
+export const checkAllowedOrgs = (
+  slugs: readonly string[],
+  allowed: readonly string[] | undefined,
+): void => {
+  if (allowed === undefined) return;
+  const outside = slugs.filter((s) => !allowed.includes(s));
+  if (outside.length === 0) return;
+  throw new UsageError(
+    `${outside.map((s) => JSON.stringify(s)).join(", ")} ${outside.length === 1 ? "is" : "are"} not among the allowed orgs (${allowed.join(", ")}; --allowed-orgs or ${ALLOWED_ORGS_ENV}); no API call was made`,
+  );
+};
+
+/** `--show-urls`: plan and drift only (apply, export and saved plans always mask). */
+export const addShowUrlsOption = (command: Command): Command =>
+  command.option(
+    "--show-urls",
+    "print webhook URLs in full (only when stdout is a terminal; otherwise they stay masked, with a warning)",
+  );
+
+/**
+ * Decision: `--show-urls` off a terminal is ignored with a warning rather than refused: a
+ * CI job that passes it still gets its plan, and nothing a log or a comment keeps holds a
+ * URL (design.md §4: "a terminal only").
+ */
+const showUrlsOnTerminal = (io: CliIO): boolean => {
+  if (io.stdout.isTTY === true) return true;
+  io.stderr.write(
+    "Warning: --show-urls is ignored: stdout is not a terminal, so webhook URLs stay masked\n",
+  );
+  return false;
+};

@@ -8,10 +8,11 @@
 import { listUnmanaged, type UnmanagedItem } from "../live/unmanaged.js";
 import { ancestorsOf, compileAddressGlob } from "../model/address.js";
 import type { Plan } from "../plan/types.js";
-import { renderJson } from "../render/index.js";
+import { renderJson, sanitizePlan, stripControls } from "../render/index.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   addCommonOptions,
+  addShowUrlsOption,
   type CommonOptionFlags,
   connect,
   loadDesired,
@@ -41,7 +42,7 @@ export const registerDrift: RegisterCommand = (program, io, setExit) => {
     .description(
       "Audit the live service against the config (reads only): name every item that differs, and list live items the config does not manage.",
     );
-  addCommonOptions(command, { formats: OUTPUT_FORMATS })
+  addShowUrlsOption(addCommonOptions(command, { formats: OUTPUT_FORMATS }))
     .addHelpText("after", EXAMPLES)
     .action(async (flags: CommonOptionFlags) => {
       setExit(await driftCommand(flags, io));
@@ -61,6 +62,7 @@ const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
       forceSecrets: [],
       skipSecrets: false,
+      showUrls: options.showUrls === true,
       onProgress: progress.onProgress,
     });
     plan = result.plan;
@@ -132,10 +134,13 @@ const describeInfo = (u: UnmanagedItem): string =>
     : describeUnmanaged(u);
 
 export const renderDrift = (
-  plan: Plan,
-  unmanaged: readonly UnmanagedItem[],
+  raw: Plan,
+  rawUnmanaged: readonly UnmanagedItem[],
   format: OutputFormat,
 ): string => {
+  // Issue 30: live names reach the terminal or the comment without control characters.
+  const plan = sanitizePlan(raw);
+  const unmanaged = rawUnmanaged.map((u) => ({ ...u, address: stripControls(u.address) }));
   const drifted = plan.changes.length;
   switch (format) {
     case "json":

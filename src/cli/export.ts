@@ -2,6 +2,7 @@
  * `waybill export` (design.md §1 "Commands", issue 6): write a config that describes the
  * live state, so adopting Waybill starts from a plan with no changes. Reads only.
  */
+
 import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
@@ -11,13 +12,18 @@ import { UsageError } from "../core/errors.js";
 import { ExportError } from "../export/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
+import { stripControls } from "../render/sanitize.js";
 import {
+  ALLOWED_ORGS_OPTION,
+  allowedOrgsOf,
   type CommonOptionFlags,
   type CommonOptions,
+  checkAllowedOrgs,
   connect,
   DEFAULT_PARALLELISM,
   DEFAULT_TIMEOUT_SECONDS,
   MAX_PARALLELISM,
+  parseAllowedOrgs,
   parseTimeout,
   progressReporter,
   TIMEOUT_HELP,
@@ -37,6 +43,8 @@ interface ExportFlags {
   readonly parallelism: number;
   readonly verbose?: boolean;
   readonly timeout?: number;
+  readonly inlineUrls?: boolean;
+  readonly allowedOrgs?: string;
 }
 
 const EXAMPLES = `
@@ -104,6 +112,12 @@ export const makeRegisterExport =
       )
       .option("--timeout <seconds>", TIMEOUT_HELP, parseTimeout, DEFAULT_TIMEOUT_SECONDS)
       .option("--verbose", "log every API request on stderr (method, path, status, ms; redacted)")
+      .option(
+        "--inline-urls",
+        "write webhook URLs in clear (they are credentials: by default each is a $" +
+          "{env:NAME} placeholder, listed with the secrets)",
+      )
+      .option(...ALLOWED_ORGS_OPTION)
       .addHelpText("after", EXAMPLES)
       .action(async (flags: ExportFlags) => {
         setExit(await exportCommand(flags, io, now));
@@ -130,6 +144,16 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   if (flags.allProjects && projects.length > 0) {
     throw new UsageError("--project and --all-projects cannot be combined: choose one");
   }
+  // design.md §4 "Integration": an org outside --allowed-orgs is refused before any request.
+  checkAllowedOrgs(
+    [flags.org],
+    allowedOrgsOf(
+      flags.allowedOrgs !== undefined
+        ? { allowedOrgs: parseAllowedOrgs(flags.allowedOrgs, "--allowed-orgs") }
+        : {},
+      io,
+    ),
+  );
   const commonFlags: CommonOptionFlags = {
     config: "",
     ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
@@ -158,6 +182,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   try {
     result = await exportLive(withProgress(api.readOnly(), progress.onProgress), {
       org: flags.org,
+      inlineUrls: flags.inlineUrls === true,
       projects: flags.allProjects
         ? { kind: "all" }
         : projects.length > 0
@@ -206,7 +231,8 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     io.stderr.write(`Wrote ${flags.output}\n`);
   }
 
-  for (const w of result.warnings) io.stderr.write(`Warning: ${w}\n`);
+  // Issue 30: warnings and addresses quote live names: no control character is printed.
+  for (const w of result.warnings) io.stderr.write(`Warning: ${stripControls(w)}\n`);
   // Decision: without --project or --all-projects only the org settings and contexts are
   // exported (an org may have hundreds of projects; exporting them all is a choice).
   if (projects.length === 0 && !flags.allProjects) {
@@ -219,10 +245,10 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   } else {
     const width = result.envVars.reduce((w, n) => Math.max(w, n.name.length), 0);
     io.stderr.write(
-      `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values are never exported; set each before plan):\n`,
+      `The exported config needs ${result.envVars.length} environment variable${result.envVars.length === 1 ? "" : "s"} (secret values${flags.inlineUrls === true ? "" : " and webhook URLs"} are never written; set each before plan${flags.inlineUrls === true ? "" : ", or export again with --inline-urls to write the URLs in clear"}):\n`,
     );
     for (const n of result.envVars)
-      io.stderr.write(`  ${n.name.padEnd(width)}  ${describeNeed(n)}\n`);
+      io.stderr.write(`  ${n.name.padEnd(width)}  ${stripControls(describeNeed(n))}\n`);
   }
   return EXIT.ok;
 };

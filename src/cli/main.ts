@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { WaybillError } from "../core/errors.js";
+import { stripControls } from "../render/sanitize.js";
 import { COMMANDS } from "./commands.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
@@ -55,12 +56,13 @@ export const main = async (argv: readonly string[], io: CliIO): Promise<number> 
       return err.exitCode === 0 ? EXIT.ok : EXIT.error;
     }
     if (err instanceof WaybillError) {
-      io.stderr.write(`Error: ${err.message}\n`);
+      // Issue 30: a message may quote a live name or a file's text: no control characters.
+      io.stderr.write(`Error: ${stripControls(err.message)}\n`);
       return exitCodeFor(err);
     }
     // An unexpected failure: say so plainly, without a stack trace unless asked for.
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`Error: unexpected failure: ${message}\n`);
+    io.stderr.write(`Error: unexpected failure: ${stripControls(message)}\n`);
     if (io.env.WAYBILL_DEBUG && err instanceof Error && err.stack)
       io.stderr.write(`${err.stack}\n`);
     return EXIT.error;

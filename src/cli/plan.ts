@@ -12,6 +12,7 @@ import { renderJson, renderMarkdown, renderTextLines } from "../render/index.js"
 import { runPlan } from "../run/plan-run.js";
 import {
   addCommonOptions,
+  addShowUrlsOption,
   type CommonOptionFlags,
   type CommonOptions,
   connectWith,
@@ -53,7 +54,7 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
     .description(
       "Read the live state of what the config declares and print the changes apply would make (reads only, never writes).",
     );
-  addCommonOptions(command, { formats: OUTPUT_FORMATS })
+  addShowUrlsOption(addCommonOptions(command, { formats: OUTPUT_FORMATS }))
     .option(
       "--out <file>",
       "also save the plan (JSON with what apply checks it by; mode 0600, no secret values) for `waybill apply FILE`",
@@ -121,6 +122,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     ({ plan, live } = await runPlan(api.readOnly(), desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
       forceSecrets,
+      showUrls: options.showUrls === true,
       skipSecrets: flags.skipSecrets === true,
       onProgress: progress.onProgress,
     }));

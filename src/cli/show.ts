@@ -5,7 +5,11 @@
  * step that shows the approved plan again, or turns it into a PR comment later.
  */
 import { Option } from "commander";
-import { readSavedPlan } from "../apply/saved-plan.js";
+import { readSavedPlan, savedPlanDisagreements } from "../apply/saved-plan.js";
+import { summarise } from "../plan/finish.js";
+import { maskPlanUrls } from "../plan/mask-urls.js";
+import type { Plan } from "../plan/types.js";
+import { stripControls } from "../render/index.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { writeChunks } from "./io.js";
@@ -48,10 +52,32 @@ export const registerShow: RegisterCommand = (program, io, setExit) => {
       const saved = await readSavedPlan(file);
       // The same colour rule as every command (common-options.ts resolveCommonOptions).
       const color = flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR;
-      await writeChunks(io.stdout, renderPlan(saved.plan, { format: flags.format, color }));
-      io.stderr.write(
-        `Saved by waybill ${saved.waybill_version} for ${saved.base_url} (${saved.orgs.map((o) => o.slug).join(", ")}).\n`,
+      await writeChunks(
+        io.stdout,
+        renderPlan(asApplied(saved.plan), { format: flags.format, color }),
       );
+      // The file's own strings are data: no control character reaches the terminal.
+      io.stderr.write(
+        stripControls(
+          `Saved by waybill ${String(saved.waybill_version)} for ${saved.base_url} (${saved.orgs.map((o) => o.slug).join(", ")}).`,
+        ) + "\n",
+      );
+      for (const wrong of savedPlanDisagreements(saved.plan)) {
+        io.stderr.write(
+          `Warning: the file was edited: ${stripControls(wrong)}; \`waybill apply\` refuses it\n`,
+        );
+      }
       setExit(EXIT.ok);
     });
+};
+
+/**
+ * Issue 30: a saved plan is shown as `apply FILE` would run it. The summary line is counted
+ * from the changes (the file's own `summary` is a claim, not an authority), and a URL a file
+ * holds in full is masked as `plan` masks it (src/plan/mask-urls.ts); every string is
+ * stripped of control characters by the renderers (src/render/sanitize.ts).
+ */
+export const asApplied = (plan: Plan): Plan => {
+  const changes = maskPlanUrls(plan.changes);
+  return { ...plan, changes, summary: summarise(changes) };
 };

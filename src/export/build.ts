@@ -113,9 +113,13 @@ const resolveRefs = (v: DocValue, names: ReadonlyMap<EnvNameRequest, string>): u
 };
 
 /** Build the export of one org and its chosen projects (projects sorted by slug). */
-export const buildExport = (snapshot: ExportSnapshot): ExportResult => {
+export const buildExport = (
+  snapshot: ExportSnapshot,
+  options: { readonly inlineUrls?: boolean } = {},
+): ExportResult => {
   const requests: EnvNameRequest[] = [];
   const ctx: ConfigContext = {
+    inlineUrls: options.inlineUrls === true,
     env: (parts, address, what) => {
       const request = { parts, address, what };
       requests.push(request);

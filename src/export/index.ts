@@ -23,8 +23,12 @@ export type { ExportSnapshot } from "./snapshot.js";
 export interface ExportRequest {
   readonly org: string;
   readonly projects: ProjectSelection;
+  /** `--inline-urls`: webhook URLs in clear instead of `${env:…}` (issue 30). */
+  readonly inlineUrls?: boolean;
 }
 
 /** Read, then build (pure). Rejects with the client's errors or an ExportError. */
 export const runExport = async (api: ReadOnlyApi, request: ExportRequest): Promise<ExportResult> =>
-  buildExport(await readExportSnapshot(api, request.org, request.projects));
+  buildExport(await readExportSnapshot(api, request.org, request.projects), {
+    inlineUrls: request.inlineUrls === true,
+  });

@@ -61,8 +61,17 @@ const renderDocument = (
     seq.commentBefore = " Live items the config format cannot express; plan leaves them alone.";
   }
   // lineWidth 0: never fold a long value (an expression, a URL) over several lines.
-  return doc.toString({ lineWidth: 0 });
+  return escapeC1(doc.toString({ lineWidth: 0 }));
 };
+
+/**
+ * Issue 30: the `yaml` package double-quotes a string holding DEL or a C1 control (U+009B is
+ * a CSI to some terminals) but writes the character raw, so `cat` of an export of a live name
+ * holding one would drive the terminal. Written as its `\u` escape inside those double
+ * quotes, the value reads back the same (a comment that quotes the name shows the escape).
+ */
+const escapeC1 = (text: string): string =>
+  text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** Everything in one document (stdout, or `-o FILE`). */
 export const renderSingle = (result: ExportResult, header: ExportHeader): string => {

@@ -83,6 +83,11 @@ export const scopeName = (scope: ConfigScope, name: "project" | "parent"): strin
 export interface ConfigContext {
   /** A `${env:NAME}` placeholder for a secret the service never returns (named later). */
   env(parts: readonly string[], address: string, what: EnvNameRequest["what"]): EnvRef;
+  /**
+   * `export --inline-urls`: write credential-bearing URLs (a webhook's url) in clear;
+   * otherwise they become `${env:NAME}` placeholders like secrets (issue 30).
+   */
+  readonly inlineUrls?: boolean;
 }
 
 /**

@@ -32,6 +32,7 @@ import {
 import {
   type ConfigContext,
   type DocMap,
+  type DocValue,
   escapeText,
   namedEntries,
   projectShortName,
@@ -114,7 +115,17 @@ const webhookDoc = (ctx: ConfigContext, slug: string, w: LiveWebhook): DocMap | 
   const events = [...new Set(w.events)];
   if (events.length === 0 || events.some((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e)))
     return { skip: `events ${JSON.stringify(w.events)} are not expressible` };
-  const out: DocMap = { url: escapeText(w.url), events: [...events].sort() };
+  // Issue 30: a webhook URL is a credential (a Slack or Teams incoming-webhook URL posts for
+  // whoever holds it), so the files meant for Git get a `${env:…}` placeholder, listed with
+  // the secrets, unless `export --inline-urls` asks for it in clear.
+  const url: DocValue = ctx.inlineUrls
+    ? escapeText(w.url)
+    : ctx.env(
+        ["WEBHOOK", projectShortName(slug), w.name, "URL"],
+        addr.webhook(slug, w.name),
+        "url",
+      );
+  const out: DocMap = { url, events: [...events].sort() };
   if (w.should_verify_tls === false) out.should_verify_tls = false;
   if (w.is_enabled === false) out.is_enabled = false;
   // spec: api-v3.md Webhook: signing_secret is write-only; has_signing_secret tells.
@@ -222,8 +233,9 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
   },
   createCalls: (d) => {
     const fields = ["name", "scope", "url", "events", "should_verify_tls", "is_enabled"];
-    const sensitive: string[] = [];
-    if (isSecret(d.url)) sensitive.push("url");
+    // design.md §4 "Integration": a webhook URL is a credential; the plan holds it masked
+    // (src/plan/mask-urls.ts), so apply always takes it from the config, as a secret.
+    const sensitive: string[] = ["url"];
     if (d.signing_secret !== undefined) {
       fields.push("signing_secret");
       sensitive.push("signing_secret");
@@ -247,7 +259,10 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
         call("update", "POST", "/webhooks/{id}/update", {
           body: "flat",
           body_fields: update.map((f) => f.path),
-          sensitive_fields: update.filter((f) => f.sensitive).map((f) => f.path),
+          // The url too, always: the plan holds it masked (src/plan/mask-urls.ts).
+          sensitive_fields: update
+            .filter((f) => f.sensitive === true || f.path === "url")
+            .map((f) => f.path),
         }),
       );
     }

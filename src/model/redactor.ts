@@ -42,6 +42,69 @@ const BASE64_MIN = 6;
 
 export const REDACTION = "(sensitive)";
 
+/**
+ * Decision (issue 30 "Secrets in echoes"): any run of PARTIAL_MIN characters or more of a
+ * secret — a suffix, a middle, in another letter case (ASCII), or of its hex encoding
+ * (either case) — is masked like the whole value. A service that quotes "…the value ending
+ * in 3kLm9QzX" or lower-cases what it echoes leaks that much of the secret; 8 characters are
+ * 48 bits or more of a random token. Below 8 the run is too often an ordinary word shared
+ * with a secret (`main`, `true`, the last four characters the spec itself returns). Runs that
+ * hold `://` are not used, nor the scheme and host of a URL-valued secret: those are shared
+ * with every URL an error cites, and are not the secret part. Only the raw, JSON-escaped, URL-encoded and hex forms take part (the others are
+ * masked whole or by prefix, as before): a set of every 8-character window of those forms,
+ * looked up once per position of a text.
+ */
+export const PARTIAL_MIN = 8;
+
+const URL_HEAD = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]*/;
+
+/** ASCII letters lower-cased, every other character kept: the length never changes. */
+const asciiLower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+const hexOf = (s: string): string =>
+  Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** The forms of a secret whose every PARTIAL_MIN-character run is masked (lower-cased). */
+export const partialForms = (value: string): string[] => {
+  if (value.length < MIN_SECRET_LENGTH) return [];
+  // A URL-valued secret's scheme and host are not secret, and every error that cites a URL
+  // shares runs with them (`https://`, `.example.`): only what follows the host takes part.
+  const secret = value.replace(URL_HEAD, "");
+  if (secret.length < PARTIAL_MIN) return [];
+  const forms = new Set<string>([secret, jsonEscape(secret), hexOf(secret)]);
+  const component = tryEncode(encodeURIComponent, secret);
+  if (component !== undefined) forms.add(component);
+  return [...forms].map(asciiLower).filter((f) => f.length >= PARTIAL_MIN);
+};
+
+/** Every PARTIAL_MIN-character window of the partial forms (none holding `://`). */
+const partialWindows = (secrets: Iterable<string>): Set<string> => {
+  const out = new Set<string>();
+  for (const s of secrets) {
+    for (const f of partialForms(s)) {
+      for (let i = 0; i + PARTIAL_MIN <= f.length; i++) {
+        const w = f.slice(i, i + PARTIAL_MIN);
+        if (!w.includes("://")) out.add(w);
+      }
+    }
+  }
+  return out;
+};
+
+/** [start, end) runs of `text` covered by a window of `windows`, merged, in order. */
+const partialRuns = (text: string, windows: ReadonlySet<string>): [number, number][] => {
+  const runs: [number, number][] = [];
+  if (windows.size === 0 || text.length < PARTIAL_MIN) return runs;
+  const lower = asciiLower(text);
+  for (let i = 0; i + PARTIAL_MIN <= lower.length; i++) {
+    if (!windows.has(lower.slice(i, i + PARTIAL_MIN))) continue;
+    const last = runs[runs.length - 1];
+    if (last !== undefined && i <= last[1]) last[1] = i + PARTIAL_MIN;
+    else runs.push([i, i + PARTIAL_MIN]);
+  }
+  return runs;
+};
+
 const hex4 = (code: number, upper: boolean): string => {
   const h = code.toString(16).padStart(4, "0");
   return upper ? h.toUpperCase() : h;
@@ -153,12 +216,16 @@ const IDENTITY: Redactor = {
  * `replacement` stands for each masked run of characters.
  */
 export const createRedactor = (
-  secrets: Iterable<string>,
+  secretValues: Iterable<string>,
   replacement: string = REDACTION,
 ): Redactor => {
+  const secrets = [...secretValues];
   const forms = new Set<string>();
   for (const s of secrets) for (const f of secretForms(s)) forms.add(f);
   if (forms.size === 0) return IDENTITY;
+  // Built on the first text redacted: most runs redact nothing (only a service's error
+  // texts are scrubbed), and 20,000 secrets take ~1 s and ~40 MB of windows.
+  let windows: Set<string> | undefined;
   let capacity = 1;
   for (const f of forms) capacity += f.length;
 
@@ -250,6 +317,23 @@ export const createRedactor = (
       }
       starts.push(start);
       ends.push(i + 1);
+    }
+    // Issue 30: partial runs (a suffix, a middle, another case, hex) join the masked runs.
+    if (text.length >= PARTIAL_MIN) windows ??= partialWindows(secrets);
+    const partial = windows === undefined ? [] : partialRuns(text, windows);
+    if (partial.length > 0) {
+      const all = starts.map((s0, k): [number, number] => [s0, ends[k] ?? s0]).concat(partial);
+      all.sort((a, b) => a[0] - b[0]);
+      starts.length = 0;
+      ends.length = 0;
+      for (const [a, b] of all) {
+        const e = ends.length > 0 ? (ends[ends.length - 1] ?? 0) : -1;
+        if (a <= e) ends[ends.length - 1] = Math.max(e, b);
+        else {
+          starts.push(a);
+          ends.push(b);
+        }
+      }
     }
     if (starts.length === 0) return { text, moves };
     let out = "";

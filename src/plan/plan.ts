@@ -38,6 +38,7 @@ import type { LiveOrg, LiveProject, LiveState, NotVisible } from "../model/live.
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
+import { maskPlanUrls } from "./mask-urls.js";
 import type { Change, KeptUnlisted, ParamValue, Plan, PlanOptions } from "./types.js";
 
 /**
@@ -1012,7 +1013,7 @@ export const planChanges = (
   const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({
     orgs,
-    changes: maskLiveSecrets(acc.changes, resolvedSecretValues(desired)),
+    changes: maskedUrls(maskLiveSecrets(acc.changes, resolvedSecretValues(desired)), options),
     unverified: acc.unverified,
     skipped: acc.skipped,
     unresolvedCreates: acc.unresolvedCreates,
@@ -1025,3 +1026,7 @@ export const planChanges = (
     kept: acc.kept,
   });
 };
+
+/** design.md §4 "Integration": URLs masked unless `--show-urls` (src/plan/mask-urls.ts). */
+const maskedUrls = (changes: Change[], options: PlanOptions): Change[] =>
+  options.showUrls === true ? changes : maskPlanUrls(changes);

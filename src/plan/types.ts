@@ -159,4 +159,9 @@ export interface PlanOptions {
   readonly forceSecrets?: readonly string[];
   /** `plan --skip-secrets`: unresolved secrets are allowed and the plan is unsaveable. */
   readonly skipSecrets?: boolean;
+  /**
+   * `plan --show-urls` (design.md §4 "Integration"): keep webhook URLs in full. Off by
+   * default: every URL is masked in the plan (src/plan/mask-urls.ts).
+   */
+  readonly showUrls?: boolean;
 }

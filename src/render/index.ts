@@ -1,3 +1,4 @@
 export { renderJson } from "./json.js";
 export { MARKDOWN_LIMIT, renderMarkdown } from "./markdown.js";
+export { sanitizePlan, stripControls } from "./sanitize.js";
 export { renderText, renderTextLines, type TextOptions } from "./text.js";

@@ -4,6 +4,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import { secretDeletesLine, summaryLine, unverifiedLine } from "./common.js";
+import { sanitizePlan } from "./sanitize.js";
 import { renderChanges } from "./text.js";
 
 /** The comment limit minus a margin for whatever the CI step wraps around it. */
@@ -22,7 +23,9 @@ const fenceFor = (lines: readonly string[]): string => {
   return "`".repeat(Math.max(3, longest + 1));
 };
 
-export const renderMarkdown = (plan: Plan, limit = MARKDOWN_LIMIT): string => {
+export const renderMarkdown = (raw: Plan, limit = MARKDOWN_LIMIT): string => {
+  // Issue 30: no string of the plan (live names, a plan file's text) reaches the reader raw.
+  const plan = sanitizePlan(raw);
   const head: string[] = [`**${summaryLine(plan)}**`];
   const unverified = unverifiedLine(plan);
   const notes: string[] = [];

@@ -18,6 +18,7 @@ import {
   summaryLine,
   unverifiedLine,
 } from "./common.js";
+import { sanitizePlan } from "./sanitize.js";
 
 export interface TextOptions {
   readonly color: boolean;
@@ -124,7 +125,8 @@ export function* renderChange(c: Change, paint: Paint): Generator<string> {
  * only when the consumer asks for it (issue 22: `lines.push(...renderChanges())` spread
  * them into one call's arguments and overflowed the stack).
  */
-export function* renderChanges(plan: Plan, color: boolean): Generator<string> {
+export function* renderChanges(raw: Plan, color: boolean): Generator<string> {
+  const plan = sanitizePlan(raw);
   const paint = painter(color);
   let org: string | undefined;
   for (const c of plan.changes) {
@@ -143,7 +145,9 @@ export function* renderChanges(plan: Plan, color: boolean): Generator<string> {
  * renderer: it only reads the plan; the CLI writes the lines as the stream accepts them
  * (src/cli/io.ts `writeLines`).
  */
-export function* renderTextLines(plan: Plan, options: TextOptions): Generator<string> {
+export function* renderTextLines(raw: Plan, options: TextOptions): Generator<string> {
+  // Issue 30: no string of the plan (live names, a plan file's text) reaches the terminal raw.
+  const plan = sanitizePlan(raw);
   const paint = painter(options.color);
   // Issue 19: secret-destroying deletes first, before the (possibly long) list of changes.
   const secrets = secretDeletesLine(plan);

@@ -22,6 +22,8 @@ export const NOT_SECRET_ENV: ReadonlySet<string> = new Set([
   "NO_COLOR",
   "TERM",
   "CI",
+  // The allowed orgs (design.md §4 "Integration") are named in the error that refuses one.
+  "WAYBILL_ALLOWED_ORGS",
 ]);
 
 export interface SecretRegistry {

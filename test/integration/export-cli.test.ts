@@ -44,6 +44,16 @@ const valuesFor = (
     }
     if (envName !== undefined && live === undefined)
       throw new Error(`no live value for ${address}`);
+    // Issue 30: a webhook URL is exported as a variable; its value is the live URL.
+    if (seg[1]?.name === "webhook" && name.endsWith("_URL")) {
+      const org = state.orgs?.find((o) => o.projects?.some((p) => p.slug === seg[0]?.key));
+      const url = org?.projects
+        ?.find((p) => p.slug === seg[0]?.key)
+        ?.webhooks?.find((w) => w.name === seg[1]?.key)?.url;
+      if (url === undefined) throw new Error(`no live url for ${address}`);
+      out[name] = url;
+      continue;
+    }
     out[name] =
       live === undefined
         ? "any-secret-value"
@@ -199,6 +209,33 @@ describe("waybill export", () => {
     expect(r.stderr).toContain("org gh/nope absent or not visible");
     expect(r.stdout).toBe("");
     await expect(stat(join(tmp.dir, "nope.yaml"))).rejects.toThrow();
+  });
+
+  it("writes a webhook URL as an env placeholder and lists it; --inline-urls writes it in clear", async () => {
+    const url = "https://hooks.example.com/services/T0";
+    const r = await run(["export", "--org", "gh/acme", "--project", "api"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain("/services/T0");
+    expect(r.stdout).toContain(`url: $${"{"}env:WEBHOOK_API_SLACK_URL}`);
+    expect(r.stderr).toMatch(
+      /^ {2}WEBHOOK_API_SLACK_URL +project\["gh\/acme\/api"\]\.webhook\["slack"\] \(url\)$/m,
+    );
+    const inline = await run(["export", "--org", "gh/acme", "--project", "api", "--inline-urls"]);
+    expect(inline.code, inline.stderr).toBe(0);
+    expect(inline.stdout).toContain(`url: ${url}`);
+    expect(inline.stderr).not.toContain("WEBHOOK_API_SLACK_URL");
+  });
+
+  it("--allowed-orgs (or WAYBILL_ALLOWED_ORGS) refuses another org before any request", async () => {
+    await emulator.clearRequests();
+    const r = await run(["export", "--org", "gh/acme", "--allowed-orgs", "gh/other"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('"gh/acme" is not among the allowed orgs');
+    const e = await run(["export", "--org", "gh/acme"], { WAYBILL_ALLOWED_ORGS: "gh/x, gh/y" });
+    expect(e.code).toBe(1);
+    expect(await emulator.requests()).toEqual([]);
+    const ok = await run(["export", "--org", "gh/acme"], { WAYBILL_ALLOWED_ORGS: "gh/x,gh/acme" });
+    expect(ok.code, ok.stderr).toBe(0);
   });
 
   it("an unknown project is an error naming it", async () => {

@@ -264,6 +264,15 @@ const valuesFor = (stderr: string, state: Seed): Record<string, string> => {
           : org?.projects?.find((p) => p.slug === seg[0]?.key)?.env?.[envName];
     if (envName !== undefined && live === undefined)
       throw new Error(`no live value for ${address}`);
+    // Issue 30: a webhook URL is exported as a variable; its value is the live URL.
+    if (seg[1]?.name === "webhook" && / \(url\)$/.test(m[2] ?? "")) {
+      const url = org?.projects
+        ?.find((p) => p.slug === seg[0]?.key)
+        ?.webhooks?.find((w) => w.name === seg[1]?.key)?.url;
+      if (url === undefined) throw new Error(`no live url for ${address}`);
+      out[m[1] ?? ""] = url;
+      continue;
+    }
     out[m[1] ?? ""] =
       live === undefined ? "never-returned" : live.length >= 4 ? `rt-${live.slice(-4)}` : live;
   }

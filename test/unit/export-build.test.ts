@@ -197,12 +197,12 @@ describe("buildExport", () => {
 
   it("leaves defaults out and gives a signing secret placeholder only where one is stored", () => {
     expect(at(project, "webhooks", "slack")).toEqual({
-      url: "https://hooks.example.com/T0",
+      url: envRef("WEBHOOK_API_SLACK_URL"),
       events: ["workflow-completed"],
       signing_secret: envRef("WEBHOOK_API_SLACK_SIGNING_SECRET"),
     });
     expect(at(project, "webhooks", "audit")).toEqual({
-      url: "https://audit.example.com/x",
+      url: envRef("WEBHOOK_API_AUDIT_URL"),
       events: ["job-completed", "workflow-completed"],
       should_verify_tls: false,
       is_enabled: false,
@@ -265,8 +265,22 @@ describe("buildExport", () => {
       'PROJECT_API_NPM_TOKEN project["gh/acme/api"].env["NPM_TOKEN"]',
       'TRIGGER_API_BUILD_NO_REFS_SECRET project["gh/acme/api"].pipeline["build"].trigger["no-refs"]',
       'TRIGGER_API_BUILD_RELEASE_SECRET project["gh/acme/api"].pipeline["build"].trigger["release"]',
+      'WEBHOOK_API_AUDIT_URL project["gh/acme/api"].webhook["audit"]',
       'WEBHOOK_API_SLACK_SIGNING_SECRET project["gh/acme/api"].webhook["slack"]',
+      'WEBHOOK_API_SLACK_URL project["gh/acme/api"].webhook["slack"]',
     ]);
+  });
+
+  it("writes a webhook URL (a credential) as an env placeholder, or in clear with inlineUrls", () => {
+    expect(JSON.stringify(result)).not.toContain("hooks.example.com/T0");
+    expect(result.envVars.filter((n) => n.what === "url").map((n) => n.name)).toEqual([
+      "WEBHOOK_API_AUDIT_URL",
+      "WEBHOOK_API_SLACK_URL",
+    ]);
+    const inline = buildExport(snapshotOf(snapshot()), { inlineUrls: true });
+    const p = at(inline.projects[0]?.body, "projects", "gh/acme/api");
+    expect(at(p, "webhooks", "slack", "url")).toBe("https://hooks.example.com/T0");
+    expect(inline.envVars.some((n) => n.what === "url")).toBe(false);
   });
 
   it("is deterministic whatever order the service listed things in", () => {
@@ -331,7 +345,12 @@ describe("rendered export", () => {
   });
 
   it("loads with the real loader, one file or a folder, into the same model", async () => {
-    const env = Object.fromEntries(result.envVars.map((n) => [n.name, `value-of-${n.name}`]));
+    const env = Object.fromEntries(
+      result.envVars.map((n) => [
+        n.name,
+        n.what === "url" ? `https://hooks.example.com/${n.name}` : `value-of-${n.name}`,
+      ]),
+    );
     const file = join(dir, "one.yaml");
     await writeFile(file, single);
     const folder = join(dir, "folder");

@@ -127,7 +127,7 @@ describe("export output (property)", () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(snapshotArb, async (s) => {
-        const result = buildExport(snapshotOf(s));
+        const result = buildExport(snapshotOf(s), { inlineUrls: true });
         expect(result.warnings).toEqual([]);
         const yaml = renderSingle(result, {
           exportedAt: new Date(0),

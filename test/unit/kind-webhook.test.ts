@@ -147,7 +147,8 @@ describe("webhook", () => {
     );
     expect(p.changes[0]?.action).toBe("replace");
     expect(p.unverified_secrets).toBe(0);
-    expect(p.changes[0]?.calls[0]?.sensitive_fields).toEqual(["signing_secret"]);
+    // The url is always taken from the config at apply (the plan holds it masked).
+    expect(p.changes[0]?.calls[0]?.sensitive_fields).toEqual(["url", "signing_secret"]);
   });
 
   it("a signing secret is never returned: unverified when set; forced → update", () => {
@@ -209,7 +210,7 @@ describe("webhook", () => {
       method: "POST",
       route: "/webhooks",
       body: "envelope",
-      sensitive_fields: ["signing_secret"],
+      sensitive_fields: ["url", "signing_secret"],
     });
     expect(p.changes[0]?.calls[0]?.body_fields).toContain("references.project");
     expect(p.changes[0]?.params.project_id).toBe(PROJECT_ID);

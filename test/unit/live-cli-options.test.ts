@@ -28,7 +28,7 @@ const io = (env: Record<string, string> = {}, tty = false): CliIO & { err: () =>
 const flags = { config: "./waybill.yaml", parallelism: 10, target: [], color: true };
 
 describe("common options", () => {
-  it("finds every resolved secret in a loaded config, and none of the plain values", () => {
+  it("finds every resolved secret and webhook URL in a loaded config, and none of the other plain values", () => {
     const desired: DesiredConfig = {
       files: ["w.yaml"],
       orgs: [
@@ -71,7 +71,12 @@ describe("common options", () => {
         },
       ],
     };
-    expect(collectSecretValues(desired).sort()).toEqual(["context-secret-1", "signing-secret-2"]);
+    // Issue 30: a webhook URL written in clear is a credential too, scrubbed from errors.
+    expect(collectSecretValues(desired).sort()).toEqual([
+      "context-secret-1",
+      "https://plain.example.com",
+      "signing-secret-2",
+    ]);
   });
 
   it("scrubs secret values out of texts, longest first", () => {
@@ -144,5 +149,38 @@ describe("common options", () => {
     failed.onProgress(0, 1);
     failed.abort();
     expect(failedIo.err()).not.toMatch(/done/);
+  });
+});
+
+describe("--allowed-orgs and --show-urls (design.md §4 Integration)", () => {
+  it("parses the flag, else WAYBILL_ALLOWED_ORGS; an empty list is refused", async () => {
+    const { allowedOrgsOf, checkAllowedOrgs, parseAllowedOrgs } = await import(
+      "../../src/cli/common-options.js"
+    );
+    expect(parseAllowedOrgs(" gh/a , gh/b,", "--allowed-orgs")).toEqual(["gh/a", "gh/b"]);
+    expect(() => parseAllowedOrgs(" , ", "--allowed-orgs")).toThrow(/names no org/);
+    const o = resolveCommonOptions(
+      { ...flags, allowedOrgs: "gh/a" },
+      io({ WAYBILL_ALLOWED_ORGS: "gh/z" }),
+    );
+    expect(allowedOrgsOf(o, io({ WAYBILL_ALLOWED_ORGS: "gh/z" }))).toEqual(["gh/a"]);
+    expect(allowedOrgsOf({}, io({ WAYBILL_ALLOWED_ORGS: "gh/z" }))).toEqual(["gh/z"]);
+    expect(allowedOrgsOf({}, io())).toBeUndefined();
+    expect(() => checkAllowedOrgs(["gh/a", "gh/c"], ["gh/a"])).toThrow(/"gh\/c" is not among/);
+    expect(() => checkAllowedOrgs(["gh/A"], ["gh/a"])).toThrow();
+    checkAllowedOrgs(["gh/c"], undefined);
+  });
+
+  it("--show-urls holds on a terminal only, with a warning elsewhere", () => {
+    const piped = io();
+    expect(resolveCommonOptions({ ...flags, showUrls: true }, piped).showUrls).toBe(false);
+    expect(piped.err()).toContain("--show-urls is ignored");
+    expect(resolveCommonOptions({ ...flags, showUrls: true }, io({}, true)).showUrls).toBe(true);
+  });
+
+  it("the scrubber strips terminal control characters from a service's text", () => {
+    expect(secretScrubber([])("title \u001b[2J\u009b31m\r done\n")).toBe(
+      "title \\u001b[2J\\u009b31m\\u000d done\n",
+    );
   });
 });

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   createRedactor,
   MIN_SECRET_LENGTH,
+  PARTIAL_MIN,
   PREFIX_MIN,
+  partialForms,
   secretForms,
 } from "../../src/model/redactor.js";
 
@@ -21,6 +23,14 @@ const naiveRedact = (text: string, secrets: readonly string[]): string => {
       let l = 0;
       while (l < form.length && j + l < text.length && text[j + l] === form[l]) l++;
       if (l === form.length || l >= PREFIX_MIN) covered.fill(true, j, j + l);
+    }
+  }
+  // Issue 30: any PARTIAL_MIN-character run of a partial form, ASCII case ignored.
+  const lower = text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  for (const form of secrets.flatMap(partialForms)) {
+    for (let j = 0; j + PARTIAL_MIN <= text.length; j++) {
+      const w = lower.slice(j, j + PARTIAL_MIN);
+      if (!w.includes("://") && form.includes(w)) covered.fill(true, j, j + PARTIAL_MIN);
     }
   }
   let out = "";
@@ -95,7 +105,7 @@ describe("redaction", () => {
     expect(redactor.redact(`invalid value "${value.slice(0, 14)}…"`)).toBe(`invalid value "${R}…"`);
     expect(redactor.redact(`bad token ${token.slice(0, 14)}`)).toBe(`bad token ${R}`);
     // Shorter starts are ordinary text.
-    const short = value.slice(0, PREFIX_MIN - 1);
+    const short = value.slice(0, PARTIAL_MIN - 1);
     expect(redactor.redact(`see ${short}`)).toBe(`see ${short}`);
   });
 
@@ -165,6 +175,41 @@ describe("redaction (properties, against a quadratic reference)", () => {
   });
 });
 
+describe("parts of a secret echoed (issue 30)", () => {
+  const secret = "Zq8vR3kLm9QzXw7TpY2s";
+  const r = createRedactor([secret]);
+  const hex = Buffer.from(secret, "utf8").toString("hex");
+
+  it.each<[string, string]>([
+    ["a suffix", `value ending in ${secret.slice(-10)} refused`],
+    ["a middle", `got '${secret.slice(5, 15)}'`],
+    ["another case", `token ${secret.toUpperCase()} invalid`],
+    ["a lower-cased middle", `token ${secret.slice(3, 14).toLowerCase()} invalid`],
+    ["hex", `raw=${hex}`],
+    ["upper-case hex, a part", `raw=${hex.slice(6, 30).toUpperCase()}`],
+    ["exactly PARTIAL_MIN characters", `x ${secret.slice(7, 7 + PARTIAL_MIN)} y`],
+  ])("masks %s", (_, text) => {
+    const out = r.redact(text);
+    expect(out).toContain(R);
+    const lowerOut = out.toLowerCase();
+    for (let i = 0; i + PARTIAL_MIN <= secret.length; i++) {
+      expect(lowerOut).not.toContain(secret.slice(i, i + PARTIAL_MIN).toLowerCase());
+    }
+    for (let i = 0; i + PARTIAL_MIN <= hex.length; i++) {
+      expect(lowerOut).not.toContain(hex.slice(i, i + PARTIAL_MIN));
+    }
+  });
+
+  it("leaves runs shorter than PARTIAL_MIN, and a URL's scheme", () => {
+    expect(r.redact(`ends in ${secret.slice(-(PARTIAL_MIN - 1))}`)).not.toContain(R);
+    const url = createRedactor(["https://internal.example.net/hook/Tok3nTok3n"]);
+    expect(url.redact("GET https://service.example.com/api/v3 failed")).toBe(
+      "GET https://service.example.com/api/v3 failed",
+    );
+    expect(url.redact("bad: hook/Tok3nTok3n")).toContain(R);
+  });
+});
+
 describe("complexity (issue 22 item 2)", () => {
   it("read a text once with 20,000 secrets: moves ≤ 2 per character, automaton ≤ total form size", () => {
     const secrets = Array.from(
@@ -179,7 +224,8 @@ describe("complexity (issue 22 item 2)", () => {
       JSON.stringify({
         message: `Project not found`,
         echoed: secrets[i],
-        near: `value-${i}-zz`,
+        // A look-alike that shares no PARTIAL_MIN-character run with any secret.
+        near: `value_${i}_zz`,
         b: b64(secrets[i] ?? ""),
       });
     const text = Array.from({ length: 2_000 }, (_, i) => body(i * 10)).join("\n");
@@ -191,6 +237,6 @@ describe("complexity (issue 22 item 2)", () => {
       expect(out).not.toContain(secrets[i * 10]);
       expect(out).not.toContain(b64(secrets[i * 10] ?? "").slice(0, -2));
     }
-    expect(out).toContain('"near":"value-');
+    expect(out).toContain('"near":"value_');
   });
 });

@@ -1,0 +1,57 @@
+/**
+ * Credential-bearing URLs (design.md §4 "Integration": `--show-urls`). A webhook's URL is a
+ * credential (a Slack or Teams incoming-webhook URL posts to the channel for whoever holds
+ * it), so every rendering shows it as scheme + host + a masked path, unless `--show-urls`
+ * asks for it in full on a terminal. Pure.
+ *
+ * Decision: the masked form is `https://hooks.slack.com/…(3f9a)`: the scheme and host (with
+ * a port, without user info) tell the reviewer where deliveries go; the four hex characters
+ * are the start of the URL's SHA-256, so a plan that changes only the path shows two
+ * different values (`"…(3f9a)" -> "…(b210)"`) instead of one value twice. Sixteen bits of a
+ * hash confirm nothing about a URL whose path holds a random token. A text that is not an
+ * absolute URL is masked whole (`(masked url)`).
+ *
+ * Decision: an OTLP exporter's `endpoint` is not masked: the spec (api-v2-v1.md "OTLP
+ * exporter", POST /otel/exporters) makes it "host and port only, no scheme" — there is no
+ * path or query to hold a credential, it is the exporter's identity in its address, and its
+ * credentials (the header values) are secrets already masked as `(sensitive)`.
+ */
+import { createHash } from "node:crypto";
+
+/** The secret mask of src/kinds/values.ts (model must not import kinds). */
+const SENSITIVE = "(sensitive)";
+
+export const MASKED_URL = "(masked url)";
+
+/** Whether `text` is a masked form this module made (idempotence: never masked twice). */
+export const isMaskedUrl = (text: string): boolean =>
+  text === MASKED_URL || /^[a-z][a-z0-9+.-]*:\/\/[^/\s]*\/…\([0-9a-f]{4}\)$/.test(text);
+
+/** `https://hooks.slack.com/services/T0/B0/xyz` → `https://hooks.slack.com/…(3f9a)`. */
+export const maskUrl = (url: string): string => {
+  // A value already hidden (`(sensitive)`: a URL the config takes from `${env:…}`) stays so.
+  if (isMaskedUrl(url) || url === SENSITIVE) return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return MASKED_URL;
+  }
+  const fp = createHash("sha256").update(url).digest("hex").slice(0, 4);
+  // `host` holds the port when there is one; `username:password@` is left out.
+  const host = parsed.host;
+  if (host === "") return MASKED_URL;
+  return `${parsed.protocol}//${host}/…(${fp})`;
+};
+
+/**
+ * Every occurrence of one of `urls` in `text` replaced by its masked form (a reason or note
+ * that quotes a URL). Longer URLs first, so a URL that starts another is not half-masked.
+ */
+export const maskUrlsIn = (text: string, urls: readonly string[]): string => {
+  let out = text;
+  for (const u of [...urls].sort((a, b) => b.length - a.length)) {
+    if (u.length > 0 && out.includes(u)) out = out.split(u).join(maskUrl(u));
+  }
+  return out;
+};
