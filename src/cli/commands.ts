@@ -4,9 +4,11 @@ import { registerCompletion } from "./completion.js";
 import { registerDrift } from "./drift.js";
 import { registerEmulator } from "./emulator.js";
 import { registerExport } from "./export.js";
+import { registerFmt } from "./fmt.js";
 import { registerForceUnlock } from "./force-unlock.js";
 import type { CliIO } from "./io.js";
 import { registerPlan } from "./plan.js";
+import { registerPull } from "./pull.js";
 import { registerShow } from "./show.js";
 import { registerValidate } from "./validate.js";
 import { registerVersion } from "./version.js";
@@ -24,6 +26,8 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerApply,
   registerDrift,
   registerExport,
+  registerPull,
+  registerFmt,
   registerForceUnlock,
   registerEmulator,
   registerShow,
