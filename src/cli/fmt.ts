@@ -14,8 +14,12 @@ import type { CliIO } from "./io.js";
 
 const EXAMPLES = `
 Examples:
-  $ waybill fmt infra/              # rewrite every *.yaml / *.yml file in the folder
-  $ waybill fmt --check infra/      # CI: exit 1 and list the files that are not formatted
+  # Rewrite every *.yaml / *.yml file of the folder (sub-folders too)
+  $ waybill fmt infra/
+
+  # CI: list the files that are not formatted, and exit 1 if there are some
+  $ waybill fmt infra/
+  $ waybill fmt --check infra/
 
 Exit codes: 0 formatted (or already so), 1 --check found files to format, or an error.
 `;

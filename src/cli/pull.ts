@@ -26,17 +26,15 @@ import type { CliIO } from "./io.js";
 
 const EXAMPLES = `
 Examples:
+  # See what would change in the files; write nothing
+  $ waybill pull --dry-run -c infra/waybill.yaml
+
   # Someone fixed a webhook by hand during an incident: take the service's values
-  $ waybill pull 'project["gh/acme/api"].webhook["*"]' -c infra/
+  $ waybill pull 'project["gh/acme/api"].webhook["*"]' -c infra/waybill.yaml
 
-  # See what would change in the files, change nothing
-  $ waybill pull --dry-run -c infra/
-
-  # Also remove from the config what the service no longer has
-  $ waybill pull --prune -c infra/
-
-Secrets are never written: an added secret is a \${env:NAME} placeholder, and its name is
-listed; a secret that differs cannot be read back and stays drift.
+--prune also removes from the config what the service no longer has. Secrets are never
+written: an added secret is a \${env:NAME} placeholder, and its name is listed; a secret that
+differs cannot be read back and stays drift (drift still reports it).
 Exit codes: 0 written (or nothing to pull), 1 error.
 `;
 

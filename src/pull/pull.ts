@@ -258,18 +258,19 @@ export const computePull = (options: PullOptions): PullResult => {
       const fromLive = get(liveItem, fieldPath);
       const target = [...owner.path, ...fieldPath];
       const text = files.texts.get(owner.file) ?? "";
-      const value = keepOrder(valueAt(text, target), fromLive !== undefined ? fromLive : f.before);
       const inItem = declared !== undefined && hasPath(text, target);
-      if (!inItem && options.intoTemplate) {
-        const t = templateHolding(change.org, owner, fieldPath);
-        if (t) {
-          writeValue(t.file, t.path, value);
-          notes.push(
-            `${change.address}: ${f.path} written in template "${t.name}", which every item that extends it uses too`,
-          );
-          wrote = true;
-          continue;
-        }
+      const template = inItem ? undefined : templateHolding(change.org, owner, fieldPath);
+      const current = inItem
+        ? valueAt(text, target)
+        : template && valueAt(files.texts.get(template.file) ?? "", template.path);
+      const value = keepOrder(current, fromLive !== undefined ? fromLive : f.before);
+      if (template && options.intoTemplate) {
+        writeValue(template.file, template.path, value);
+        notes.push(
+          `${change.address}: ${f.path} written in template "${template.name}", which every item that extends it uses too`,
+        );
+        wrote = true;
+        continue;
       }
       writeValue(owner.file, target, value);
       wrote = true;
@@ -337,7 +338,20 @@ export const computePull = (options: PullOptions): PullResult => {
     const org = change.org;
     let file: string | undefined;
     let parentPath: EditPath | undefined;
-    if (options.into !== undefined) {
+    const withCollection = findDeclared(org, collection);
+    // Decision: a collection inside an item (a project's webhooks) is declared in one file
+    // (design.md §3: a project may be split across files where the parts do not overlap),
+    // so a new member goes where the collection is, whatever --into says; top-level items
+    // (contexts, groups) may go to any file of the org.
+    const intoOk =
+      options.into !== undefined &&
+      !(withCollection && itemParent.length > 0 && withCollection.file !== options.into);
+    if (options.into !== undefined && !intoOk) {
+      notes.push(
+        `${change.address}: added to ${withCollection?.file}, which declares its collection (a collection lives in one file), not to ${options.into}`,
+      );
+    }
+    if (options.into !== undefined && intoOk) {
       file = options.into;
       if (!files.texts.has(file)) {
         files.order.push(file);
@@ -354,7 +368,6 @@ export const computePull = (options: PullOptions): PullResult => {
       }
     } else {
       // The file that declares the collection, else the one that declares the parent.
-      const withCollection = findDeclared(org, collection);
       const withParent = itemParent.length === 0 ? undefined : findDeclared(org, itemParent);
       if (withCollection) {
         file = withCollection.file;

@@ -136,9 +136,43 @@ export const hasPath = (text: string, path: EditPath): boolean =>
 const nest = (steps: readonly string[], value: unknown): unknown =>
   steps.reduceRight<unknown>((v, k) => ({ [k]: v }), value);
 
-/** Insert `key: value` into the map `map` (whose key, if any, is `owner`). */
-const addPair = (text: string, map: YAMLMap, key: string, value: unknown): string => {
+/**
+ * The pair holding the node at `path` when it sits in a block map (`webhooks: {}`), with
+ * its key's column: an empty flow collection there is replaced by a block one.
+ */
+const blockOwner = (text: string, doc: Document, path: EditPath): number | undefined => {
+  if (path.length === 0) return undefined;
+  const parent = nodeAt(doc, path.slice(0, -1));
+  const step = path[path.length - 1] as string | number;
+  if (!isMap(parent) || parent.flow || typeof step !== "string") return undefined;
+  const c = child(parent, step);
+  if (!c?.pair || !isScalar(c.pair.key) || !c.pair.key.range) return undefined;
+  return column(text, c.pair.key.range[0]);
+};
+
+/** `key: {}` / `key: []` (a comment after it kept) becomes `key:` and a block value. */
+const emptyToBlock = (text: string, node: Node, value: unknown, keyColumn: number): string => {
+  const [start, end] = rangeOf(node);
+  const eol = text.indexOf("\n", end);
+  const lineEnd = eol < 0 ? text.length : eol + 1;
+  const rest = text.slice(end, lineEnd);
+  const before = text.slice(0, start).replace(/[ \t]+$/, "");
+  const tail = rest.trim() === "" ? "\n" : `${rest.endsWith("\n") ? rest : `${rest}\n`}`;
+  return before + tail + renderBlock(value, keyColumn + 2) + text.slice(lineEnd);
+};
+
+/** Insert `key: value` into the map `map`. */
+const addPair = (
+  text: string,
+  map: YAMLMap,
+  key: string,
+  value: unknown,
+  ownerColumn: number | undefined,
+): string => {
   const entry = { [key]: value };
+  if (map.flow && map.items.length === 0 && ownerColumn !== undefined) {
+    return emptyToBlock(text, map, entry, ownerColumn);
+  }
   if (map.flow) {
     const [start, end] = rangeOf(map);
     const close = text.lastIndexOf("}", end - 1);
@@ -175,7 +209,13 @@ export const setIn = (text: string, path: EditPath, value: unknown): string => {
         return replaceEmpty(text, n, nest(path.slice(i) as string[], value), keyColumn);
       }
       if (!isMap(n)) throw new YamlEditError(`${path.slice(0, i).join(".")} is not a map`);
-      return addPair(text, n, step, nest(rest as string[], value));
+      return addPair(
+        text,
+        n,
+        step,
+        nest(rest as string[], value),
+        blockOwner(text, doc, path.slice(0, i)),
+      );
     }
     if (c.pair && isScalar(c.pair.key)) keyColumn = column(text, rangeOf(c.pair.key)[0]);
     if (i === path.length - 1) return replaceNode(text, c.node, value, keyColumn, c.pair);
@@ -256,6 +296,8 @@ export const appendIn = (text: string, path: EditPath, value: unknown): string =
     if (seq === null || (isScalar(seq) && seq.value === null)) return setIn(text, path, [value]);
     throw new YamlEditError(`${path.join(".")} is not a list`);
   }
+  const owner = seq.flow && seq.items.length === 0 ? blockOwner(text, doc, path) : undefined;
+  if (owner !== undefined) return emptyToBlock(text, seq, [value], owner);
   if (seq.flow) {
     const [start, end] = rangeOf(seq);
     if (seq.items.length === 0) return splice(text, start, end, renderFlow([value], false));
