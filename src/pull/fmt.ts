@@ -16,7 +16,16 @@
  * differs, fmt refuses the file rather than change its meaning.
  */
 import { isDeepStrictEqual } from "node:util";
-import { type Document, isMap, isScalar, isSeq, parseDocument, visit } from "yaml";
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit,
+  type YAMLMap,
+  type YAMLSeq,
+} from "yaml";
 import { YAML_STYLE } from "./yaml-edit.js";
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -125,13 +134,25 @@ const reorder = (node: unknown, cursor: SchemaCursor): void => {
   }
 };
 
+/**
+ * A comment after a flow collection (`slack: { … } # the hook`) goes above its first entry
+ * once it is a block, where yaml also puts `slack: # the hook` (not after its last entry).
+ */
+const blockComment = (n: YAMLMap | YAMLSeq): void => {
+  if (!n.flow || n.items.length === 0 || !n.comment) return;
+  n.commentBefore = n.commentBefore ? `${n.commentBefore}\n${n.comment}` : n.comment;
+  n.comment = undefined;
+};
+
 /** Block collections, plain strings where YAML allows them. */
 const canonicalStyle = (doc: Document): void => {
   visit(doc, {
     Map: (_, n) => {
+      blockComment(n);
       n.flow = n.items.length === 0;
     },
     Seq: (_, n) => {
+      blockComment(n);
       n.flow = n.items.length === 0;
     },
     Scalar: (_, n) => {
@@ -157,11 +178,31 @@ const parseChecked = (text: string): Document => {
   return doc;
 };
 
+/**
+ * The comment above the file's first key is the file's head comment: it stays at the top
+ * when the keys are reordered.
+ */
+const keepHeadComment = (doc: Document, reordered: () => void): void => {
+  const root = doc.contents;
+  const first = isMap(root) ? root.items[0]?.key : undefined;
+  const head = isScalar(first) ? first.commentBefore : undefined;
+  reordered();
+  const now = isMap(root) ? root.items[0]?.key : undefined;
+  if (head === undefined || !isScalar(first) || !isScalar(now) || now === first) return;
+  first.commentBefore = undefined;
+  now.commentBefore = now.commentBefore ? `${head}\n${now.commentBefore}` : head;
+};
+
 const once = (text: string, schema: JsonSchema, order: boolean): string => {
   const doc = parseChecked(text);
-  if (order) reorder(doc.contents, schemaCursor(schema));
+  if (order) keepHeadComment(doc, () => reorder(doc.contents, schemaCursor(schema)));
   canonicalStyle(doc);
-  return render(doc);
+  try {
+    return render(doc);
+  } catch (err) {
+    // yaml refuses to print what it cannot (an alias whose anchor is nowhere).
+    throw new FormatError(`cannot format: ${(err as Error).message.split("\n")[0]}`);
+  }
 };
 
 const sameValue = (a: string, b: string): boolean => {
@@ -187,12 +228,18 @@ export const formatYaml = (text: string, schema: JsonSchema): string => {
     return found;
   })();
   for (const order of hasAliases ? [true, false] : [true]) {
-    let out = once(text, schema, order);
-    // The yaml printer settles in one pass; a second pass guards the rare comment move.
-    for (let i = 0; i < 3; i++) {
-      const again = once(out, schema, order);
-      if (again === out) break;
-      out = again;
+    let out: string;
+    try {
+      out = once(text, schema, order);
+      // The yaml printer settles in one pass; more passes guard a comment it moves.
+      for (let i = 0; i < 3; i++) {
+        const again = once(out, schema, order);
+        if (again === out) break;
+        out = again;
+      }
+    } catch (err) {
+      if (err instanceof FormatError && order) continue;
+      throw err;
     }
     if (sameValue(text, out)) return out;
   }
