@@ -167,7 +167,7 @@ describe("pull", () => {
     const by = new Map(result.files.map((f) => [f.path.slice(dir.length + 1), f.after]));
     // The context goes to --into (a new file of the org); the webhook where webhooks are.
     expect(by.get("b.yaml")).toBe(
-      "org: gh/acme\ncontexts:\n  deploy:\n    env:\n      KEY: ${env:CTX_DEPLOY_KEY}\n    restrictions: []\n",
+      `org: gh/acme\ncontexts:\n  deploy:\n    env:\n      KEY: \${env:CTX_DEPLOY_KEY}\n    restrictions: []\n`,
     );
     expect(by.get("a.yaml")).toBe(
       `org: gh/acme\ncontexts: {}\nprojects:\n  ${SLUG}:\n    webhooks:\n      new:\n        url: https://n.example.com/h\n        events:\n          - job-completed\n        signing_secret: \${env:WEBHOOK_API_NEW_SIGNING_SECRET}\n`,

@@ -65,10 +65,10 @@ describe("yaml edits", () => {
   });
 
   it("adds a key to a block map after its last entry, in fmt's layout", () => {
-    const out = setIn(base, ["projects", "gh/acme/api", "env", "NEW"], "${env:NEW}");
+    const out = setIn(base, ["projects", "gh/acme/api", "env", "NEW"], `\${env:NEW}`);
     expect(lineDiff(base, out)).toEqual({
       removed: [],
-      added: ["    env:", "      NEW: ${env:NEW}"],
+      added: ["    env:", `      NEW: \${env:NEW}`],
     });
     expect(out.startsWith(base.trimEnd())).toBe(true);
   });
