@@ -16,10 +16,12 @@ import type { RegisterCommand } from "./commands.js";
 import {
   addCommonOptions,
   type CommonOptionFlags,
+  collectSecretValues,
   connect,
   loadDesired,
   progressReporter,
   resolveCommonOptions,
+  secretScrubber,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
@@ -116,8 +118,13 @@ const pullCommand = async (
     throw new UsageError(`pull: ${(err as Error).message}`, { cause: err });
   }
   if (flags.dryRun) {
+    // The diff's context lines are the config's own text, which may hold literal secret
+    // values (an env var written in the YAML is still sensitive): they are masked.
+    const scrub = secretScrubber(collectSecretValues(desired));
     for (const f of result.files) {
-      io.stdout.write(createTwoFilesPatch(f.path, f.path, f.before, f.after, "config", "pulled"));
+      io.stdout.write(
+        scrub(createTwoFilesPatch(f.path, f.path, f.before, f.after, "config", "pulled")),
+      );
     }
   } else {
     for (const f of result.files) await writeFile(f.path, f.after, "utf8");

@@ -15,6 +15,7 @@
  * Secrets are never written: an added secret is a `${env:NAME}` placeholder, listed in
  * `envVars`; a secret that differs cannot be read back and is listed in `skipped`.
  */
+import { parseDocument } from "yaml";
 import type { ExportResult } from "../export/build.js";
 import type { EnvVarNeed } from "../export/env-names.js";
 import { ALL_KINDS } from "../kinds/registry.js";
@@ -441,6 +442,14 @@ export const computePull = (options: PullOptions): PullResult => {
     pulled.push(change.address);
   }
 
+  // What pull writes must still be YAML: a file it would break is an error, and nothing is
+  // written (the edits are splices, so this is a guard, not an expected path).
+  for (const path of files.order) {
+    const text = files.texts.get(path) ?? "";
+    if (parseDocument(text).errors.length > 0) {
+      throw new YamlEditError(`the edit of ${path} would not be valid YAML; nothing was written`);
+    }
+  }
   const before = new Map(options.files.map((f) => [f.path, f.text]));
   return {
     files: files.order

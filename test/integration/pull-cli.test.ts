@@ -123,4 +123,27 @@ describe("waybill pull", () => {
     });
     expect(exact.code).toBe(0);
   });
+
+  it("--dry-run masks a literal secret of the config in the diff's context lines", async () => {
+    await suite.emulator.call("POST", `/api/v3/projects/${API_ID}/update-settings`, {
+      enable_auto_cancel_redundant_workflows: true,
+    });
+    const literal = "literal-secret-in-yaml-7781";
+    const config = await suite.tmp.write(
+      "literal.yaml",
+      matchingConfig.replace(
+        "    env:\n      NPM_TOKEN",
+        "    env:\n      LITERAL_FIRST: " + literal + "\n      NPM_TOKEN",
+      ),
+    );
+    const r = await runCli(["pull", "--dry-run", 'project["gh/acme/api"].settings', "-c", config], {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+      env: matchingEnv,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\+ +enable_auto_cancel_redundant_workflows: true/m);
+    expect(r.stdout).toContain("LITERAL_FIRST: (sensitive)");
+    expect(r.stdout).not.toContain(literal);
+  });
 });
