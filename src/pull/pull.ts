@@ -267,8 +267,9 @@ export const computePull = (options: PullOptions): PullResult => {
       const value = keepOrder(current, fromLive !== undefined ? fromLive : f.before);
       if (template && options.intoTemplate) {
         writeValue(template.file, template.path, value);
+        const users = extendersOf(change.org, String(owner.path[0]), template.name);
         notes.push(
-          `${change.address}: ${f.path} written in template "${template.name}", which every item that extends it uses too`,
+          `${change.address}: ${f.path} written in template "${template.name}", which also changes ${users.length === 1 ? "" : "each of "}${users.join(", ")}`,
         );
         wrote = true;
         continue;
@@ -299,6 +300,22 @@ export const computePull = (options: PullOptions): PullResult => {
     const file = parent?.file ?? filesOf(org)[0];
     if (file === undefined) return undefined;
     return { file, path: [...(parent?.path ?? []), ...(rest as string[])] };
+  }
+
+  /** The items (`projects` or `contexts` keys, any file of the org) that extend `name`. */
+  function extendersOf(org: string, top: string, name: string): string[] {
+    const out: string[] = [];
+    for (const f of filesOf(org)) {
+      const items = valueAt(files.texts.get(f) ?? "", [top]);
+      if (typeof items !== "object" || items === null) continue;
+      for (const [key, item] of Object.entries(items)) {
+        const ext = (item as { extends?: unknown } | null)?.extends;
+        if (Array.isArray(ext) && ext.includes(name)) {
+          out.push(`${top === "projects" ? "project" : "context"}["${key}"]`);
+        }
+      }
+    }
+    return out;
   }
 
   /** A template (of `extends`) that holds the field, last one first. */

@@ -146,4 +146,43 @@ describe("waybill pull", () => {
     expect(r.stdout).toContain("LITERAL_FIRST: (sensitive)");
     expect(r.stdout).not.toContain(literal);
   });
+
+  it("ignore_fields: a webhook paused by hand is neither drift nor pulled", async () => {
+    const paused = await suite.emulator.call(
+      "POST",
+      `/api/v3/webhooks/${WEBHOOK_SLACK_ID}/set-enabled`,
+      { is_enabled: false },
+    );
+    expect(paused.status).toBe(200);
+    const config = await suite.tmp.write(
+      "ignore-fields.yaml",
+      matchingConfig.replace(
+        "ignore:\n",
+        `ignore_fields: ['project["*"].webhook["*"].is_enabled']\nignore:\n`,
+      ),
+    );
+    const run = (args: string[]) =>
+      runCli([...args, "-c", config], {
+        baseUrl: suite.emulator.url,
+        token: suite.emulator.token,
+        env: matchingEnv,
+      });
+    expect((await run(["drift"])).code).toBe(0);
+    const before = await readFile(config, "utf8");
+    const pulled = await run(["pull"]);
+    expect(pulled.code).toBe(0);
+    expect(pulled.stderr).toMatch(/Nothing to pull/);
+    expect(await readFile(config, "utf8")).toBe(before);
+    // Without it, the same pause is drift.
+    const plain = await runCli(
+      ["drift", "-c", await suite.tmp.write("plain.yaml", matchingConfig)],
+      {
+        baseUrl: suite.emulator.url,
+        token: suite.emulator.token,
+        env: matchingEnv,
+      },
+    );
+    expect(plain.code).toBe(2);
+    expect(plain.stdout).toMatch(/is_enabled/);
+  });
 });

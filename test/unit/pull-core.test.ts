@@ -110,7 +110,9 @@ describe("pull", () => {
         "events: [workflow-completed, job-completed] }",
       ),
     );
-    expect(result.notes.join("\n")).toMatch(/template "service", which every item that extends it/);
+    expect(result.notes).toEqual([
+      `project["${SLUG}"].webhook["slack"]: events written in template "service", which also changes project["${SLUG}"]`,
+    ]);
   });
 
   it("adds an undeclared live item to the file of its collection, or --into FILE", async () => {
