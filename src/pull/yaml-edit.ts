@@ -150,15 +150,18 @@ const blockOwner = (text: string, doc: Document, path: EditPath): number | undef
   return column(text, c.pair.key.range[0]);
 };
 
-/** `key: {}` / `key: []` (a comment after it kept) becomes `key:` and a block value. */
+/** `key: {}` / `key: []` becomes `key:` and a block value (a comment after it kept). */
 const emptyToBlock = (text: string, node: Node, value: unknown, keyColumn: number): string => {
   const [start, end] = rangeOf(node);
   const eol = text.indexOf("\n", end);
   const lineEnd = eol < 0 ? text.length : eol + 1;
   const rest = text.slice(end, lineEnd);
   const before = text.slice(0, start).replace(/[ \t]+$/, "");
-  const tail = rest.trim() === "" ? "\n" : `${rest.endsWith("\n") ? rest : `${rest}\n`}`;
-  return before + tail + renderBlock(value, keyColumn + 2) + text.slice(lineEnd);
+  // fmt's layout (the yaml printer's): a comment after the key goes on its own line, above
+  // the first entry.
+  const comment = rest.trim();
+  const above = comment === "" ? "" : `${" ".repeat(keyColumn + 2)}${comment}\n`;
+  return `${before}\n${above}${renderBlock(value, keyColumn + 2)}${text.slice(lineEnd)}`;
 };
 
 /** Insert `key: value` into the map `map`. */

@@ -51,6 +51,8 @@ const configArb = fc.record({
   /** Which maps are written in flow style, and whether lines carry comments. */
   flow: fc.boolean(),
   comments: fc.boolean(),
+  formatted: fc.boolean(),
+  prune: fc.boolean(),
 });
 type ConfigSpec = typeof configArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -112,7 +114,8 @@ type Edit =
   | { kind: "cron"; trigger: number; cron: string }
   | { kind: "restriction"; expression: string }
   | { kind: "webhook"; name: string; events: (typeof EVENTS)[number][] }
-  | { kind: "env"; name: string };
+  | { kind: "env"; name: string }
+  | { kind: "drop"; webhook: number };
 
 const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({
@@ -133,6 +136,7 @@ const editArb: fc.Arbitrary<Edit> = fc.oneof(
     events,
   }),
   fc.record({ kind: fc.constant("env" as const), name: fc.constantFrom("NEW_VAR", "OTHER") }),
+  fc.record({ kind: fc.constant("drop" as const), webhook: fc.nat(3) }),
 );
 
 const editLive = (state: LiveState, edits: readonly Edit[]): LiveState => {
@@ -205,6 +209,11 @@ const editLive = (state: LiveState, edits: readonly Edit[]): LiveState => {
           ],
         };
         break;
+      case "drop": {
+        const w = webhooks[e.webhook % Math.max(1, webhooks.length)];
+        if (w) p = { ...p, webhooks: webhooks.filter((x) => x !== w) };
+        break;
+      }
       case "env":
         if ((p.env ?? []).some((v) => v.name === e.name)) break;
         p = { ...p, env: [...(p.env ?? []), { name: e.name, truncated_value: "Q9Z7" }] };
@@ -241,7 +250,8 @@ describe("pull, then plan (property)", () => {
         fc.array(editArb, { minLength: 1, maxLength: 4 }),
         async (c, edits) => {
           const file = join(dir, `c${n++}.yaml`);
-          const text = render(c);
+          // Half the runs start from a file in fmt's layout: pull must keep it in that layout.
+          const text = c.formatted ? formatYaml(render(c), schema) : render(c);
           const desired = await load(file, text);
           const live = editLive(liveFromDesired(desired), edits);
           const plan = planChanges(desired, live, { skipSecrets: true });
@@ -251,21 +261,28 @@ describe("pull, then plan (property)", () => {
             plan,
             exports: new Map([[org.slug, buildExport(org)]]),
             schema,
+            prune: c.prune,
           });
-          expect(result.skipped.filter((s) => !/secret/.test(s.why))).toEqual([]);
+          // Only a removal without --prune is left (and said so).
+          const left = result.skipped.map((x) => x.address);
+          expect(result.skipped.every((x) => !c.prune && /--prune/.test(x.why))).toBe(true);
           if (plan.changes.length > 0) drifted += 1;
-          expect(result.pulled.length).toBe(plan.changes.length);
+          expect(result.pulled.length).toBe(plan.changes.length - left.length);
           const after = result.files[0]?.after ?? text;
           const again = planChanges(await load(file, after), live, { skipSecrets: true });
-          expect(again.changes.map((ch) => ch.address)).toEqual([]);
-          // Every comment line of the original is still there.
+          expect(again.changes.map((ch) => ch.address)).toEqual(left);
+          // Every comment of the original is still there (but those on lines --prune removed).
+          const pruned = plan.changes.some(
+            (ch) => ch.action === "create" && result.pulled.includes(ch.address),
+          );
           const comments = (t: string) => t.split("\n").flatMap((l) => /#.*$/.exec(l) ?? []);
-          expect(comments(after)).toEqual(expect.arrayContaining(comments(text)));
+          if (!pruned) expect(comments(after)).toEqual(expect.arrayContaining(comments(text)));
           // fmt is idempotent, and keeps the meaning.
           const formatted = formatYaml(after, schema);
+          if (c.formatted) expect(formatted).toBe(after);
           expect(formatYaml(formatted, schema)).toBe(formatted);
           const reformatted = planChanges(await load(file, formatted), live, { skipSecrets: true });
-          expect(reformatted.changes).toEqual([]);
+          expect(reformatted.changes.map((ch) => ch.address)).toEqual(left);
         },
       ),
       { numRuns: 60 },

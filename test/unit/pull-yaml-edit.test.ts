@@ -101,7 +101,7 @@ describe("yaml edits", () => {
   it("turns an empty {} or [] in a block map into a block, keeping its comment", () => {
     const text = "org: gh/acme\ncontexts: {} # none yet\nlist: []\n";
     expect(setIn(text, ["contexts", "deploy", "env"], {})).toBe(
-      "org: gh/acme\ncontexts: # none yet\n  deploy:\n    env: {}\nlist: []\n",
+      "org: gh/acme\ncontexts:\n  # none yet\n  deploy:\n    env: {}\nlist: []\n",
     );
     expect(appendIn(text, ["list"], { expression: "a == 1" })).toBe(
       "org: gh/acme\ncontexts: {} # none yet\nlist:\n  - expression: a == 1\n",
