@@ -19,7 +19,7 @@ import { parseDocument } from "yaml";
 import type { ExportResult } from "../export/build.js";
 import type { EnvVarNeed } from "../export/env-names.js";
 import { ALL_KINDS } from "../kinds/registry.js";
-import { isWithin, parseAddress } from "../model/address.js";
+import { parseAddress } from "../model/address.js";
 import type { Change, Plan } from "../plan/types.js";
 import { type JsonSchema, orderValue, schemaCursor } from "./fmt.js";
 import {
@@ -221,7 +221,7 @@ export const computePull = (options: PullOptions): PullResult => {
       switch (change.action) {
         case "update":
         case "replace":
-          pullFields(change, steps, live);
+          pullFields(change, steps, live, exported);
           break;
         case "delete":
           pullAdded(change, steps, live, exported);
@@ -236,7 +236,12 @@ export const computePull = (options: PullOptions): PullResult => {
     }
   }
 
-  function pullFields(change: Change, steps: readonly Step[], live: unknown): void {
+  function pullFields(
+    change: Change,
+    steps: readonly Step[],
+    live: unknown,
+    exported: ExportResult,
+  ): void {
     const livePath = resolveIn(live, steps);
     const liveItem = livePath === undefined ? undefined : get(live, livePath);
     const declared = findDeclared(change.org, steps);
@@ -255,7 +260,16 @@ export const computePull = (options: PullOptions): PullResult => {
         });
         continue;
       }
-      const fieldPath = f.path.split(".");
+      // Decision: a field that forces a replacement (a trigger's `event.type`) brings its
+      // whole top-level block from the service (`event`), so the block stays consistent
+      // (an `event.schedule` left under a `type: vcs` would be refused by validate).
+      const split = f.path.split(".");
+      const fieldPath =
+        f.forces_replacement &&
+        split.length > 1 &&
+        get(liveItem, [split[0] as string]) !== undefined
+          ? [split[0] as string]
+          : split;
       const fromLive = get(liveItem, fieldPath);
       const target = [...owner.path, ...fieldPath];
       const text = files.texts.get(owner.file) ?? "";
@@ -265,6 +279,7 @@ export const computePull = (options: PullOptions): PullResult => {
         ? valueAt(text, target)
         : template && valueAt(files.texts.get(template.file) ?? "", template.path);
       const value = keepOrder(current, fromLive !== undefined ? fromLive : f.before);
+      needsOf(value, exported);
       if (template && options.intoTemplate) {
         writeValue(template.file, template.path, value);
         const users = extendersOf(change.org, String(owner.path[0]), template.name);
@@ -300,6 +315,21 @@ export const computePull = (options: PullOptions): PullResult => {
     const file = parent?.file ?? filesOf(org)[0];
     if (file === undefined) return undefined;
     return { file, path: [...(parent?.path ?? []), ...(rest as string[])] };
+  }
+
+  /** The `${env:NAME}` placeholders export wrote into `value`: secrets to set, listed once. */
+  function needsOf(value: unknown, exported: ExportResult): void {
+    const names = new Set<string>();
+    const walk = (v: unknown): void => {
+      if (typeof v === "string") {
+        for (const m of v.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g))
+          names.add(m[1] as string);
+      } else if (typeof v === "object" && v !== null) Object.values(v).forEach(walk);
+    };
+    walk(value);
+    for (const need of exported.envVars) {
+      if (names.has(need.name) && !envVars.some((e) => e.name === need.name)) envVars.push(need);
+    }
   }
 
   /** The items (`projects` or `contexts` keys, any file of the org) that extend `name`. */
@@ -424,9 +454,7 @@ export const computePull = (options: PullOptions): PullResult => {
       }
       edit(f, (t) => appendIn(t, target, value));
     }
-    for (const need of exported.envVars) {
-      if (isWithin(need.address, change.address)) envVars.push(need);
-    }
+    needsOf(doc, exported);
     pulled.push(change.address);
   }
 

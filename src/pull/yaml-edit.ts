@@ -357,8 +357,17 @@ export const deleteIn = (text: string, path: EditPath): string => {
   if (owner?.pair && isScalar(owner.pair.key) && owner.pair.key.range) {
     const colon = text.indexOf(":", owner.pair.key.range[1]);
     const empty = isMap(parent) ? " {}" : " []";
-    // The colon comes before the entry, so removing the entry first keeps its offset; a
-    // comment after the colon stays on its line, after the new value.
+    // One comment line between the key and its only entry (the collection's own comment)
+    // goes after the `{}`, where fmt puts it; the colon comes before the entry, so
+    // removing the entry first keeps its offset.
+    const eol = text.indexOf("\n", colon);
+    const between = eol < 0 || eol + 1 > from ? "" : text.slice(eol + 1, from);
+    const lines = between.split("\n").filter((l) => l.trim() !== "");
+    const onKeyLine = text.slice(colon + 1, eol < 0 ? text.length : eol).trim();
+    if (lines.length === 1 && onKeyLine === "" && /^\s*#/.test(lines[0] as string)) {
+      const moved = splice(text, eol + 1, to, "");
+      return splice(moved, colon + 1, eol, `${empty} ${(lines[0] as string).trim()}`);
+    }
     return splice(splice(text, from, to, ""), colon + 1, colon + 1, empty);
   }
   return splice(text, from, to, "");

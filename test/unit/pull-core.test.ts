@@ -206,6 +206,43 @@ describe("pull", () => {
     expect(pruned.again.changes).toEqual([]);
   });
 
+  it("a field that forces a replacement brings its whole block (a trigger's event)", async () => {
+    const files = {
+      "a.yaml": `org: gh/acme
+projects:
+  ${SLUG}:
+    pipelines:
+      build:
+        config: { type: vcs, file_path: .service/config.yml, vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api } }
+        checkout: { vcs: { provider: github_app, repo_id: "123", repo_full_name: acme/api } }
+        triggers:
+          nightly: # runs at night
+            event:
+              type: schedule
+              schedule: { cron_expression: "0 2 * * *", attribution_actor: system }
+`,
+    };
+    const toWebhook = (p: LiveProject): LiveProject => ({
+      ...p,
+      triggers: (p.triggers ?? []).map((t) =>
+        t.synthetic
+          ? t
+          : {
+              ...t,
+              event: { type: "webhook" as const, webhook: { name: "nightly", source: "bot" } },
+            },
+      ),
+    });
+    const { plan, result, after, again } = await pullAfter(files, toWebhook);
+    expect(plan.changes.map((c) => c.action)).toEqual(["replace"]);
+    expect(again.changes).toEqual([]);
+    expect(after["a.yaml"]).toContain(
+      "          nightly: # runs at night\n            event:\n              type: webhook\n              webhook:\n                source: bot\n",
+    );
+    expect(after["a.yaml"]).toContain("secret: ${env:TRIGGER_API_BUILD_NIGHTLY_SECRET}\n");
+    expect(result.envVars.map((e) => e.name)).toEqual(["TRIGGER_API_BUILD_NIGHTLY_SECRET"]);
+  });
+
   it("pulls only the chosen addresses", async () => {
     const both = (p: LiveProject): LiveProject => ({
       ...moreEvents(p),
