@@ -239,7 +239,7 @@ projects:
     expect(after["a.yaml"]).toContain(
       "          nightly: # runs at night\n            event:\n              type: webhook\n              webhook:\n                source: bot\n",
     );
-    expect(after["a.yaml"]).toContain("secret: ${env:TRIGGER_API_BUILD_NIGHTLY_SECRET}\n");
+    expect(after["a.yaml"]).toContain(`secret: \${env:TRIGGER_API_BUILD_NIGHTLY_SECRET}\n`);
     expect(result.envVars.map((e) => e.name)).toEqual(["TRIGGER_API_BUILD_NIGHTLY_SECRET"]);
   });
 
