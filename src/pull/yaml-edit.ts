@@ -221,7 +221,10 @@ export const setIn = (text: string, path: EditPath, value: unknown): string => {
       );
     }
     if (c.pair && isScalar(c.pair.key)) keyColumn = column(text, rangeOf(c.pair.key)[0]);
-    if (i === path.length - 1) return replaceNode(text, c.node, value, keyColumn, c.pair);
+    if (i === path.length - 1) {
+      const inFlow = isCollection(n) && n.flow === true;
+      return replaceNode(text, c.node, value, keyColumn, c.pair, inFlow);
+    }
     n = c.node;
   }
   throw new YamlEditError("an empty path");
@@ -250,6 +253,7 @@ const replaceNode = (
   value: unknown,
   keyColumn: number,
   pair: Pair<unknown, unknown> | undefined,
+  inFlow = false,
 ): string => {
   if (n === null || n === undefined) {
     if (!pair || !isScalar(pair.key) || !pair.key.range) throw new YamlEditError("no position");
@@ -261,6 +265,8 @@ const replaceNode = (
   const [start, end] = rangeOf(node);
   const structured = typeof value === "object" && value !== null;
   if (isScalar(node) && !structured) return splice(text, start, end, renderScalarLike(value, node));
+  // Inside a flow collection, everything stays on its line.
+  if (inFlow) return splice(text, start, end, renderFlow(value, false));
   if (isCollection(node) && node.flow) {
     const padded = /^[[{]\s/.test(text.slice(start, end));
     return splice(text, start, end, renderFlow(value, padded));
@@ -276,11 +282,7 @@ const replaceNode = (
   // value is written after the key, in block style.
   if (structured) {
     const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
-    if (!empty && pair && isScalar(pair.key) && pair.key.range) {
-      const colon = text.indexOf(":", pair.key.range[1]);
-      const stop = isBlock(node) ? end : entryEnd(text, node);
-      return splice(text, colon + 1, stop, `\n${renderBlock(value, keyColumn + 2)}`);
-    }
+    if (!empty && isScalar(node)) return emptyToBlock(text, node, value, keyColumn);
   }
   // Otherwise a scalar value: a block collection (everything after the colon) or a flow
   // one becomes that scalar.

@@ -108,6 +108,16 @@ describe("yaml edits", () => {
     );
   });
 
+  it("a scalar that becomes a map keeps its comment; inside a flow map it stays flow", () => {
+    const text = "org: gh/acme\nsettings: ~ # later\nx: { a: 1 }\n";
+    expect(setIn(text, ["settings"], { enable_private_orbs: true })).toBe(
+      "org: gh/acme\nsettings:\n  # later\n  enable_private_orbs: true\nx: { a: 1 }\n",
+    );
+    expect(setIn(text, ["x", "a"], { b: [1, 2] })).toBe(
+      "org: gh/acme\nsettings: ~ # later\nx: { a: {b: [1, 2]} }\n",
+    );
+  });
+
   it("writes into a file whose last line has no newline", () => {
     const text = "org: gh/acme\nsettings:\n  enable_private_orbs: true";
     expect(setIn(text, ["settings", "enable_uncertified_public_orbs"], false)).toBe(
