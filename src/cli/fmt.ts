@@ -7,7 +7,6 @@ import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readConfigSchema } from "../config/schema-check.js";
 import { UsageError } from "../core/errors.js";
-import { FormatError, formatYaml } from "../pull/fmt.js";
 import type { RegisterCommand } from "./commands.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
@@ -60,6 +59,8 @@ const fmtCommand = async (
   flags: { check?: boolean },
   io: CliIO,
 ): Promise<number> => {
+  // Loaded here, not at the top: other commands never pay for it (issue 8).
+  const { FormatError, formatYaml } = await import("../pull/fmt.js");
   const schema = readConfigSchema();
   const files = (await Promise.all(paths.map(yamlFiles))).flat();
   const changed: string[] = [];

@@ -5,12 +5,11 @@
  * unified diff). Exit 0 written (or nothing to pull), 1 error.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { createTwoFilesPatch } from "diff";
 import { readConfigSchema } from "../config/schema-check.js";
 import { UsageError } from "../core/errors.js";
-import { buildExport, type ExportResult } from "../export/build.js";
+import type { ExportResult } from "../export/build.js";
 import { globMatcher } from "../plan/plan.js";
-import { computePull } from "../pull/pull.js";
+import type { computePull } from "../pull/pull.js";
 import { runPlan } from "../run/plan-run.js";
 import type { RegisterCommand } from "./commands.js";
 import {
@@ -95,6 +94,12 @@ const pullCommand = async (
   } finally {
     await api.close();
   }
+  // Loaded here, not at the top: other commands never pay for these modules (issue 8).
+  const [{ buildExport }, { computePull }, { createTwoFilesPatch }] = await Promise.all([
+    import("../export/build.js"),
+    import("../pull/pull.js"),
+    import("diff"),
+  ]);
   const exports = new Map<string, ExportResult>();
   for (const org of run.live.orgs) {
     if (org.status === "found") exports.set(org.slug, buildExport(org));
