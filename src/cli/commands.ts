@@ -3,8 +3,10 @@ import { registerCompletion } from "./completion.js";
 import { registerDrift } from "./drift.js";
 import { registerEmulator } from "./emulator.js";
 import { registerExport } from "./export.js";
+import { registerFmt } from "./fmt.js";
 import { registerForceUnlock } from "./force-unlock.js";
 import { registerPlan } from "./plan.js";
+import { registerPull } from "./pull.js";
 import type { RegisterCommand } from "./register-command.js";
 import { registerShow } from "./show.js";
 import { registerValidate } from "./validate.js";
@@ -16,6 +18,8 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerApply,
   registerDrift,
   registerExport,
+  registerPull,
+  registerFmt,
   registerForceUnlock,
   registerEmulator,
   registerShow,

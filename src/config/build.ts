@@ -217,6 +217,7 @@ export const buildFile = (
     ),
     ignore: (doc.ignore ?? []).map(text),
     ...(doc.keep_unlisted === undefined ? {} : { keep_unlisted: doc.keep_unlisted.map(text) }),
+    ...(doc.ignore_fields === undefined ? {} : { ignore_fields: doc.ignore_fields.map(text) }),
     ...(doc.moved === undefined
       ? {}
       : {

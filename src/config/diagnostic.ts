@@ -49,6 +49,7 @@ export const DIAGNOSTIC_CODES = [
   "empty_env_value",
   "invalid_ignore_glob",
   "invalid_keep_unlisted_glob",
+  "invalid_ignore_fields_glob",
   "invalid_moved",
   "unknown_template",
   "invalid_template",

@@ -94,3 +94,18 @@ export const kindOfAddress = (
         (k) => k.collection.segment.name === last.name && parentSegment(k.parent) === parent,
       );
 };
+
+const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/**
+ * An `ignore_fields` entry (issue 32): an address glob (as `ignore`'s) followed by
+ * `.field` (or a nested `.field.sub`), e.g. `project["*"].webhook["*"].is_enabled`.
+ * Returns what is wrong, or undefined when it is fine.
+ */
+export const checkIgnoreFieldGlob = (glob: string): string | undefined => {
+  for (let i = glob.lastIndexOf("."); i > 0; i = glob.lastIndexOf(".", i - 1)) {
+    if (!FIELD_PATH.test(glob.slice(i + 1))) continue;
+    if (checkIgnoreGlob(glob.slice(0, i)) === undefined) return undefined;
+  }
+  return `must be an address glob followed by a field name, e.g. project["*"].webhook["*"].is_enabled (${checkIgnoreGlob(glob) ?? "no field name after the address"})`;
+};

@@ -48,6 +48,7 @@ export interface RawDocument {
   otel_exporters?: RawOtelExporter[];
   projects?: Record<string, RawProject>;
   ignore?: string[];
+  ignore_fields?: string[];
   keep_unlisted?: string[];
   moved?: RawMoved[];
   templates?: RawTemplates;
@@ -81,6 +82,7 @@ export const RAW_KEYS = {
     "otel_exporters",
     "projects",
     "ignore",
+    "ignore_fields",
     "keep_unlisted",
     "moved",
     "templates",

@@ -8,7 +8,7 @@ import { parseAddress } from "../model/address.js";
 import { MAX_OTEL_EXPORTERS_PER_ORG, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
 import { checkCron } from "./cron.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
-import { checkIgnoreGlob, kindOfAddress } from "./ignore-glob.js";
+import { checkIgnoreFieldGlob, checkIgnoreGlob, kindOfAddress } from "./ignore-glob.js";
 import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
 
 type Obj = Readonly<Record<string, unknown>>;
@@ -150,6 +150,14 @@ export const checkRules = (
       if (typeof glob !== "string") return;
       const problem = checkIgnoreGlob(glob);
       if (problem) report(["ignore", i], "value", "invalid_ignore_glob", problem);
+    });
+  }
+  // Issue 32: `ignore_fields` entries are an address glob and a final field name.
+  if (Array.isArray(root.ignore_fields)) {
+    root.ignore_fields.forEach((glob, i) => {
+      if (typeof glob !== "string") return;
+      const problem = checkIgnoreFieldGlob(glob);
+      if (problem) report(["ignore_fields", i], "value", "invalid_ignore_fields_glob", problem);
     });
   }
   if (Array.isArray(root.moved)) checkMoved(root.moved, report);

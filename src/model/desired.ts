@@ -52,6 +52,12 @@ export interface DesiredOrg extends Located {
    */
   readonly keep_unlisted?: readonly string[];
   /**
+   * `ignore_fields` (issue 32): address globs with a final field name
+   * (`project["*"].webhook["*"].is_enabled`): fields managed elsewhere, which plan, drift and
+   * pull never compare, send nor write on existing items.
+   */
+  readonly ignore_fields?: readonly string[];
+  /**
    * `moved` entries (issue 19): a live item at `from` is renamed in place to `to` (the
    * loader has checked that the kind can be renamed and that both are in one collection).
    */
@@ -250,7 +256,14 @@ export const MAX_WEBHOOKS_PER_PROJECT = 25;
 export const mergedOrgLists = (
   a: DesiredOrg,
   b: DesiredOrg,
-): { keep_unlisted?: readonly string[]; moved?: readonly DesiredMove[] } => ({
+): {
+  keep_unlisted?: readonly string[];
+  ignore_fields?: readonly string[];
+  moved?: readonly DesiredMove[];
+} => ({
+  ...(a.ignore_fields === undefined && b.ignore_fields === undefined
+    ? {}
+    : { ignore_fields: [...(a.ignore_fields ?? []), ...(b.ignore_fields ?? [])] }),
   ...(a.keep_unlisted === undefined && b.keep_unlisted === undefined
     ? {}
     : { keep_unlisted: [...(a.keep_unlisted ?? []), ...(b.keep_unlisted ?? [])] }),

@@ -36,6 +36,7 @@ import type {
 } from "../model/desired.js";
 import type { LiveOrg, LiveProject, LiveState, NotVisible } from "../model/live.js";
 import { finishPlan } from "./finish.js";
+import { type FieldIgnored, fieldIgnoredMatcher, withoutIgnoredFields } from "./ignore-fields.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
 import { maskPlanUrls } from "./mask-urls.js";
@@ -71,6 +72,8 @@ interface OrgCtx {
   readonly slug: string;
   readonly env: Omit<KindEnv, "forceSecrets">;
   readonly ignored: (address: string) => boolean;
+  /** `ignore_fields` (issue 32): fields of existing items the plan leaves alone. */
+  readonly fieldIgnored: FieldIgnored;
   /** `keep_unlisted`: an unlisted live item at this address is left alone, not deleted. */
   readonly keptUnlisted: (address: string) => boolean;
   /** `moved` entries by their `to` address. */
@@ -208,7 +211,11 @@ const diffCollection = <D, L>(
     describe: (d) => spec.address(spec.desiredAddressKey(d)),
     owned: spec.owned ?? true,
     rank: (d, l) => {
-      const cmp = kind.compare(d, l, envOf(d));
+      const cmp = withoutIgnoredFields(
+        kind.compare(d, l, envOf(d)),
+        spec.address(spec.desiredAddressKey(d)),
+        ctx.fieldIgnored,
+      );
       return [cmp.replace_reasons.length > 0 ? 1 : 0, cmp.fields.length, -(spec.holds?.(l) ?? 0)];
     },
   });
@@ -279,7 +286,11 @@ const diffCollection = <D, L>(
       continue;
     }
     const move = moves.renamed.get(l);
-    const compared: Comparison = kind.compare(d, l, env);
+    const compared: Comparison = withoutIgnoredFields(
+      kind.compare(d, l, env),
+      address,
+      ctx.fieldIgnored,
+    );
     // A moved item: its name is one more field of the update (the kind's rename field).
     const cmp: Comparison =
       move === undefined
@@ -914,6 +925,7 @@ const orgStatics = (
 ): Omit<OrgCtx, "env" | "acc"> => ({
   slug: org.slug,
   ignored: globMatcher(org.ignore),
+  fieldIgnored: fieldIgnoredMatcher(org.ignore_fields),
   keptUnlisted: globMatcher(org.keep_unlisted ?? []),
   // Keyed by the address as the planner writes it, whatever spacing the config used.
   moves: new Map((org.moved ?? []).map((m) => [normalAddress(m.to), m])),

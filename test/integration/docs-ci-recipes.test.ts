@@ -23,6 +23,7 @@ const RECIPES = [
   "github-actions/waybill-plan.yml",
   "github-actions/waybill-apply.yml",
   "github-actions/waybill-drift.yml",
+  "github-actions/waybill-pull.yml",
   "service/.service/config.yml",
 ] as const;
 
@@ -142,6 +143,25 @@ describe("CI recipes", () => {
     expect(String(schedule[0]?.cron)).toMatch(/^\S+ \S+ \* \* \*$/);
     const script = scripts(doc).find((s) => s.includes("waybill drift")) ?? "";
     expect(script).toContain("exit $code");
+  });
+
+  it("GitHub pull: one pull request opened or updated through the API, no action, then drift fails", async () => {
+    const { text, doc } = await load("github-actions/waybill-pull.yml");
+    expect(obj(doc.on).schedule).toBeDefined();
+    const steps = Object.values(obj(doc.jobs)).flatMap((j) => obj(j).steps as unknown[]);
+    // No action at all, so nothing to pin (issue 32: no third-party action).
+    expect(steps.filter((s) => obj(s).uses !== undefined)).toEqual([]);
+    const all = scripts(doc).join("\n");
+    expect(all).toContain("waybill pull -c infra/waybill/");
+    // One branch, force-pushed; the open PR found by its head and updated, else created.
+    expect(all).toMatch(/pulls\?state=open&head=/);
+    expect(all).toContain("--method PATCH");
+    expect(all).toContain("--method POST");
+    // The token goes in a header, never in a URL.
+    expect(text).not.toMatch(/https:\/\/[^\s"]*\$\{?GH_TOKEN/);
+    const last = scripts(doc).at(-1) ?? "";
+    expect(last).toContain("waybill drift -c infra/waybill/");
+    expect(last).toContain("exit $code");
   });
 
   it("service config: says whose format it is, and wires PR plan, approved apply and a scheduled drift", async () => {

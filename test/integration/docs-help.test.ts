@@ -31,6 +31,11 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
     [0, 0],
   "SERVICE_TOKEN=... waybill drift -c infra/": [2],
   "waybill drift --target 'context[\"deploy-prod\"]*' --format json": [2],
+  // The demo config differs from the seed: pull has something to write.
+  "waybill pull --dry-run -c infra/waybill.yaml": [0],
+  'waybill pull \'project["gh/acme/api"].webhook["*"]\' -c infra/waybill.yaml': [0],
+  "waybill fmt infra/": [0],
+  "waybill fmt infra/\nwaybill fmt --check infra/": [0, 0],
   "SERVICE_TOKEN=... waybill export --org gh/acme --project gh/acme/api > waybill.yaml": [0],
   "waybill export --org gh/acme --all-projects -o infra/waybill/\nwaybill plan -c infra/waybill/ --skip-secrets --detailed-exitcode":
     [0, 0],
@@ -109,6 +114,8 @@ describe("--help examples", async () => {
       "apply",
       "drift",
       "export",
+      "pull",
+      "fmt",
       "force-unlock",
       "emulator",
       "show",

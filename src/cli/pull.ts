@@ -1,0 +1,152 @@
+/**
+ * `waybill pull [ADDRESS_GLOB…]` (issue 32, design.md §4 "Drift back into Git"): when the
+ * service is right, write its values back into the config files, so the next plan is empty
+ * for the chosen addresses. Reads only; writes files (or, with `--dry-run`, prints their
+ * unified diff). Exit 0 written (or nothing to pull), 1 error.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { readConfigSchema } from "../config/schema-check.js";
+import { UsageError } from "../core/errors.js";
+import type { ExportResult } from "../export/build.js";
+import { globMatcher } from "../plan/plan.js";
+import type { computePull } from "../pull/pull.js";
+import { runPlan } from "../run/plan-run.js";
+import {
+  addCommonOptions,
+  type CommonOptionFlags,
+  collectSecretValues,
+  connect,
+  loadDesired,
+  progressReporter,
+  resolveCommonOptions,
+  secretScrubber,
+} from "./common-options.js";
+import { EXIT } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+import type { RegisterCommand } from "./register-command.js";
+
+const EXAMPLES = `
+Examples:
+  # See what would change in the files; write nothing
+  $ waybill pull --dry-run -c infra/waybill.yaml
+
+  # Someone fixed a webhook by hand during an incident: take the service's values
+  $ waybill pull 'project["gh/acme/api"].webhook["*"]' -c infra/waybill.yaml
+
+--prune also removes from the config what the service no longer has. Secrets are never
+written: an added secret is a \${env:NAME} placeholder, and its name is listed; a secret that
+differs cannot be read back and stays drift (drift still reports it).
+Exit codes: 0 written (or nothing to pull), 1 error.
+`;
+
+interface PullFlags extends CommonOptionFlags {
+  readonly dryRun?: boolean;
+  readonly into?: string;
+  readonly prune?: boolean;
+  readonly intoTemplate?: boolean;
+}
+
+export const registerPull: RegisterCommand = (program, io, setExit) => {
+  const command = program
+    .command("pull")
+    .argument("[address...]", "address globs to pull (default: everything that drifted)")
+    .description(
+      "Write what changed in the service back into the config files (comments and layout kept), so the next plan is empty for it.",
+    );
+  addCommonOptions(command)
+    .option("--dry-run", "print the unified diff of the files instead of writing them")
+    .option("--into <file>", "add items the config does not declare to this file")
+    .option("--prune", "remove from the config the items the service no longer has")
+    .option(
+      "--into-template",
+      "write a value a template gives into the template (every item that extends it changes), not as an override on the item",
+    )
+    .addHelpText("after", EXAMPLES)
+    .action(async (addresses: string[], flags: PullFlags) => {
+      setExit(await pullCommand(addresses, flags, io));
+    });
+};
+
+const pullCommand = async (
+  addresses: readonly string[],
+  flags: PullFlags,
+  io: CliIO,
+): Promise<number> => {
+  const options = resolveCommonOptions(flags, io);
+  // Decision: secrets are not needed to pull (a secret cannot be read back), so the config
+  // is planned as `plan --skip-secrets` plans it: a missing ${env:X} is no error here.
+  const desired = await loadDesired(options, io, false);
+  if (!desired) return EXIT.error;
+  const api = await connect(flags, options, io, desired);
+  const progress = progressReporter(io, "Reading live state");
+  let run: Awaited<ReturnType<typeof runPlan>>;
+  try {
+    run = await runPlan(api.readOnly(), desired, {
+      ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+      forceSecrets: [],
+      skipSecrets: true,
+      onProgress: progress.onProgress,
+    });
+    progress.finish();
+  } catch (err) {
+    progress.abort();
+    throw err;
+  } finally {
+    await api.close();
+  }
+  // Loaded here, not at the top: other commands never pay for these modules (issue 8).
+  const [{ buildExport }, { computePull }, { createTwoFilesPatch }] = await Promise.all([
+    import("../export/build.js"),
+    import("../pull/pull.js"),
+    import("diff"),
+  ]);
+  const exports = new Map<string, ExportResult>();
+  for (const org of run.live.orgs) {
+    if (org.status === "found") exports.set(org.slug, buildExport(org));
+  }
+  const files = await Promise.all(
+    desired.files.map(async (path) => ({ path, text: await readFile(path, "utf8") })),
+  );
+  let result: ReturnType<typeof computePull>;
+  try {
+    result = computePull({
+      files,
+      plan: run.plan,
+      exports,
+      ...(addresses.length > 0 ? { select: globMatcher(addresses) } : {}),
+      ...(flags.prune ? { prune: true } : {}),
+      ...(flags.into !== undefined ? { into: flags.into } : {}),
+      ...(flags.intoTemplate ? { intoTemplate: true } : {}),
+      schema: readConfigSchema(),
+    });
+  } catch (err) {
+    throw new UsageError(`pull: ${(err as Error).message}`, { cause: err });
+  }
+  if (flags.dryRun) {
+    // The diff's context lines are the config's own text, which may hold literal secret
+    // values (an env var written in the YAML is still sensitive): they are masked.
+    const scrub = secretScrubber(collectSecretValues(desired));
+    for (const f of result.files) {
+      io.stdout.write(
+        scrub(createTwoFilesPatch(f.path, f.path, f.before, f.after, "config", "pulled")),
+      );
+    }
+  } else {
+    for (const f of result.files) await writeFile(f.path, f.after, "utf8");
+  }
+  const verb = flags.dryRun ? "Would write" : "Wrote";
+  io.stderr.write(
+    result.files.length === 0
+      ? "Nothing to pull: the config already says what the service holds.\n"
+      : `${verb} ${result.files.map((f) => f.path).join(", ")} (${result.pulled.length} item${result.pulled.length === 1 ? "" : "s"} pulled)\n`,
+  );
+  for (const n of result.notes) io.stderr.write(`Note: ${n}\n`);
+  for (const s of result.skipped) io.stderr.write(`Not pulled: ${s.address}: ${s.why}\n`);
+  if (result.envVars.length > 0) {
+    io.stderr.write(
+      `The pulled config reads ${result.envVars.length} secret${result.envVars.length === 1 ? "" : "s"} from the environment (the service never returns their values); set each before plan:\n`,
+    );
+    for (const n of result.envVars) io.stderr.write(`  ${n.name}  ${n.address}\n`);
+  }
+  return EXIT.ok;
+};
