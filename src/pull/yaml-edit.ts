@@ -85,10 +85,14 @@ const renderFlow = (value: unknown, padded: boolean): string =>
     flowCollectionPadding: padded,
   }).replace(/\n$/, "");
 
-const renderScalarLike = (value: unknown, old: Scalar): string => {
+const renderScalarLike = (value: unknown, old: Scalar, inFlow: boolean): string => {
   const s = new Scalar(value);
   if (typeof value === "string" && (old.type === "QUOTE_DOUBLE" || old.type === "QUOTE_SINGLE")) {
     s.type = old.type;
+  } else if (typeof value === "string" && inFlow && /[,[\]{}]/.test(value)) {
+    // Inside `{ … }` or `[ … ]` these end a plain scalar (`url: ${env:X}` would not parse):
+    // quoted there, though the same value is plain in a block map.
+    s.type = "QUOTE_DOUBLE";
   }
   return stringify(s, YAML_STYLE).replace(/\n$/, "");
 };
@@ -264,7 +268,9 @@ const replaceNode = (
   const node = n as Node;
   const [start, end] = rangeOf(node);
   const structured = typeof value === "object" && value !== null;
-  if (isScalar(node) && !structured) return splice(text, start, end, renderScalarLike(value, node));
+  if (isScalar(node) && !structured) {
+    return splice(text, start, end, renderScalarLike(value, node, inFlow));
+  }
   // Inside a flow collection, everything stays on its line.
   if (inFlow) return splice(text, start, end, renderFlow(value, false));
   if (isCollection(node) && node.flow) {

@@ -167,17 +167,19 @@ describe("pull", () => {
       into: join(dir, "b.yaml"),
     });
     const by = new Map(result.files.map((f) => [f.path.slice(dir.length + 1), f.after]));
-    // The context goes to --into (a new file of the org); the webhook where webhooks are.
+    // The context goes to --into (a new file of the org); the webhook where webhooks are. Its
+    // URL is a credential: a reference, like its signing secret.
     expect(by.get("b.yaml")).toBe(
       `org: gh/acme\ncontexts:\n  deploy:\n    env:\n      KEY: \${env:CTX_DEPLOY_KEY}\n    restrictions: []\n`,
     );
     expect(by.get("a.yaml")).toBe(
-      `org: gh/acme\ncontexts: {}\nprojects:\n  ${SLUG}:\n    webhooks:\n      new:\n        url: https://n.example.com/h\n        events:\n          - job-completed\n        signing_secret: \${env:WEBHOOK_API_NEW_SIGNING_SECRET}\n`,
+      `org: gh/acme\ncontexts: {}\nprojects:\n  ${SLUG}:\n    webhooks:\n      new:\n        url: \${env:WEBHOOK_API_NEW_URL}\n        events:\n          - job-completed\n        signing_secret: \${env:WEBHOOK_API_NEW_SIGNING_SECRET}\n`,
     );
     expect(result.notes.join("\n")).toMatch(/declares its collection/);
     expect(result.envVars.map((e) => e.name)).toEqual([
       "CTX_DEPLOY_KEY",
       "WEBHOOK_API_NEW_SIGNING_SECRET",
+      "WEBHOOK_API_NEW_URL",
     ]);
     for (const [n, t] of by) await writeFile(join(dir, n), t);
     const r = await loadConfig([join(dir, "a.yaml"), join(dir, "b.yaml")], {

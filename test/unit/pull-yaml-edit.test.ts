@@ -32,6 +32,24 @@ const lineDiff = (before: string, after: string) => {
 };
 
 describe("yaml edits", () => {
+  it("quotes a value in a flow map when its characters would end a plain scalar there", () => {
+    const ref = (name: string) => `$\{env:${name}}`;
+    const path = ["projects", "gh/acme/api", "webhooks", "audit", "url"];
+    const after = setIn(base, path, ref("AUDIT_URL"));
+    expect(valueAt(after, path)).toBe(ref("AUDIT_URL"));
+    expect(lineDiff(base, after)).toEqual({
+      removed: ["      audit: { url: https://a.example.com/h, events: [job-completed] }"],
+      added: [`      audit: { url: "${ref("AUDIT_URL")}", events: [job-completed] }`],
+    });
+    // In a block map the same value stays plain.
+    const block = setIn(
+      base,
+      ["projects", "gh/acme/api", "webhooks", "slack", "events", 0],
+      ref("E"),
+    );
+    expect(block).toContain(`          - ${ref("E")}   # block list`);
+  });
+
   it("replaces a scalar in a flow map, keeping the rest of the line and file", () => {
     const out = setIn(base, ["projects", "gh/acme/api", "settings", "is_build_prs_only"], true);
     expect(lineDiff(base, out)).toEqual({
