@@ -1,12 +1,13 @@
 /**
- * Issue 18's kinds, as pure code: checkout keys (identity = type; a live `<vcs>-user-key` is
- * the declared `user-key`, spec: api-v2-v1.md "Checkout key") and OTLP exporters (identity =
- * protocol + endpoint; no update route, so every change is a replace; header values are
- * secrets compared as values that are never read back), and the serial order that keeps a
- * replace inside the 5-per-org limit (spec: api-v2-v1.md "Limits").
+ * OTLP exporters (src/kinds/otel-exporter.ts; spec: api-v2-v1.md "OTLP exporter", Endpoints
+ * (V2), Limits), as pure code: identity = protocol + endpoint; no update route, so every
+ * change is a replace (created first); header values are secrets compared as values that are
+ * never read back; export writes each header as a `${env:}` placeholder; the serial order
+ * that keeps a replace inside the 5-per-org limit.
  */
 import { describe, expect, it } from "vitest";
-import { checkoutKeyKind, checkoutKeyType } from "../../src/kinds/checkout-key.js";
+import { Secret } from "../../src/core/secret.js";
+import { type EnvNameRequest, EnvRef } from "../../src/kinds/config-doc.js";
 import type { KindEnv } from "../../src/kinds/contract.js";
 import { OTEL_LIMIT_REPLACE_REFUSAL, otelExporterKind } from "../../src/kinds/otel-exporter.js";
 import type { DesiredOtelExporter } from "../../src/model/desired.js";
@@ -19,7 +20,6 @@ import {
   dProject,
   live,
   lOrg,
-  lProject,
   PROJECT,
   secret,
   source,
@@ -50,104 +50,6 @@ const lExporter = (endpoint: string, opts: Partial<LiveOtelExporter> = {}): Live
   protocol: opts.protocol ?? "grpc",
   insecure: opts.insecure ?? false,
   header_names: opts.header_names ?? [],
-});
-
-describe("checkout keys", () => {
-  it("a live <vcs>-user-key is the declared user-key (spec: `deploy-key` or a `<vcs>-user-key`)", () => {
-    expect(checkoutKeyType("deploy-key")).toBe("deploy-key");
-    expect(checkoutKeyType("github-user-key")).toBe("user-key");
-    expect(checkoutKeyType("bitbucket-user-key")).toBe("user-key");
-    expect(checkoutKeyType("user-key")).toBe("user-key");
-    expect(checkoutKeyType("mystery")).toBe("mystery");
-  });
-
-  it("plans nothing for matching types, creates a missing one and deletes an undeclared one", () => {
-    const key = (type: string, fingerprint: string, preferred = false) => ({
-      type,
-      fingerprint,
-      public_key: "ssh-ed25519 AAAA",
-      preferred,
-    });
-    const p = planChanges(
-      desired(
-        dOrg({
-          projects: [
-            {
-              ...dProject(PROJECT),
-              checkout_keys: [
-                { type: "user-key", source },
-                { type: "deploy-key", source },
-              ],
-            },
-          ],
-        }),
-      ),
-      live(
-        lOrg({
-          projects: [
-            lProject(PROJECT, {
-              checkout_keys: [
-                key("github-user-key", "SHA256:u"),
-                key("deploy-key", "SHA256:a"),
-                key("deploy-key", "SHA256:b", true),
-              ],
-            }),
-          ],
-        }),
-      ),
-    );
-    // Two live deploy keys: the preferred one is kept, the other is a surplus.
-    expect(p.changes.map((c) => [c.action, c.address, c.params.id])).toEqual([
-      ["delete", `project["${PROJECT}"].checkout_key["deploy-key#SHA256:a"]`, "SHA256:a"],
-    ]);
-    expect(p.changes[0]?.calls.map((c) => `${c.method} ${c.api} ${c.route}`)).toEqual([
-      "DELETE v2 /project/{project_slug}/checkout-key/{id}",
-    ]);
-    expect(p.changes[0]?.params.project_slug).toBe(PROJECT);
-  });
-
-  it("export writes one entry per type; several keys of one type, or a type the config cannot say, go under ignore", () => {
-    const key = (type: string, fingerprint: string) => ({
-      type,
-      fingerprint,
-      public_key: "",
-      preferred: false,
-    });
-    const ctx = { env: () => expect.unreachable() as never };
-    const out = checkoutKeyKind.toConfig(
-      [
-        key("deploy-key", "a"),
-        key("deploy-key", "b"),
-        key("gitlab-user-key", "c"),
-        key("odd", "d"),
-      ],
-      { project: PROJECT },
-      ctx,
-    );
-    expect(
-      out.map((e) => ("written" in e ? `written ${e.written}` : `ignored ${e.ignored.glob}`)),
-    ).toEqual([
-      `ignored project["${PROJECT}"].checkout_key["deploy-key"]`,
-      `ignored project["${PROJECT}"].checkout_key["odd"]`,
-      "written user-key",
-    ]);
-  });
-
-  it("a create is one V2 POST of the type, announced with its fingerprint and public key", () => {
-    expect(checkoutKeyKind.createCalls({ type: "deploy-key", source })).toEqual([
-      expect.objectContaining({ method: "POST", api: "v2", body: "flat", body_fields: ["type"] }),
-    ]);
-    const l = checkoutKeyKind.announce?.fromResponse({
-      "public-key": "ssh-ed25519 AAAAxyz",
-      type: "deploy-key",
-      fingerprint: "aa:bb",
-      preferred: true,
-    });
-    expect(l && checkoutKeyKind.announce?.note(l)).toBe(
-      "deploy-key fingerprint aa:bb, public key ssh-ed25519 AAAAxyz",
-    );
-    expect(checkoutKeyKind.announce?.fromResponse({ message: "no" })).toBeUndefined();
-  });
 });
 
 describe("OTLP exporters", () => {
@@ -293,5 +195,144 @@ describe("the 5-exporter limit across the files of one org", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("OTLP exporter: pure members", () => {
+  const k = otelExporterKind;
+  const placeholders: EnvNameRequest[] = [];
+  const ctx = {
+    env: (parts: readonly string[], address: string, what: string) => {
+      const r = { parts, address, what };
+      placeholders.push(r);
+      return new EnvRef(r);
+    },
+  };
+
+  it("the live key and the address key are the desired key's words; the id is the live id", () => {
+    const l = lExporter("otlp.example.com:4318", { protocol: "http", id: "ex-9" });
+    expect(k.liveAddressKey(l)).toBe("http:otlp.example.com:4318");
+    expect(k.liveId(l)).toBe("ex-9");
+    expect(k.desiredKey(dExporter("otlp.example.com:4318", { protocol: "http" }))).toBe(
+      k.liveKey(l),
+    );
+    expect(k.pinnedId(dExporter("otlp.example.com:4318"))).toBeUndefined();
+  });
+
+  it("defaults: an unwritten insecure is false, so it is no change against a live false", () => {
+    const c = k.compare(dExporter("a.example.com:4317"), lExporter("a.example.com:4317"), env());
+    expect(c).toMatchObject({ fields: [], replace_reasons: [], unverified: [], skipped: [] });
+    expect(k.desiredView(dExporter("a.example.com:4317"), env())).toEqual({
+      org_id: "org-1",
+      endpoint: "a.example.com:4317",
+      protocol: "grpc",
+      insecure: false,
+      headers: {},
+    });
+  });
+
+  it("nothing updates in place: no update calls, and every difference is a replace, created first", () => {
+    expect(k.updateCalls([{ path: "insecure", before: false, after: true }])).toEqual([]);
+    expect(k.replaceOrder).toBe("create_before_delete");
+    const c = k.compare(
+      dExporter("a.example.com:4317", { insecure: false }),
+      lExporter("a.example.com:4317", { insecure: true }),
+      env(),
+    );
+    expect(c.fields.every((f) => f.forces_replacement === true)).toBe(true);
+    expect(c.replace_reasons).toEqual([expect.stringMatching(/^insecure /)]);
+  });
+
+  it("delete is one V2 DELETE by id, with no body", () => {
+    expect(k.deleteCalls()).toEqual([
+      expect.objectContaining({
+        phase: "delete",
+        method: "DELETE",
+        api: "v2",
+        route: "/otel/exporters/{id}",
+        body: "none",
+        body_fields: [],
+        sensitive_fields: [],
+      }),
+    ]);
+  });
+
+  it("no call and no view holds a header value; an unresolved one is listed by its path", () => {
+    const d = dExporter("a.example.com:4317", {
+      headers: { "x-api-key": secret("hdr-secret-value-42") },
+    });
+    const text = JSON.stringify([
+      k.createCalls(d),
+      k.desiredView(d, env()),
+      k.compare(d, lExporter("a.example.com:4317", { header_names: ["x-api-key"] }), env(true)),
+    ]);
+    expect(text).not.toContain("hdr-secret-value-42");
+    expect(k.unresolvedSecrets(d)).toEqual([]);
+    const skipped = dExporter("a.example.com:4317", {
+      headers: { "x-api-key": Secret.unresolved("env:KEY") },
+    });
+    expect(k.unresolvedSecrets(skipped)).toEqual(["headers.x-api-key"]);
+  });
+
+  it("export writes protocol, endpoint, insecure only when true, and each header as a placeholder", () => {
+    placeholders.length = 0;
+    const out = k.toConfig(
+      [
+        lExporter("b.example.com:4318", { protocol: "http", insecure: true }),
+        lExporter("a.example.com:4317", { header_names: ["x-team"] }),
+      ],
+      {},
+      ctx,
+    );
+    expect(out.map((e) => ("written" in e ? e.written : e.ignored.glob))).toEqual([
+      "grpc:a.example.com:4317",
+      "http:b.example.com:4318",
+    ]);
+    const [a, b] = out;
+    expect(a && "written" in a && a.doc).toEqual({
+      endpoint: "a.example.com:4317",
+      protocol: "grpc",
+      headers: { "x-team": expect.any(EnvRef) },
+    });
+    expect(b && "written" in b && b.doc).toEqual({
+      endpoint: "b.example.com:4318",
+      protocol: "http",
+      insecure: true,
+    });
+    expect(placeholders).toEqual([
+      {
+        parts: ["OTEL", "a.example.com", "x-team"],
+        address: 'otel_exporter["grpc:a.example.com:4317"]',
+        what: "exporter header",
+      },
+    ]);
+  });
+
+  it("export leaves under ignore what the config cannot say: a shared key, a bad protocol or endpoint", () => {
+    const out = k.toConfig(
+      [
+        lExporter("dup.example.com:4317", { id: "e1" }),
+        lExporter("dup.example.com:4317", { id: "e2" }),
+        lExporter("odd.example.com:4317", { protocol: "thrift" }),
+        lExporter("https://noport.example.com", { protocol: "http" }),
+      ],
+      {},
+      ctx,
+    );
+    expect(
+      out.map((e) => ("ignored" in e ? [e.ignored.glob, e.ignored.reason] : ["written"])),
+    ).toEqual([
+      [
+        'otel_exporter["grpc:dup.example.com:4317"]',
+        expect.stringMatching(/^2 live exporters share this protocol and endpoint \(ids e1, e2\)/),
+      ],
+      ['otel_exporter["http:https://noport.example.com"]', "the endpoint is not host:port"],
+      ['otel_exporter["thrift:odd.example.com:4317"]', 'protocol "thrift" is not grpc or http'],
+    ]);
+  });
+
+  it("cannot be renamed: `moved` says why", () => {
+    expect(k.rename.can).toBe(false);
+    expect(k.rename.can === false && k.rename.why).toMatch(/protocol and endpoint/);
   });
 });
