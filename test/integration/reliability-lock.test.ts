@@ -134,7 +134,7 @@ describe("the org lock (issue 15)", () => {
     for (const r of both.filter((x) => x.code !== 0)) {
       expect(r.code).toBe(5);
       expect(r.stderr).toMatch(
-        /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12} \(pid \d+ on .+\), taken .+, expires .+\. Nothing was changed(?: \(waited \d+ s\))?\..*waybill force-unlock [0-9a-f]{12} --org gh\/acme/,
+        /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12} \(pid \d+ on .+\), written .+, lapses .+ unless renewed\. Nothing was changed(?: \(waited \d+ s\))?\..*waybill force-unlock [0-9a-f]{12} --org gh\/acme/,
       );
     }
     await emulator.setFaults({});
@@ -255,12 +255,12 @@ describe("the org lock (issue 15)", () => {
       const r = await run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "0"]);
       expect(r.code).toBe(5);
       expect(r.stderr).toContain(
-        `org gh/acme is locked by another Waybill run: run ${run1} (pid 4242 on ci-runner-7, github:acme_infra#77), taken `,
+        `org gh/acme is locked by another Waybill run: run ${run1} (pid 4242 on ci-runner-7, github:acme_infra#77), written `,
       );
       expect(r.stderr).toContain(`\`waybill force-unlock ${run1} --org gh/acme\``);
       // Its own claim, written to learn the service's time, then deleted; nothing else.
       const writes = (await emulator.requests()).filter((x) => x.method !== "GET");
-      expect(writes.map((x) => `${x.method} ${x.route}`)).toEqual([
+      expect(writes.map((x) => x.route)).toEqual([
         "POST /api/v3/contexts",
         "DELETE /api/v3/contexts/:id",
       ]);
