@@ -34,8 +34,8 @@ export const holdsNothing = async (
 };
 
 /**
- * When the service wrote a context: spec: api-v2-v1.md Resources: Context `id`, `name`,
- * `created_at`; Endpoints (V2): `GET /context/{context_id}`. (The V3 Context lists only
+ * When the service wrote a context: spec: api-v2-v1.md "Resources and their fields" (Context
+ * `id`, `name`, `created_at`), "Endpoints (V2)" (`GET /context/{context_id}`). (The V3 Context lists only
  * `name`.) Undefined when the answer has no readable time.
  */
 export const contextCreatedAt = async (

@@ -304,7 +304,7 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
       `Waiting for the lock of org ${org.slug}: held by ${held.map((c) => describeListedClaim(c, timing.leaseMs)).join("; ")} (waited ${Math.round((now - started) / 1000)} s of ${Math.round(timing.waitMs / 1000)} s)`,
     );
   };
-  /** Wait while another run holds it: false when the wait is over (then fail). */
+  /** Wait while another run holds it; throws OrgLockedError once the wait is over. */
   const waitFor = async (held: readonly ListedClaim[], serviceNow: number): Promise<void> => {
     const now = clock.now();
     const settled = held.some((c) => seenBefore.has(c.contextId));
@@ -315,10 +315,12 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
     if (settled) progress(held, now);
     // A claim not seen before may be a contender about to step back: look again soon.
     const lapse = Math.min(...held.map((c) => c.createdAt + timing.leaseMs)) - serviceNow;
+    // At least 50 ms: the service time we estimate runs ahead by a request's latency, so
+    // near a lapse the next write-and-check may still find the claim live.
     const wait = settled
       ? Math.min(timing.pollMs, Math.max(0, deadline - now), Math.max(0, lapse))
       : Math.min(timing.pollMs, 200);
-    await clock.sleep(Math.max(wait, 1), deps.signal);
+    await clock.sleep(Math.max(wait, 50), deps.signal);
   };
   for (;;) {
     deps.signal?.throwIfAborted();
