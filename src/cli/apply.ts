@@ -19,6 +19,7 @@ import { type ApplyEvent, runApply } from "../apply/run-apply.js";
 import {
   checkStale,
   checkTarget,
+  diffChanges,
   liveFingerprints,
   readSavedPlan,
   type SavedPlan,
@@ -46,7 +47,7 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
-import { lockOrgs, parseDuration, releaseAll, thisRun } from "./lock-options.js";
+import { lockOrgs, parseDuration, parseLockMode, releaseAll, thisRun } from "./lock-options.js";
 import { forceSecretsGlobs } from "./plan.js";
 import type { RegisterCommand } from "./register-command.js";
 import { VERSION } from "./version.js";
@@ -58,31 +59,34 @@ interface ApplyFlags extends CommonOptionFlags {
   readonly allowProjectDelete?: boolean;
   /** `--force-secrets` alone is true; with a value it is a glob (as plan's). */
   readonly forceSecrets?: string | boolean;
-  /** `--no-lock` sets it false. */
-  readonly lock: boolean;
-  readonly lockTimeout: string;
+  /** `--lock MODE`; `--no-lock` sets it false (design.md §4 "The org lock"). */
+  readonly lock?: string | boolean;
+  readonly lockTimeout?: string;
 }
 
 const EXAMPLES = `
 Examples:
   # In CI after merge: plan and apply without a prompt, waiting up to 10 minutes when
-  # another run holds the org's lock (two merges close together)
+  # another run holds the org's lock (two merges close together; the default wait is 2m)
   $ SERVICE_TOKEN=... waybill apply -c infra/waybill.yaml --auto-approve --lock-timeout 10m
 
   # Apply exactly the plan that was reviewed (exit 3 if the service or config moved since)
   $ waybill plan -c infra/waybill.yaml --out plan.json
   $ waybill apply -c infra/waybill.yaml plan.json
 
-Apply holds a lock on each org while it plans and applies (a context named
-waybill-lock--<run>--…, never planned, exported or deleted by a config), so two applies
-never write at once. A run killed with SIGKILL leaves it until it lapses (2 minutes), or
-until \`waybill force-unlock RUN_ID --org SLUG\`.
+Apply plans without a lock; when the plan writes, it takes a lock on each org (an empty
+context named waybill-lock--<run>--…, never planned, exported or deleted by a config),
+checks under it that the live state is still what it planned from, and applies, so two
+applies never write at once. The lock is judged by the service's clock: a claim lapses
+60 s after its last renewal, and apply waits that long by default, so a run killed with
+SIGKILL never makes the next one fail. --lock auto (the default) applies without the lock,
+with a warning, when the token may not create contexts; --lock required refuses then.
 
 Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summary lists
 done, failed and skipped; a re-run converges unless the service refused a request with a
 4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale, 4 blocked by a
 safety guard (a mass delete or a group's delete: --allow-mass-delete; a project's delete:
---allow-project-delete), 5 another run holds the org's lock
+--allow-project-delete), 5 another run held the org's lock for all of --lock-timeout
 (nothing was changed), 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (both:
 running calls finish, nothing new starts, the summary is printed, the lock is released).
 `;
@@ -140,14 +144,15 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
       "re-set secrets whose last four characters match (all, or those whose address matches GLOB); as plan's",
     )
     .option(
-      "--lock-timeout <duration>",
-      "how long to wait for another run's lock on an org (e.g. 30s, 10m; 0: fail at once)",
-      "0s",
+      "--lock <mode>",
+      "the org lock: auto (take it when the plan writes; without it, with a warning, when the token may not create contexts), required, or off",
+      "auto",
     )
     .option(
-      "--no-lock",
-      "do not take the org lock (only when nothing else can apply to these orgs meanwhile)",
+      "--lock-timeout <duration>",
+      "how long to wait for another run's lock on an org (e.g. 30s, 10m; 0: fail at once; default 2m, longer than a killed run's claim lives)",
     )
+    .option("--no-lock", "the same as --lock off")
     .addHelpText("after", EXAMPLES)
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
       setExit(await applyCommand(planfile, flags, io, processSignals));
@@ -237,14 +242,18 @@ export const applyCommand = async (
     planfile === undefined ? undefined : await readSavedPlan(planfile);
   const desired = await loadDesired(options, io, true);
   if (!desired) return EXIT.error;
-  const waitMs = parseDuration(flags.lockTimeout, "--lock-timeout");
+  const mode = parseLockMode(flags.lock);
+  const waitMs =
+    flags.lockTimeout === undefined
+      ? undefined
+      : parseDuration(flags.lockTimeout, "--lock-timeout");
   const { baseUrl, token } = await resolveConnection(flags, io);
   const api = connectForApply(baseUrl, token, options, io, desired);
   const controller = new AbortController();
   // Every call in flight listens on this one signal: up to --parallelism of them, more than
   // Node's default of 10 listeners (which would print MaxListenersExceededWarning).
   setMaxListeners(0, controller.signal);
-  // Issue 15: SIGTERM is handled like Ctrl-C, from before the lock is taken until it is
+  // Issue 15: SIGTERM is handled like Ctrl-C, from the first read until the lock is
   // released, so a cancelled CI job drains, summarises and releases the lock.
   let stoppedBy: StopSignal | undefined;
   const removeSignals = signals.onStop((signal) => {
@@ -264,15 +273,32 @@ export const applyCommand = async (
     controller.abort();
   });
   let locks: HeldLock[] = [];
+  const control: RunControl = {
+    signal: controller.signal,
+    stoppedBy: () => stoppedBy,
+    lockLost: () => locks.some((l) => l.lost.aborted),
+  };
+  const ctx: ApplyContext = { flags, io, options, desired, saved, api, baseUrl, control };
   try {
-    if (flags.lock) {
+    // Issue 29: lock only to write. The plan, its guards and the stale check run without
+    // the lock, so an apply that changes nothing, is refused or cannot read writes nothing.
+    const first = await planChecked(ctx);
+    if (first.exit !== undefined) return first.exit;
+    let plan = first.plan;
+    if (mode !== "off" && !controller.signal.aborted) {
       try {
-        locks = await lockOrgs(
+        const outcome = await lockOrgs(
           api,
           desired.orgs.map((o) => o.slug),
           io,
-          { waitMs, signal: controller.signal, holder: thisRun(io) },
+          {
+            ...(waitMs !== undefined ? { waitMs } : {}),
+            signal: controller.signal,
+            holder: thisRun(io),
+            mode,
+          },
         );
+        locks = outcome.held;
       } catch (err) {
         if (stoppedBy !== undefined && controller.signal.aborted) {
           io.stderr.write("Stopped while waiting for the lock: nothing was changed.\n");
@@ -280,7 +306,7 @@ export const applyCommand = async (
         }
         throw err;
       }
-      // A lock whose renewal failed for too long may lapse: stop starting work, as on Ctrl-C.
+      // A lock lost (or whose renewal failed for too long): stop starting work, as on Ctrl-C.
       for (const lock of locks) {
         lock.lost.addEventListener(
           "abort",
@@ -288,19 +314,20 @@ export const applyCommand = async (
             if (controller.signal.aborted) return;
             const reason: unknown = lock.lost.reason;
             io.stderr.write(
-              `\nError: ${reason instanceof Error ? reason.message : String(reason)}; starting nothing new…\n`,
+              `\nError: ${reason instanceof Error ? reason.message : String(reason)}: starting nothing new; waiting for running calls to finish…\n`,
             );
             controller.abort();
           },
           { once: true },
         );
       }
+      if (locks.length > 0) {
+        const again = await replanUnderLock(ctx, first.plan, first.asked);
+        if (again.exit !== undefined) return again.exit;
+        plan = again.plan;
+      }
     }
-    return await planAndApply(flags, io, options, desired, saved, api, baseUrl, {
-      signal: controller.signal,
-      stoppedBy: () => stoppedBy,
-      lockLost: () => locks.some((l) => l.lost.aborted),
-    });
+    return await applyPlan(ctx, plan);
   } finally {
     await releaseAll(locks, io);
     removeSignals();
@@ -314,59 +341,43 @@ interface RunControl {
   readonly lockLost: () => boolean;
 }
 
-const planAndApply = async (
-  flags: ApplyFlags,
-  io: CliIO,
-  options: CommonOptions,
-  desired: DesiredConfig,
-  saved: SavedPlan | undefined,
-  api: Api,
-  baseUrl: string,
-  control: RunControl,
-): Promise<number> => {
-  const progress = progressReporter(io, "Reading live state");
-  let plan: Plan;
-  let live: Awaited<ReturnType<typeof runPlan>>["live"];
+interface ApplyContext {
+  readonly flags: ApplyFlags;
+  readonly io: CliIO;
+  readonly options: CommonOptions;
+  readonly desired: DesiredConfig;
+  readonly saved: SavedPlan | undefined;
+  readonly api: Api;
+  readonly baseUrl: string;
+  readonly control: RunControl;
+}
+
+/** A plan to apply, or the exit code of a run that ends here (no change, cancelled). */
+type Checked =
+  | { readonly exit: number; readonly plan?: undefined; readonly asked?: undefined }
+  | { readonly exit?: undefined; readonly plan: Plan; readonly asked: boolean };
+
+/** Read the live state and plan (a read failure throws: nothing was written). */
+const readPlan = async (
+  ctx: ApplyContext,
+  label: string,
+): Promise<{ plan: Plan; live: Awaited<ReturnType<typeof runPlan>>["live"] }> => {
+  const { saved, options, flags, io, desired, api } = ctx;
+  const progress = progressReporter(io, label);
   const targets = saved ? (saved.plan.targets ?? []) : options.targets;
   try {
-    ({ plan, live } = await runPlan(api.readOnly(), desired, {
+    return await runPlan(api.readOnly(), desired, {
       ...(targets.length > 0 ? { targets } : {}),
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
-    }));
+    });
   } finally {
     progress.finish();
   }
-  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
-    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
-  }
-  if (saved) {
-    // Decision: a plan saved by another Waybill version is still applied when its
-    // changes are the same (the re-plan is what runs), with a warning.
-    if (saved.waybill_version !== VERSION) {
-      io.stderr.write(
-        `Warning: the plan was saved by Waybill ${saved.waybill_version}; this is ${VERSION}\n`,
-      );
-    }
-    checkTarget(saved, baseUrl, plan);
-    checkStale(saved, plan, liveFingerprints(live));
-  }
-  // Decision: with --format json stdout holds only the result document (plan summary
-  // included), so a machine can parse it; the plan text is for people.
-  if (options.format === "text") {
-    await writeChunks(io.stdout, withNewlines(renderTextLines(plan, { color: options.color })));
-  }
-  if (plan.changes.length === 0) {
-    if (options.format === "json") {
-      io.stdout.write(
-        renderResultJson(
-          { outcomes: [], done: 0, failed: 0, skipped: 0, interrupted: false },
-          plan,
-        ),
-      );
-    }
-    return EXIT.ok;
-  }
+};
+
+/** The guards (exit 4), before any write. */
+const checkGuards = (flags: ApplyFlags, plan: Plan): void => {
   if (plan.guards.mass_delete_exceeded && !flags.allowMassDelete) {
     const over = plan.guards.mass_delete
       .filter((g) => g.exceeds)
@@ -389,21 +400,116 @@ const planAndApply = async (
       `the plan ${destroying.map((g) => `${g.action === "delete" ? "deletes" : "re-creates"} ${g.address}`).join(", ")}: ${destroying[0]?.destroys}; review it and pass --allow-mass-delete to apply it`,
     );
   }
+};
+
+/** Show a plan; end the run when it has no change; check its guards. */
+const showAndGuard = async (ctx: ApplyContext, plan: Plan): Promise<number | undefined> => {
+  const { options, io, flags } = ctx;
+  // Decision: with --format json stdout holds only the result document (plan summary
+  // included), so a machine can parse it; the plan text is for people.
+  if (options.format === "text") {
+    await writeChunks(io.stdout, withNewlines(renderTextLines(plan, { color: options.color })));
+  }
+  if (plan.changes.length === 0) {
+    if (options.format === "json") {
+      io.stdout.write(
+        renderResultJson(
+          { outcomes: [], done: 0, failed: 0, skipped: 0, interrupted: false },
+          plan,
+        ),
+      );
+    }
+    return EXIT.ok;
+  }
+  checkGuards(flags, plan);
+  return undefined;
+};
+
+/** Ask `yes` (no plan file, no --auto-approve); the exit code when the answer is no. */
+const approve = async (ctx: ApplyContext, plan: Plan): Promise<number | undefined> => {
+  const { io, desired, control } = ctx;
   const index = indexDesired(desired);
   for (const note of afterCreateNotes(plan, index)) io.stderr.write(`${note}\n`);
-  if (saved === undefined && !flags.autoApprove && !control.signal.aborted) {
-    const answer = await ask(
-      io,
-      "\nDo you want to perform these actions? Only 'yes' will be accepted: ",
-      control.signal,
-    );
-    // Decision: anything but `yes` cancels with exit 1 (nothing was applied). Stopped by a
-    // signal at the prompt, the run goes on below: nothing starts, and it exits 130 / 143.
-    if (answer !== "yes" && !control.signal.aborted) {
-      io.stderr.write("Apply cancelled: nothing was changed.\n");
-      return EXIT.error;
-    }
+  if (!needsPrompt(ctx) || control.signal.aborted) return undefined;
+  const answer = await ask(
+    io,
+    "\nDo you want to perform these actions? Only 'yes' will be accepted: ",
+    control.signal,
+  );
+  // Decision: anything but `yes` cancels with exit 1 (nothing was applied). Stopped by a
+  // signal at the prompt, the run goes on below: nothing starts, and it exits 130 / 143.
+  if (answer !== "yes" && !control.signal.aborted) {
+    io.stderr.write("Apply cancelled: nothing was changed.\n");
+    return EXIT.error;
   }
+  return undefined;
+};
+
+const needsPrompt = (ctx: ApplyContext): boolean =>
+  ctx.saved === undefined && !ctx.flags.autoApprove;
+
+/** The first plan, without the lock: read, checks, show, guards, approval. */
+const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
+  const { saved, io, baseUrl } = ctx;
+  const { plan, live } = await readPlan(ctx, "Reading live state");
+  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
+    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
+  }
+  if (saved) {
+    // Decision: a plan saved by another Waybill version is still applied when its
+    // changes are the same (the re-plan is what runs), with a warning.
+    if (saved.waybill_version !== VERSION) {
+      io.stderr.write(
+        `Warning: the plan was saved by Waybill ${saved.waybill_version}; this is ${VERSION}\n`,
+      );
+    }
+    checkTarget(saved, baseUrl, plan);
+    checkStale(saved, plan, liveFingerprints(live));
+  }
+  const shown = await showAndGuard(ctx, plan);
+  if (shown !== undefined) return { exit: shown };
+  const refused = await approve(ctx, plan);
+  if (refused !== undefined) return { exit: refused };
+  return { plan, asked: needsPrompt(ctx) };
+};
+
+/**
+ * Issue 29: under the lock, read again what the plan was made from (a change may have
+ * landed between the plan and the lock: the run that held it). The same plan is applied;
+ * a different one is planned once more here (under the lock nothing else writes), shown,
+ * guarded and, when the first was approved at the prompt, asked for again; a saved plan is
+ * refused as stale instead (exit 3), as its reviewers approved only the one.
+ */
+const replanUnderLock = async (
+  ctx: ApplyContext,
+  first: Plan,
+  asked: boolean,
+): Promise<Checked> => {
+  const { saved, io } = ctx;
+  const { plan, live } = await readPlan(ctx, "Reading live state under the lock");
+  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
+    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
+  }
+  if (diffChanges(first, plan).length === 0) return { plan: first, asked };
+  if (saved) {
+    checkStale(saved, plan, liveFingerprints(live));
+    return { plan, asked };
+  }
+  io.stderr.write(
+    "The live state changed between the plan and the lock (another run applied meanwhile): planned again under the lock.\n",
+  );
+  const shown = await showAndGuard(ctx, plan);
+  if (shown !== undefined) return { exit: shown };
+  if (asked) {
+    const refused = await approve(ctx, plan);
+    if (refused !== undefined) return { exit: refused };
+  }
+  return { plan, asked };
+};
+
+/** Run the operations, print the result, and say how the run ended. */
+const applyPlan = async (ctx: ApplyContext, plan: Plan): Promise<number> => {
+  const { io, options, api, desired, control } = ctx;
   const tty = io.stderr.isTTY === true;
   let finished = 0;
   const onEvent = (e: ApplyEvent): void => {
@@ -416,7 +522,7 @@ const planAndApply = async (
   };
   let result: Awaited<ReturnType<typeof runApply>>;
   try {
-    // Stopped while planning or asking: runApply starts nothing and reports every
+    // Stopped while planning, asking or waiting: runApply starts nothing and reports every
     // operation as skipped, so the summary still says what was left.
     const clock = clockOf(io);
     result = await runApply(api, plan, desired, {

@@ -5,7 +5,7 @@
  */
 
 import { UsageError } from "../core/errors.js";
-import { describeClaim, isExpired } from "../lock/claim.js";
+import { describeClaim, describeListedClaim } from "../lock/claim.js";
 import { forceUnlock, listClaims } from "../lock/org-lock.js";
 import {
   addConnectionOptions,
@@ -20,7 +20,7 @@ import {
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf } from "./io.js";
-import { resolveOrgRef } from "./lock-options.js";
+import { lockTimingFor, resolveOrgRef } from "./lock-options.js";
 import type { RegisterCommand } from "./register-command.js";
 
 interface ForceUnlockFlags {
@@ -43,7 +43,9 @@ Examples:
 
 Only break a lock when the run that holds it is gone: two applies at once may duplicate
 items. Requests a killed run had in flight may still land for a short while; a lock left
-alone lapses on its own 2 minutes after its last renewal.
+alone lapses on its own 60 s after its last renewal (by the service's clock), and the
+next apply waits for that by default. A lock-named context that holds env vars or
+restrictions is not a claim and is never deleted.
 
 Exit codes: 0 done (or nothing held), 1 error, or RUN_ID holds no lock on these orgs.
 `;
@@ -116,13 +118,17 @@ const forceUnlockCommand = async (
     for (const slug of [...new Set(slugs)].sort()) {
       const org = await resolveOrgRef(api, slug);
       if (runId === undefined && !flags.all) {
-        const claims = await listClaims(api, org.id);
-        const now = clockOf(io).now();
+        const { claims, ignored } = await listClaims(api, org);
+        const leaseMs = lockTimingFor(io.env).leaseMs;
         if (claims.length === 0) io.stdout.write(`org ${slug}: not locked\n`);
+        // Decision: the service's time is not known here (apply learns it by writing a
+        // claim, and this command only reads), so each claim shows when the service wrote it
+        // and when it lapses unless renewed.
         for (const c of claims) {
-          io.stdout.write(
-            `org ${slug}: ${isExpired(c, now) ? "lapsed lock of" : "locked by"} ${describeClaim(c)}\n`,
-          );
+          io.stdout.write(`org ${slug}: locked by ${describeListedClaim(c, leaseMs)}\n`);
+        }
+        for (const i of ignored) {
+          io.stdout.write(`org ${slug}: context ${i.name} is not a lock claim: ${i.why}\n`);
         }
         continue;
       }

@@ -292,7 +292,11 @@ const seedOrgSchema = s.obj(
 export const seedSchema: Schema = s.obj({
   $schema: s.str(),
   description: s.str(),
-  tokens: s.arr(s.obj({ token: nonEmpty(), read_only: s.bool(), user: s.bool() }, ["token"])),
+  tokens: s.arr(
+    s.obj({ token: nonEmpty(), read_only: s.bool(), user: s.bool(), write_contexts: s.bool() }, [
+      "token",
+    ]),
+  ),
   orgs: s.arr(seedOrgSchema),
 });
 

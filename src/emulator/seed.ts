@@ -23,6 +23,13 @@ export interface SeedToken {
    * that is not (the create of a `user-key` is refused with 403).
    */
   readonly user?: boolean;
+  /**
+   * Whether the token may write contexts (default true). `false` models a token whose user
+   * may change projects and the rest but not the org's contexts (issue 29: a restricted
+   * token): every write under `/api/v3/contexts`, `/api/v3/context-restrictions` and
+   * `/api/v2/context` is refused with 403 (spec: api-v3.md Authentication rule 5).
+   */
+  readonly write_contexts?: boolean;
 }
 
 export interface SeedOrg {

@@ -63,6 +63,9 @@ export interface EmulatorOptions {
  */
 export const KEEP_ALIVE_MS = 1_000;
 
+/** The routes a token with `write_contexts: false` may not write (seed.ts SeedToken). */
+const CONTEXT_WRITE_PATH = /^\/api\/(?:v3\/contexts?(?:-restrictions)?|v2\/context)(?:[/?]|$)/;
+
 export interface RunningEmulator {
   /** `http://127.0.0.1:PORT`: the service root (clients add `/api/v3`, `/api/v2`). */
   readonly url: string;
@@ -298,6 +301,14 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     // spec: rule 5: insufficient permission is 403. A read-only token may only read.
     if (row.readOnly && req.method !== "GET") {
       throw new EmulatorHttpError(403, "forbidden", "Forbidden", "this token is read-only");
+    }
+    if (!row.writeContexts && req.method !== "GET" && CONTEXT_WRITE_PATH.test(req.url ?? "")) {
+      throw new EmulatorHttpError(
+        403,
+        "forbidden",
+        "Forbidden",
+        "this token cannot write contexts",
+      );
     }
     return row;
   };

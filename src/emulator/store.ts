@@ -27,6 +27,8 @@ export interface TokenRow {
   readonly readOnly: boolean;
   /** A user's token (spec: a user checkout key "needs a user token"). */
   readonly user: boolean;
+  /** May write contexts (seed `write_contexts`, default true). */
+  readonly writeContexts: boolean;
 }
 export interface GroupRow {
   readonly id: string;
@@ -485,6 +487,7 @@ export const createState = (seed: Seed): State => {
       token: t.token,
       readOnly: t.read_only === true,
       user: t.user !== false,
+      writeContexts: t.write_contexts !== false,
     })),
     orgs: [],
     projects: [],
@@ -798,7 +801,12 @@ export const WEBHOOKS_PER_PROJECT = 25;
 
 /** Dump the state in the seed's shape, ids filled in, secret values included (test only). */
 export const dumpState = (st: State): Seed => ({
-  tokens: st.tokens.map((t) => ({ token: t.token, read_only: t.readOnly, user: t.user })),
+  tokens: st.tokens.map((t) => ({
+    token: t.token,
+    read_only: t.readOnly,
+    user: t.user,
+    ...(t.writeContexts ? {} : { write_contexts: false }),
+  })),
   orgs: st.orgs.map((o) => ({
     id: o.id,
     slug: o.slug,

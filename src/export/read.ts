@@ -14,6 +14,7 @@ import { namedGroups, namedMappings, resolveRestrictionKeys } from "../live/rest
 import { markSynthetic, probeSynthetic } from "../live/synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "../live/walk.js";
 import { isLockContextName } from "../lock/claim.js";
+import { holdsNothing } from "../lock/claim-content.js";
 import type { LiveContext, LiveOrg, LiveProject } from "../model/live.js";
 import { ExportError } from "./errors.js";
 import type { ExportSnapshot } from "./snapshot.js";
@@ -72,7 +73,14 @@ export const readExportSnapshot = async (
 
   const chosen = chooseProjects(orgSlug, selection, projectIdBySlug);
   // Issue 15: the org lock's claims are contexts, never part of the org's configuration.
-  const contexts = listedContexts.filter((c) => !isLockContextName(c.name));
+  // Issue 29: only an empty lock-named context is a claim; one holding something is exported.
+  const contexts = (
+    await Promise.all(
+      listedContexts.map(async (c) =>
+        isLockContextName(c.name) && (await holdsNothing(api, orgId, c.id)) ? undefined : c,
+      ),
+    )
+  ).filter((c) => c !== undefined);
   const [contextReads, projectReads] = await Promise.all([
     Promise.all(contexts.map((c) => readContext(api, c, orgId))),
     Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),

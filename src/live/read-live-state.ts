@@ -27,6 +27,7 @@ import type { ListScope } from "../kinds/contract.js";
 import { isProjectName } from "../kinds/project.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
+import { holdsNothing } from "../lock/claim-content.js";
 import { addr, type ResourceType } from "../model/address.js";
 import type {
   DesiredConfig,
@@ -467,16 +468,42 @@ const readContexts = async (
     return read;
   };
   // Issue 15: the org lock's claims (src/lock/claim.ts) are contexts too, but never the
-  // config's: not read, not planned, never deleted by an authoritative `contexts:`.
-  const ours = (c: LiveContext): boolean => !isLockContextName(c.name);
+  // config's: not read, not planned, never deleted by an authoritative `contexts:`. Issue
+  // 29: only an empty context in the exact format is a claim; a lock-named context holding
+  // env vars or restrictions is the config's business like any other (plan and drift show
+  // it), so its content is read first.
+  const claims = new Map<string, Promise<boolean>>();
+  const isClaim = (c: LiveContext): Promise<boolean> => {
+    if (!isLockContextName(c.name)) return Promise.resolve(false);
+    let known = claims.get(c.id);
+    if (known === undefined) {
+      known = holdsNothing(api, orgId, c.id);
+      known.catch(() => undefined);
+      claims.set(c.id, known);
+    }
+    return known;
+  };
+  const startUnlessClaim = (c: LiveContext): void => {
+    if (!isLockContextName(c.name)) {
+      start(c);
+      return;
+    }
+    isClaim(c).then(
+      (claim) => {
+        if (!claim) start(c);
+      },
+      () => undefined,
+    );
+  };
   const listed = await KINDS.context.list(
     api,
     { org_id: orgId },
-    { onPage: (items) => items.filter(ours).forEach(start) },
+    { onPage: (items) => items.forEach(startUnlessClaim) },
   );
+  const judged = await Promise.all(listed.map(async (c) => ({ c, claim: await isClaim(c) })));
   return {
-    contexts: await Promise.all(listed.filter(ours).map(start)),
-    lockNames: listed.filter((c) => !ours(c)).map((c) => c.name),
+    contexts: await Promise.all(judged.filter((j) => !j.claim).map((j) => start(j.c))),
+    lockNames: judged.filter((j) => j.claim).map((j) => j.c.name),
   };
 };
 

@@ -20,6 +20,7 @@ import type { ListScope, ResourceKind } from "../kinds/contract.js";
 import { v2ProjectSlug } from "../kinds/listing.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
+import { holdsNothing } from "../lock/claim-content.js";
 import { addr, formatAddress, type ResourceType } from "../model/address.js";
 import type { DesiredContext, DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LiveProject, LiveState } from "../model/live.js";
@@ -155,11 +156,17 @@ const contextItems = async (
   const read = contexts.livePlace.stored(org);
   if (read === undefined) {
     const listed = await contexts.list(api, { org_id: org.id });
-    // Issue 15: the org lock's claims are Waybill's own, never "unmanaged".
-    for (const c of listed) {
+    // Issue 15: the org lock's claims are Waybill's own, never "unmanaged". Issue 29: only
+    // an empty lock-named context is a claim; one holding something is listed.
+    const claims = await Promise.all(
+      listed.map((c) =>
+        isLockContextName(c.name) ? holdsNothing(api, org.id, c.id) : Promise.resolve(false),
+      ),
+    );
+    listed.forEach((c, i) => {
       const address = lineAddress(undefined, contexts, c);
-      if (!isLockContextName(c.name) && address) emit(address, contexts.type, true);
-    }
+      if (!claims[i] && address) emit(address, contexts.type, true);
+    });
     return;
   }
   const declared = new Map(decls.flatMap((d) => [...(d.contexts ?? new Map()).entries()]));

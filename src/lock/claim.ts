@@ -33,11 +33,32 @@ export interface Claim {
   readonly who: string;
 }
 
-/** A claim as listed: the context that carries it. */
+/**
+ * A claim as listed: the context that carries it, and when the service wrote it. Issue 29:
+ * the claim's age comes from the service's clock (`createdAt`), never from the name, so a
+ * runner whose clock is fast cannot find a live claim lapsed, and a name that claims 2099
+ * lapses like any other.
+ */
 export interface ListedClaim extends Claim {
   readonly contextId: string;
   readonly name: string;
+  /** `created_at` of the context, as the service answered it (ms since the epoch). */
+  readonly createdAt: number;
 }
+
+/**
+ * Decision (design.md §4 "The org lock": the lease is at most 60 s): a claim lives one lease
+ * from the moment the service wrote it, and the holder renews it well inside that.
+ */
+export const MAX_LEASE_MS = 60_000;
+
+/**
+ * Decision: a name may say the claim lives at most this long (`expires - taken`): 120 s, the
+ * lease of the previous version (issue 15), so a run of that version is still honoured while
+ * an org upgrades. A name that says longer is not a claim of any Waybill: it is reported,
+ * not honoured (and, not being a claim, it is a context like any other for plan and drift).
+ */
+export const MAX_NAMED_LIFETIME_MS = 120_000;
 
 const FREE_TEXT_MAX = 48;
 
@@ -82,12 +103,41 @@ export const parseClaimName = (name: string): Claim | undefined => {
 };
 
 /**
- * True for a context that is a lock claim: it never appears in a plan, drift's unmanaged
- * list or an export, and an authoritative `contexts:` never deletes it.
+ * True for a context *name* in the exact format of a claim, lifetime included. Only a name:
+ * a context is a claim when it also holds nothing (`holdsNothing`, src/lock/claim-content.ts).
  */
-export const isLockContextName = (name: string): boolean => parseClaimName(name) !== undefined;
+export const isLockContextName = (name: string): boolean => {
+  const c = parseClaimName(name);
+  return c !== undefined && namedLifetimeOk(c);
+};
 
-export const isExpired = (c: Claim, now: number): boolean => now >= c.expiresAt;
+/** The name's lifetime is that of a Waybill claim (see MAX_NAMED_LIFETIME_MS). */
+export const namedLifetimeOk = (c: Claim): boolean =>
+  c.expiresAt > c.takenAt && c.expiresAt - c.takenAt <= MAX_NAMED_LIFETIME_MS;
+
+/** A restriction as the service lists it (spec: api-v3.md Context restriction). */
+export interface RestrictionShape {
+  readonly restriction_type: string;
+  readonly match_pattern: string;
+}
+
+/**
+ * Decision (issue 29): a claim holds nothing: no env var and no restriction but the one the
+ * service adds to every new context, "every member of the org" (spec: api-v3.md Context
+ * restriction: a group restriction whose match_pattern is the org id). A lock-named context
+ * holding anything else is someone's data: the lock never honours or deletes it.
+ */
+export const isEmptyContent = (
+  envCount: number,
+  restrictions: readonly RestrictionShape[],
+  orgId: string,
+): boolean =>
+  envCount === 0 &&
+  restrictions.every((r) => r.restriction_type === "group" && r.match_pattern === orgId);
+
+/** Live at `serviceNow` (the service's clock): written less than one lease ago. */
+export const isLive = (c: ListedClaim, serviceNow: number, leaseMs: number): boolean =>
+  serviceNow - c.createdAt < leaseMs;
 
 /**
  * After writing its own claim and reading them all: does `run` hold the lock? Only when no
@@ -96,19 +146,27 @@ export const isExpired = (c: Claim, now: number): boolean => now >= c.expiresAt;
 export const othersLive = (
   claims: readonly ListedClaim[],
   run: string,
-  now: number,
-): ListedClaim[] => claims.filter((c) => c.run !== run && !isExpired(c, now));
+  serviceNow: number,
+  leaseMs: number,
+): ListedClaim[] => claims.filter((c) => c.run !== run && isLive(c, serviceNow, leaseMs));
+
+/** `a` was written before `b` (the service's order; the run id breaks a tie). */
+export const writtenBefore = (a: ListedClaim, b: { createdAt: number; run: string }): boolean =>
+  a.createdAt !== b.createdAt ? a.createdAt < b.createdAt : a.run < b.run;
 
 /**
  * Decision: when two runs claim at once, each sees the other and steps back; the one whose
- * claim sorts first (taken earlier, then the smaller run id) tries again sooner, so in
- * practice it wins the next round, and the other then finds the lock held. This order only
- * decides who waits less, never who holds the lock, so a wrong clock cannot make two
- * holders.
+ * claim the service wrote first (then the smaller run id) tries again sooner, so in practice
+ * it wins the next round, and the other then finds the lock held. This order only decides
+ * who waits less, never who holds the lock.
  */
-export const goesFirst = (mine: Claim, others: readonly Claim[]): boolean =>
-  others.every((o) => (mine.takenAt !== o.takenAt ? mine.takenAt < o.takenAt : mine.run < o.run));
+export const goesFirst = (mine: ListedClaim, others: readonly ListedClaim[]): boolean =>
+  others.every((o) => writtenBefore(mine, o));
 
 /** "run 3f2a… (pid 812 on ci-runner-7, github:acme/infra#1234), taken 2026-…, expires …" */
 export const describeClaim = (c: Claim): string =>
   `run ${c.run} (pid ${c.pid} on ${c.host}, ${c.who}), taken ${new Date(c.takenAt).toISOString()}, expires ${new Date(c.expiresAt).toISOString()}`;
+
+/** As describeClaim, with the lapse the service's clock says (`written + lease`). */
+export const describeListedClaim = (c: ListedClaim, leaseMs: number): string =>
+  `run ${c.run} (pid ${c.pid} on ${c.host}, ${c.who}), written ${new Date(c.createdAt).toISOString()}, lapses ${new Date(c.createdAt + leaseMs).toISOString()} unless renewed`;

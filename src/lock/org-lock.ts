@@ -1,20 +1,26 @@
 /**
- * The org lock (issue 15): an advisory lease held in the service itself, so that two applies
- * of one org never write at once. Claims are contexts (src/lock/claim.ts says why); this is
- * the I/O around them: take, renew, release, list, break.
+ * The org lock (issue 15, issue 29): an advisory lease held in the service itself, so that
+ * two applies of one org never write at once. Claims are contexts (src/lock/claim.ts says
+ * why); this is the I/O around them: take, renew, release, list, break.
  *
- * Taking it: list the claims; if another run's live claim is there, the lock is held (wait
- * up to `waitMs`, else fail naming the holder). Otherwise write our own claim, list again,
- * and hold the lock only when our claim is listed and no other live one is. When two runs
- * claim at once both see each other and step back; the one whose claim sorts first tries
- * again sooner (claim.ts `goesFirst`).
+ * The service's clock, not the writer's word: a claim's age is the service's `created_at`
+ * (src/lock/claim-content.ts), and the lease is this reader's constant. The service's "now"
+ * is the `created_at` of a claim this run has just written, so a run judges ages only
+ * after writing its own claim; while it waits, it estimates the service's time from that
+ * write, and only ever decides to hold after writing again.
  *
- * Holding it: the claim lapses after `leaseMs` unless renewed; it is renewed every
- * `renewEveryMs` by writing a new claim, then deleting the old one (never unheld in
- * between). If renewal keeps failing until less than one renewal interval is left, `lost`
- * aborts: the run must stop starting work, as on Ctrl-C, since another run may take the
- * lock once the claim lapses. A run killed with SIGKILL leaves its claim behind until it
- * lapses, or until `waybill force-unlock` deletes it.
+ * Taking it: write our claim, list the claims, and hold the lock only when ours is listed
+ * and no other run's live claim is. (Two contenders cannot both see none: each wrote before
+ * it read.) Otherwise delete ours and wait (`waitMs`), printing who holds it and until when.
+ *
+ * Holding it: every `renewEveryMs` write a new claim, list the claims, and check that the
+ * lock is still ours: our current claim is listed, and no other run's live claim was
+ * written before the claim we took the lock with. Then delete the old claim. If the lock is
+ * lost, or renewal keeps failing until less than one renewal interval of the lease is left,
+ * `lost` aborts: the run starts nothing new, as on Ctrl-C.
+ *
+ * Only an empty context is a claim: a lock-named context holding env vars or restrictions is
+ * neither honoured nor deleted; a claim is deleted by the id its create answered.
  */
 import { setMaxListeners } from "node:events";
 import { ApiError } from "../api/errors.js";
@@ -25,24 +31,29 @@ import {
   type Claim,
   claimName,
   describeClaim,
+  describeListedClaim,
   goesFirst,
-  isExpired,
+  isLive,
   type ListedClaim,
   LOCK_NAME_PREFIX,
+  MAX_LEASE_MS,
+  namedLifetimeOk,
   othersLive,
   parseClaimName,
   wholeSecond,
+  writtenBefore,
 } from "./claim.js";
+import { contextCreatedAt, holdsNothing } from "./claim-content.js";
 
 /** Another run holds the lock of an org. Exit 5: nothing was changed. */
 export class OrgLockedError extends WaybillError {
   readonly code = "org_locked";
   readonly holders: readonly ListedClaim[];
 
-  constructor(orgSlug: string, holders: readonly ListedClaim[], waitedMs: number) {
+  constructor(orgSlug: string, holders: readonly ListedClaim[], waitedMs: number, leaseMs: number) {
     const first = holders[0];
     super(
-      `org ${orgSlug} is locked by another Waybill run: ${holders.map(describeClaim).join("; ")}. Nothing was changed${waitedMs > 0 ? ` (waited ${Math.round(waitedMs / 1000)} s)` : ""}. Wait for that run to finish, or pass --lock-timeout 5m to wait for it; if it is gone (killed), the lock lapses at its expiry, or break it now with \`waybill force-unlock ${first?.run ?? "RUN_ID"} --org ${orgSlug}\`.`,
+      `org ${orgSlug} is locked by another Waybill run: ${holders.map((h) => describeListedClaim(h, leaseMs)).join("; ")}. Nothing was changed${waitedMs > 0 ? ` (waited ${Math.round(waitedMs / 1000)} s)` : ""}. That run is still renewing its claim, so it is alive: wait for it to finish (--lock-timeout 10m waits longer); if it is stuck, stop it, and its claim lapses ${Math.round(leaseMs / 1000)} s after its last renewal (or break it now with \`waybill force-unlock ${first?.run ?? "RUN_ID"} --org ${orgSlug}\`).`,
     );
     this.holders = holders;
   }
@@ -53,6 +64,25 @@ export class LockError extends WaybillError {
   readonly code = "lock_failed";
 }
 
+/**
+ * The service refused to write a claim (403): the token may not create contexts in the org.
+ * `--lock auto` then applies without the lock, with a warning; `--lock required` fails.
+ */
+export class LockRefusedError extends WaybillError {
+  readonly code = "lock_refused";
+  readonly orgSlug: string;
+  readonly refusal: ApiError;
+
+  constructor(orgSlug: string, cause: ApiError, more = "") {
+    super(
+      `this token cannot create contexts in org ${orgSlug} (${cause.status}), so it cannot take the org lock (a context named ${LOCK_NAME_PREFIX}…)${more}`,
+      { cause },
+    );
+    this.orgSlug = orgSlug;
+    this.refusal = cause;
+  }
+}
+
 export interface Holder {
   readonly run: string;
   readonly pid: number;
@@ -61,7 +91,7 @@ export interface Holder {
 }
 
 export interface LockTiming {
-  /** How long a claim lives unless renewed. */
+  /** How long a claim lives after the service wrote it (the reader's constant). */
   readonly leaseMs: number;
   /** How often the holder renews it. */
   readonly renewEveryMs: number;
@@ -72,21 +102,26 @@ export interface LockTiming {
 }
 
 /**
- * Decision: a claim lives 2 minutes and is renewed every 30 s. A run killed without warning
- * blocks its org for at most 2 minutes (or until force-unlock); requests it had in flight
- * have long landed by then, so the next run's read sees them. Readers judge expiry by their
- * own clock: a holder's claim always has at least 90 s left, so clocks up to 90 s apart do
- * not let a second run in early.
+ * Decision (design.md §4: the lease is at most 60 s): a claim lives 60 s and is renewed
+ * every 15 s, so a renewal may fail twice before the holder stops. A run killed without
+ * warning blocks its org for at most 60 s; requests it had in flight have long landed by
+ * then, so the next run's read sees them. The default wait (`--lock-timeout`) is two
+ * leases: longer than a killed run's claim lives, so the next apply waits for it instead of
+ * failing.
  */
-export const DEFAULT_LOCK_TIMING: LockTiming = {
-  leaseMs: 120_000,
-  renewEveryMs: 30_000,
-  waitMs: 0,
-  pollMs: 2_000,
-};
+export const lockTiming = (leaseMs: number = MAX_LEASE_MS): LockTiming => ({
+  leaseMs,
+  renewEveryMs: Math.round(leaseMs / 4),
+  waitMs: 2 * leaseMs,
+  pollMs: Math.max(50, Math.round(leaseMs / 12)),
+});
+
+export const DEFAULT_LOCK_TIMING: LockTiming = lockTiming();
 
 /** Decision: after this many rounds of stepping back from a simultaneous claim, fail. */
 const MAX_CONTENTION_ROUNDS = 6;
+/** Decision: a claim whose create gave no answer and that is not listed: try this often. */
+const MAX_UNSEEN_CLAIMS = 3;
 
 export interface LockDeps {
   readonly api: Api;
@@ -97,7 +132,7 @@ export interface LockDeps {
   readonly timing: LockTiming;
   /** Stop waiting (Ctrl-C, SIGTERM). */
   readonly signal?: AbortSignal;
-  /** A line for stderr (e.g. an expired claim that was cleared). */
+  /** A line for stderr (a lapsed claim cleared, a waiting line, a look-alike context). */
   readonly onNote?: (text: string) => void;
 }
 
@@ -106,148 +141,301 @@ export interface OrgRef {
   readonly slug: string;
 }
 
+/** A lock-named context that is not honoured as a claim, and why. */
+export interface IgnoredClaim {
+  readonly contextId: string;
+  readonly name: string;
+  readonly why: string;
+}
+
+/** What is known of a lock-named context: it never changes its `created_at`. */
+interface Inspected {
+  readonly createdAt: number | undefined;
+  readonly empty: boolean;
+}
+
+/** Per lock: what earlier listings learned about each claim, by context id. */
+export type ClaimCache = Map<string, Inspected>;
+
 /**
- * The lock claims of an org. spec: api-v3.md Contexts: `filter[name]` is a case-insensitive
- * substring applied before paging, so the listing holds the claims (and any context whose
- * name merely contains the prefix, which the strict parse leaves out).
+ * The lock claims of an org, each with the service's `created_at`. spec: api-v3.md
+ * Contexts: `filter[name]` is a case-insensitive substring applied before paging, so the
+ * listing holds the claims (and any context whose name merely contains the prefix, which
+ * the strict parse leaves out). A claim met for the first time costs two reads (its age,
+ * its content); later listings reuse them.
  */
 export const listClaims = async (
   api: ReadOnlyApi,
-  orgId: string,
+  org: OrgRef,
+  cache: ClaimCache = new Map(),
   signal?: AbortSignal,
-): Promise<ListedClaim[]> => {
+): Promise<{ claims: ListedClaim[]; ignored: IgnoredClaim[] }> => {
   const listed = await api.listV3<ContextAttributes>(
     "/contexts",
-    { "filter[org_id]": orgId, "filter[name]": LOCK_NAME_PREFIX },
+    { "filter[org_id]": org.id, "filter[name]": LOCK_NAME_PREFIX },
     signal ? { signal } : {},
   );
   const claims: ListedClaim[] = [];
-  for (const c of listed) {
-    const claim = parseClaimName(c.attributes.name);
-    if (claim && typeof c.id === "string")
-      claims.push({ ...claim, contextId: c.id, name: c.attributes.name });
-  }
-  return claims;
-};
-
-/** True when an error says the request was surely not carried out (a 4xx answer). */
-const definitelyRefused = (err: unknown): err is ApiError =>
-  err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
-
-const createClaim = async (api: Api, orgId: string, claim: Claim): Promise<void> => {
-  // spec: api-v3.md Contexts: POST /contexts `{ data: { attributes: { name }, references:
-  // { org: { id } } } }`.
-  await api.post("v3", "/contexts", {
-    data: { attributes: { name: claimName(claim) }, references: { org: { id: orgId } } },
-  });
-};
-
-const deleteClaims = async (api: Api, claims: readonly ListedClaim[]): Promise<void> => {
+  const ignored: IgnoredClaim[] = [];
   await Promise.all(
-    claims.map(async (c) => {
-      try {
-        await api.delete("v3", `/contexts/${c.contextId}`);
-      } catch (err) {
-        // Already gone is what we wanted.
-        if (!(err instanceof ApiError && err.status === 404)) throw err;
+    listed.map(async (c) => {
+      const name = c.attributes.name;
+      const claim = parseClaimName(name);
+      if (!claim || typeof c.id !== "string") return;
+      const contextId = c.id;
+      if (!namedLifetimeOk(claim)) {
+        ignored.push({
+          contextId,
+          name,
+          why: `its name says it lives until ${new Date(claim.expiresAt).toISOString()}, longer than any Waybill claim: not honoured as a lock`,
+        });
+        return;
       }
+      let seen = cache.get(contextId);
+      if (seen === undefined) {
+        try {
+          const [createdAt, empty] = await Promise.all([
+            contextCreatedAt(api, contextId, signal),
+            holdsNothing(api, org.id, contextId, signal),
+          ]);
+          seen = { createdAt, empty };
+        } catch (err) {
+          // Deleted between the listing and its reads: no longer a claim.
+          if (err instanceof ApiError && err.status === 404) return;
+          throw err;
+        }
+        cache.set(contextId, seen);
+      }
+      if (!seen.empty) {
+        ignored.push({
+          contextId,
+          name,
+          why: "it holds env vars or restrictions, so it is data, not a claim: never honoured or deleted by the lock (plan and drift show it)",
+        });
+        return;
+      }
+      if (seen.createdAt === undefined) {
+        throw new LockError(
+          `cannot tell when the service wrote the lock claim ${name} (GET /api/v2/context/${contextId} has no created_at), so its age cannot be judged`,
+        );
+      }
+      claims.push({ ...claim, contextId, name, createdAt: seen.createdAt });
     }),
   );
+  claims.sort((a, b) => (writtenBefore(a, b) ? -1 : 1));
+  return { claims, ignored };
+};
+
+/** True when an error says the request was surely not carried out (a 3xx or 4xx answer). */
+const definitelyRefused = (err: unknown): err is ApiError =>
+  err instanceof ApiError && err.status >= 300 && err.status < 500 && err.status !== 429;
+
+/** Write a claim; resolves with the id the create answered (undefined if it had none). */
+const createClaim = async (api: Api, orgId: string, claim: Claim): Promise<string | undefined> => {
+  // spec: api-v3.md Contexts: POST /contexts `{ data: { attributes: { name }, references:
+  // { org: { id } } } }`.
+  const answer = await api.post<{ data?: { id?: unknown } } | undefined>("v3", "/contexts", {
+    data: { attributes: { name: claimName(claim) }, references: { org: { id: orgId } } },
+  });
+  const id = answer?.data?.id;
+  return typeof id === "string" ? id : undefined;
+};
+
+/**
+ * Delete a claim by its id, and only while it holds nothing (a context someone filled in is
+ * data, never the lock's to delete). Already gone is what we wanted.
+ */
+const deleteClaim = async (api: Api, orgId: string, contextId: string): Promise<void> => {
+  try {
+    if (!(await holdsNothing(api, orgId, contextId))) return;
+    await api.delete("v3", `/contexts/${contextId}`);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
+};
+
+const deleteClaims = async (api: Api, orgId: string, ids: Iterable<string>): Promise<void> => {
+  await Promise.all([...new Set(ids)].map((id) => deleteClaim(api, orgId, id)));
 };
 
 /** A lock this run holds on one org. */
 export interface HeldLock {
   readonly org: OrgRef;
   readonly run: string;
-  /** Aborts when renewal failed for so long that the claim may lapse: stop starting work. */
+  /** Aborts when the lock is lost or may lapse: stop starting work. */
   readonly lost: AbortSignal;
   /** Stop renewing and delete this run's claims. Safe to call twice. */
   release(): Promise<void>;
 }
 
+/** Report look-alike contexts once per lock. */
+const noteIgnored = (
+  deps: LockDeps,
+  org: OrgRef,
+  ignored: readonly IgnoredClaim[],
+  told: Set<string>,
+): void => {
+  for (const i of ignored) {
+    if (told.has(i.contextId)) continue;
+    told.add(i.contextId);
+    deps.onNote?.(`Warning: org ${org.slug} has a context named ${i.name}: ${i.why}.`);
+  }
+};
+
 export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldLock> => {
   const { api, clock, holder, timing } = deps;
   const started = clock.now();
   const deadline = started + timing.waitMs;
+  const cache: ClaimCache = new Map();
+  const told = new Set<string>();
+  /** The service's time minus ours, learned from our last claim (undefined: none yet). */
+  let offset: number | undefined;
   /** Claims of other runs seen at the last look, by context id: one seen twice is settled. */
   let seenBefore = new Set<string>();
+  let lastProgress: { key: string; at: number } | undefined;
   let rounds = 0;
+  let unseen = 0;
+  /** Say who holds it and until when: when that changes, and every 15 s of waiting. */
+  const progress = (held: readonly ListedClaim[], now: number): void => {
+    const key = held.map((c) => c.contextId).join(",");
+    if (lastProgress && lastProgress.key === key && now - lastProgress.at < 15_000) return;
+    lastProgress = { key, at: now };
+    deps.onNote?.(
+      `Waiting for the lock of org ${org.slug}: held by ${held.map((c) => describeListedClaim(c, timing.leaseMs)).join("; ")} (waited ${Math.round((now - started) / 1000)} s of ${Math.round(timing.waitMs / 1000)} s)`,
+    );
+  };
+  /** Wait while another run holds it; throws OrgLockedError once the wait is over. */
+  const waitFor = async (held: readonly ListedClaim[], serviceNow: number): Promise<void> => {
+    const now = clock.now();
+    const settled = held.some((c) => seenBefore.has(c.contextId));
+    seenBefore = new Set(held.map((c) => c.contextId));
+    if (settled && now >= deadline) {
+      throw new OrgLockedError(org.slug, held, now - started, timing.leaseMs);
+    }
+    if (settled) progress(held, now);
+    // A claim not seen before may be a contender about to step back: look again soon.
+    const lapse = Math.min(...held.map((c) => c.createdAt + timing.leaseMs)) - serviceNow;
+    // At least 50 ms: the service time we estimate runs ahead by a request's latency, so
+    // near a lapse the next write-and-check may still find the claim live.
+    const wait = settled
+      ? Math.min(timing.pollMs, Math.max(0, deadline - now), Math.max(0, lapse))
+      : Math.min(timing.pollMs, 200);
+    await clock.sleep(Math.max(wait, 50), deps.signal);
+  };
   for (;;) {
     deps.signal?.throwIfAborted();
-    const t0 = clock.now();
-    const claims = await listClaims(api, org.id, deps.signal);
-    const now = clock.now();
-    // A settle wait covers another contender's whole round (list, claim, list, step back).
-    const settleMs = Math.max(100, 4 * (now - t0));
-    const held = othersLive(claims, holder.run, now);
-    if (held.length > 0) {
-      // A claim not seen before may be a contender that is about to step back: look again
-      // once before calling the lock held.
-      const settled = held.some((c) => seenBefore.has(c.contextId));
-      seenBefore = new Set(held.map((c) => c.contextId));
-      if (settled && now >= deadline) throw new OrgLockedError(org.slug, held, now - started);
-      const soonest = Math.min(...held.map((c) => c.expiresAt));
-      const wait = settled
-        ? Math.max(0, Math.min(timing.pollMs, deadline - now, soonest - now))
-        : settleMs;
-      await clock.sleep(Math.max(wait, 1), deps.signal);
-      continue;
+    if (offset !== undefined) {
+      // Look before writing again: while another run's claim is live by the service time
+      // we estimate, wait without writing.
+      const { claims, ignored } = await listClaims(api, org, cache, deps.signal);
+      noteIgnored(deps, org, ignored, told);
+      const serviceNow = clock.now() + offset;
+      const held = othersLive(claims, holder.run, serviceNow, timing.leaseMs);
+      if (held.length > 0) {
+        await waitFor(held, serviceNow);
+        continue;
+      }
     }
+    const now = clock.now();
     const mine: Claim = {
       ...holder,
       takenAt: wholeSecond(now),
-      expiresAt: wholeSecond(now + timing.leaseMs),
+      expiresAt: wholeSecond(now) + timing.leaseMs,
     };
+    let createdId: string | undefined;
     try {
-      await createClaim(api, org.id, mine);
+      createdId = await createClaim(api, org.id, mine);
     } catch (err) {
+      if (err instanceof ApiError && err.status === 403) throw new LockRefusedError(org.slug, err);
       if (definitelyRefused(err)) {
         throw new LockError(
-          `cannot take the lock of org ${org.slug}: ${err.message}. The lock is a context named ${LOCK_NAME_PREFIX}…; a token that cannot create contexts can run with --no-lock when nothing else applies to this org at the same time.`,
+          `cannot take the lock of org ${org.slug}: ${err.message}${err.status < 400 ? " (a redirect: check --base-url / SERVICE_BASE_URL)" : ""}`,
           { cause: err },
         );
       }
-      // Outcome unknown: the listing below tells whether it landed; a second claim of the
-      // same run, should both land, is harmless (release deletes every claim of the run).
+      // Outcome unknown: the listing below tells whether it landed.
     }
     // Not abortable: once a claim may exist, this round ends by holding or deleting it.
-    const after = await listClaims(api, org.id);
-    const afterNow = clock.now();
-    const own = after.filter((c) => c.run === holder.run);
-    const others = othersLive(after, holder.run, afterNow);
-    if (own.length > 0 && others.length === 0) {
-      await clearExpired(deps, org, after, afterNow);
-      return startHolding(deps, org, own);
+    const { claims, ignored } = await listClaims(api, org, cache);
+    noteIgnored(deps, org, ignored, told);
+    const own = claims.filter((c) => c.run === holder.run);
+    const current =
+      own.find((c) => c.contextId === createdId) ??
+      own.find((c) => c.name === claimName(mine) && createdId === undefined);
+    if (current === undefined) {
+      await deleteClaims(
+        api,
+        org.id,
+        own.map((c) => c.contextId),
+      );
+      unseen += 1;
+      if (unseen >= MAX_UNSEEN_CLAIMS) {
+        throw new LockError(
+          `cannot take the lock of org ${org.slug}: the claim written ${unseen} times was never listed`,
+        );
+      }
+      await clock.sleep(timing.pollMs, deps.signal);
+      continue;
+    }
+    // Our claim was written just before this listing: its created_at is the service's now.
+    const serviceNow = current.createdAt;
+    offset = serviceNow - now;
+    const others = othersLive(claims, holder.run, serviceNow, timing.leaseMs);
+    if (others.length === 0) {
+      await clearLapsed(deps, org, claims, serviceNow);
+      // Any other claim of ours (an uncertain create of an earlier round) goes.
+      await deleteClaims(
+        api,
+        org.id,
+        own.filter((c) => c.contextId !== current.contextId).map((c) => c.contextId),
+      );
+      return startHolding(deps, org, current, now, cache, told);
     }
     // Step back: delete our claim so the other run can hold the lock.
-    await deleteClaims(api, own);
+    await deleteClaims(
+      api,
+      org.id,
+      own.map((c) => c.contextId),
+    );
     rounds += 1;
-    if (rounds >= MAX_CONTENTION_ROUNDS && others.length > 0) {
-      throw new OrgLockedError(org.slug, others, afterNow - started);
+    // Everyone else's claim newer than ours: contenders, who step back too.
+    const contending = others.every((o) => writtenBefore(current, o));
+    if (contending) {
+      if (rounds >= MAX_CONTENTION_ROUNDS) {
+        throw new OrgLockedError(org.slug, others, clock.now() - started, timing.leaseMs);
+      }
+      const settleMs = Math.max(100, 4 * (clock.now() - now));
+      const wait = goesFirst(current, others)
+        ? settleMs * (1 + deps.random())
+        : settleMs * (4 + 4 * deps.random()) + 200 * rounds;
+      await clock.sleep(wait, deps.signal);
+      continue;
     }
-    const first = others.length === 0 || goesFirst(mine, others);
-    const wait = first
-      ? settleMs * (1 + deps.random())
-      : settleMs * (4 + 4 * deps.random()) + 200 * rounds;
-    await clock.sleep(wait, deps.signal);
+    await waitFor(others, serviceNow);
   }
 };
 
 /**
  * Decision: once the lock is held, other runs' lapsed claims (left by killed runs) are
  * deleted, so the org's context list does not fill up with them; a failure here is only a
- * note.
+ * note. Lapsed by the service's clock (`serviceNow`: our claim's created_at).
  */
-const clearExpired = async (
+const clearLapsed = async (
   deps: LockDeps,
   org: OrgRef,
   claims: readonly ListedClaim[],
-  now: number,
+  serviceNow: number,
 ): Promise<void> => {
-  const lapsed = claims.filter((c) => c.run !== deps.holder.run && isExpired(c, now));
+  const lapsed = claims.filter(
+    (c) => c.run !== deps.holder.run && !isLive(c, serviceNow, deps.timing.leaseMs),
+  );
   if (lapsed.length === 0) return;
   try {
-    await deleteClaims(deps.api, lapsed);
+    await deleteClaims(
+      deps.api,
+      org.id,
+      lapsed.map((c) => c.contextId),
+    );
     for (const c of lapsed)
       deps.onNote?.(`Note: removed a lapsed lock of org ${org.slug}: ${describeClaim(c)}`);
   } catch {
@@ -255,12 +443,78 @@ const clearExpired = async (
   }
 };
 
-const startHolding = (deps: LockDeps, org: OrgRef, own: readonly ListedClaim[]): HeldLock => {
+const startHolding = (
+  deps: LockDeps,
+  org: OrgRef,
+  first: ListedClaim,
+  firstSentAt: number,
+  cache: ClaimCache,
+  told: Set<string>,
+): HeldLock => {
   const { api, clock, holder, timing } = deps;
   const stop = new AbortController();
   const lost = new AbortController();
   setMaxListeners(0, stop.signal, lost.signal);
-  let expiresAt = Math.min(...own.map((c) => c.expiresAt));
+  /** The claim the lock was taken with: a claim written before it is an earlier holder. */
+  const taken = { createdAt: first.createdAt, run: holder.run };
+  let current = first;
+  /** Our clock's time before the current claim was written: it lapses a lease after. */
+  let currentSentAt = firstSentAt;
+  /** Every claim of ours that may exist, by id (release deletes them all). */
+  const mine = new Set<string>([first.contextId]);
+  const lose = (why: string): void => {
+    if (lost.signal.aborted) return;
+    lost.abort(
+      new LockError(
+        `lost the lock of org ${org.slug}: ${why}; so that no other run writes at the same time`,
+      ),
+    );
+  };
+  const renewOnce = async (): Promise<void> => {
+    const sentAt = clock.now();
+    const next: Claim = {
+      ...holder,
+      takenAt: wholeSecond(sentAt),
+      expiresAt: wholeSecond(sentAt) + timing.leaseMs,
+    };
+    let nextId: string | undefined;
+    try {
+      nextId = await createClaim(api, org.id, next);
+      if (nextId !== undefined) mine.add(nextId);
+    } catch {
+      // Outcome unknown or refused: the listing tells; the old claim still holds.
+    }
+    const { claims, ignored } = await listClaims(api, org, cache, stop.signal);
+    noteIgnored(deps, org, ignored, told);
+    for (const c of claims) if (c.run === holder.run) mine.add(c.contextId);
+    if (!claims.some((c) => c.contextId === current.contextId)) {
+      lose(
+        `its claim ${current.name} is gone (deleted by force-unlock or by hand), and another run may hold the lock now`,
+      );
+      return;
+    }
+    const created =
+      claims.find((c) => c.contextId === nextId) ??
+      (nextId === undefined ? claims.find((c) => c.name === claimName(next)) : undefined);
+    const serviceNow = created?.createdAt ?? current.createdAt + (clock.now() - currentSentAt);
+    const earlier = claims.filter(
+      (c) =>
+        c.run !== holder.run && isLive(c, serviceNow, timing.leaseMs) && writtenBefore(c, taken),
+    );
+    if (earlier.length > 0) {
+      lose(
+        `another run holds a live claim written before ours: ${earlier.map((c) => describeListedClaim(c, timing.leaseMs)).join("; ")}`,
+      );
+      return;
+    }
+    if (created !== undefined) {
+      const old = current;
+      current = created;
+      currentSentAt = sentAt;
+      await deleteClaim(api, org.id, old.contextId);
+      mine.delete(old.contextId);
+    }
+  };
   const renewing = (async () => {
     for (;;) {
       try {
@@ -268,32 +522,18 @@ const startHolding = (deps: LockDeps, org: OrgRef, own: readonly ListedClaim[]):
       } catch {
         return;
       }
-      const now = clock.now();
-      const next: Claim = {
-        ...holder,
-        takenAt: own[0]?.takenAt ?? wholeSecond(now),
-        expiresAt: wholeSecond(now + timing.leaseMs),
-      };
       try {
-        await createClaim(api, org.id, next);
-        const claims = await listClaims(api, org.id, stop.signal);
-        const newest = claims.filter((c) => c.run === holder.run && c.expiresAt >= next.expiresAt);
-        if (newest.length > 0) {
-          expiresAt = next.expiresAt;
-          await deleteClaims(
-            api,
-            claims.filter((c) => c.run === holder.run && c.expiresAt < next.expiresAt),
-          );
-        }
+        await renewOnce();
       } catch {
         // Tried again at the next interval; below, the run stops if the claim may lapse.
       }
-      if (clock.now() >= expiresAt - timing.renewEveryMs && !lost.signal.aborted) {
-        lost.abort(
-          new LockError(
-            `the lock of org ${org.slug} could not be renewed and lapses at ${new Date(expiresAt).toISOString()}: stopping so that no other run writes at the same time`,
-          ),
+      if (lost.signal.aborted) return;
+      const lapses = currentSentAt + timing.leaseMs;
+      if (clock.now() >= lapses - timing.renewEveryMs) {
+        lose(
+          `the claim could not be renewed and lapses at about ${new Date(lapses).toISOString()}`,
         );
+        return;
       }
     }
   })();
@@ -307,11 +547,9 @@ const startHolding = (deps: LockDeps, org: OrgRef, own: readonly ListedClaim[]):
         stop.abort();
         await renewing;
         // Listed again: a renewal or an uncertain create may have added a claim since.
-        const claims = await listClaims(api, org.id);
-        await deleteClaims(
-          api,
-          claims.filter((c) => c.run === holder.run),
-        );
+        const { claims } = await listClaims(api, org, cache);
+        for (const c of claims) if (c.run === holder.run) mine.add(c.contextId);
+        await deleteClaims(api, org.id, mine);
       })();
       return released;
     },
@@ -320,15 +558,20 @@ const startHolding = (deps: LockDeps, org: OrgRef, own: readonly ListedClaim[]):
 
 /**
  * `waybill force-unlock`: delete the claims of `run` (or of every run with `all`) on an org.
- * Resolves with the claims deleted.
+ * Resolves with the claims deleted. A lock-named context that holds something is not a claim
+ * and is never deleted.
  */
 export const forceUnlock = async (
   api: Api,
   org: OrgRef,
   run: string | "all",
 ): Promise<ListedClaim[]> => {
-  const claims = await listClaims(api, org.id);
+  const { claims } = await listClaims(api, org);
   const chosen = claims.filter((c) => run === "all" || c.run === run);
-  await deleteClaims(api, chosen);
+  await deleteClaims(
+    api,
+    org.id,
+    chosen.map((c) => c.contextId),
+  );
   return chosen;
 };

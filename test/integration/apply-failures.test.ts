@@ -82,8 +82,9 @@ describe("waybill apply: failures", () => {
     expect(r.stderr).toMatch(/webhook\["deploys"\]: adopted in /);
     const log = await suite.emulator.requests();
     expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/webhooks")).toHaveLength(1);
-    // One read for the plan, one re-list for the uncertain create.
-    expect(log.filter((q) => q.method === "GET" && q.path === "/api/v3/webhooks")).toHaveLength(2);
+    // One read for the plan, one under the org lock (issue 29), one re-list for the
+    // uncertain create.
+    expect(log.filter((q) => q.method === "GET" && q.path === "/api/v3/webhooks")).toHaveLength(3);
     expect(duplicates(await suite.emulator.state())).toEqual([]);
     expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import type { Clock } from "../../src/api/types.js";
 import { Secret } from "../../src/core/secret.js";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed, SeedContext } from "../../src/emulator/seed.js";
 import { claimName, isLockContextName } from "../../src/lock/claim.js";
 import { acquireOrgLock, DEFAULT_LOCK_TIMING, OrgLockedError } from "../../src/lock/org-lock.js";
 import { expectNoSecrets, makeTempDir, type TempDir } from "../helpers/cli.js";
@@ -36,13 +36,21 @@ const heldBy = (run: string, expiresAt: number): string =>
     who: "github:acme/infra#77",
   });
 
-const seed = (extraContexts: readonly string[] = []): Seed => ({
+/** A context: a name (written by the service now), or a seed context as it is. */
+type Extra = string | SeedContext;
+
+const seed = (extraContexts: readonly Extra[] = []): Seed => ({
   orgs: [
     {
       id: ORG_ID,
       slug: "gh/acme",
       name: "acme",
-      contexts: [{ name: "legacy" }, ...extraContexts.map((name) => ({ name }))],
+      contexts: [
+        { name: "legacy" },
+        ...extraContexts.map((c) =>
+          typeof c === "string" ? { name: c, created_at: new Date().toISOString() } : c,
+        ),
+      ],
       projects: [{ id: API_ID, slug: "api" }],
     },
   ],
@@ -126,7 +134,7 @@ describe("the org lock (issue 15)", () => {
     for (const r of both.filter((x) => x.code !== 0)) {
       expect(r.code).toBe(5);
       expect(r.stderr).toMatch(
-        /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12} \(pid \d+ on .+\), taken .+, expires .+\. Nothing was changed(?: \(waited \d+ s\))?\..*waybill force-unlock [0-9a-f]{12} --org gh\/acme/,
+        /org gh\/acme is locked by another Waybill run: run [0-9a-f]{12} \(pid \d+ on .+\), written .+, lapses .+ unless renewed\. Nothing was changed(?: \(waited \d+ s\))?\..*waybill force-unlock [0-9a-f]{12} --org gh\/acme/,
       );
     }
     await emulator.setFaults({});
@@ -243,14 +251,20 @@ describe("the org lock (issue 15)", () => {
       await emulator.clearRequests();
     });
 
-    it("apply fails at once with exit 5, names the holder and how to break it, writes nothing", async () => {
-      const r = await run(["apply", "-c", withContexts, "--auto-approve"]);
+    it("with --lock-timeout 0 apply fails at once with exit 5, names the holder and how to break it, changes nothing", async () => {
+      const r = await run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "0"]);
       expect(r.code).toBe(5);
       expect(r.stderr).toContain(
-        `org gh/acme is locked by another Waybill run: run ${run1} (pid 4242 on ci-runner-7, github:acme_infra#77), taken `,
+        `org gh/acme is locked by another Waybill run: run ${run1} (pid 4242 on ci-runner-7, github:acme_infra#77), written `,
       );
       expect(r.stderr).toContain(`\`waybill force-unlock ${run1} --org gh/acme\``);
-      expect((await emulator.requests()).filter((x) => x.method !== "GET")).toEqual([]);
+      // Its own claim, written to learn the service's time, then deleted; nothing else.
+      const writes = (await emulator.requests()).filter((x) => x.method !== "GET");
+      expect(writes.map((x) => x.route)).toEqual([
+        "POST /api/v3/contexts",
+        "DELETE /api/v3/contexts/:id",
+      ]);
+      expect(await lockContexts()).toHaveLength(1);
     });
 
     it("is never planned, deleted, listed as unmanaged or exported; plan says it is held", async () => {
@@ -258,7 +272,7 @@ describe("the org lock (issue 15)", () => {
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stdout).not.toContain("waybill-lock");
       expect(plan.stderr).toMatch(
-        new RegExp(`Note: an apply holds the lock of org gh/acme \\(run ${run1} `),
+        new RegExp(`Note: an apply may hold the lock of org gh/acme \\(run ${run1} `),
       );
       const drift = await run(["drift", "-c", webhooksOnly, "--format", "json"]);
       // Unmanaged: the config leaves contexts out, so `legacy` is listed, the lock is not.
@@ -289,7 +303,10 @@ describe("the org lock (issue 15)", () => {
   });
 
   it("a lapsed lock (a killed run's) does not block: apply takes the lock and clears it", async () => {
-    await emulator.reset(seed([heldBy("0123456789ab", Date.now() - 1_000)]));
+    const old = new Date(Date.now() - 61_000).toISOString();
+    await emulator.reset(
+      seed([{ name: heldBy("0123456789ab", Date.now() - 1_000), created_at: old }]),
+    );
     const r = await run(["apply", "-c", webhooksOnly, "--auto-approve"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("Note: removed a lapsed lock of org gh/acme: run 0123456789ab");

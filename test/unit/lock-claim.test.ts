@@ -5,6 +5,7 @@ import {
   type Claim,
   claimName,
   goesFirst,
+  isEmptyContent,
   isLockContextName,
   type ListedClaim,
   othersLive,
@@ -21,7 +22,13 @@ const claim = (over: Partial<Claim> = {}): Claim => ({
   who: "github:acme_infra#1234",
   ...over,
 });
-const listed = (c: Claim, id = "ctx"): ListedClaim => ({ ...c, contextId: id, name: claimName(c) });
+const listed = (c: Claim, id = "ctx", createdAt = c.takenAt): ListedClaim => ({
+  ...c,
+  contextId: id,
+  name: claimName(c),
+  createdAt,
+});
+const LEASE = 60_000;
 
 describe("lock claims", () => {
   it("round-trip through a context name", () => {
@@ -51,21 +58,45 @@ describe("lock claims", () => {
     expect(isLockContextName("deploy-prod")).toBe(false);
   });
 
-  it("hold only when no other run's live claim is listed", () => {
+  it("hold only when no other run's live claim is listed, judged by the service's created_at", () => {
     const mine = listed(claim(), "a");
     const other = listed(claim({ run: "000000000001" }), "b");
-    const lapsed = listed(claim({ run: "000000000002", expiresAt: T0 + 10 }), "c");
-    expect(othersLive([mine], mine.run, T0 + 1)).toEqual([]);
-    expect(othersLive([mine, other], mine.run, T0 + 1)).toEqual([other]);
-    expect(othersLive([mine, lapsed], mine.run, T0 + 10)).toEqual([]);
+    const lapsed = listed(claim({ run: "000000000002" }), "c", T0 - LEASE);
+    expect(othersLive([mine], mine.run, T0 + 1, LEASE)).toEqual([]);
+    expect(othersLive([mine, other], mine.run, T0 + 1, LEASE)).toEqual([other]);
+    expect(othersLive([mine, lapsed], mine.run, T0, LEASE)).toEqual([]);
+    // The name's expiry is the writer's word: a claim naming 2099 lapses one lease after the
+    // service wrote it, and one whose name says it lapsed is live while it is young.
+    const far = listed(claim({ run: "000000000003", expiresAt: Date.UTC(2099, 0, 1) }), "d");
+    expect(othersLive([mine, far], mine.run, T0 + LEASE, LEASE)).toEqual([]);
+    const named = listed(claim({ run: "000000000004", expiresAt: T0 - 1000 }), "e", T0);
+    expect(othersLive([mine, named], mine.run, T0 + 1000, LEASE)).toEqual([named]);
   });
 
-  it("the claim taken first (then the smaller run id) tries again sooner", () => {
-    const a = claim({ run: "00000000000a" });
-    const b = claim({ run: "00000000000b" });
+  it("a name whose lifetime is longer than any Waybill claim is not a claim", () => {
+    expect(isLockContextName(claimName(claim({ expiresAt: T0 + 120_000 })))).toBe(true);
+    expect(isLockContextName(claimName(claim({ expiresAt: T0 + 121_000 })))).toBe(false);
+    expect(isLockContextName(claimName(claim({ expiresAt: Date.UTC(2099, 0, 1) })))).toBe(false);
+    expect(isLockContextName(claimName(claim({ expiresAt: T0 })))).toBe(false);
+  });
+
+  it("only an empty context is a claim (the service's all-members restriction aside)", () => {
+    const org = "0a150000-0000-4000-8000-0000000000aa";
+    expect(isEmptyContent(0, [], org)).toBe(true);
+    expect(isEmptyContent(0, [{ restriction_type: "group", match_pattern: org }], org)).toBe(true);
+    expect(isEmptyContent(1, [], org)).toBe(false);
+    expect(isEmptyContent(0, [{ restriction_type: "expression", match_pattern: "x" }], org)).toBe(
+      false,
+    );
+    expect(isEmptyContent(0, [{ restriction_type: "group", match_pattern: "g" }], org)).toBe(false);
+  });
+
+  it("the claim the service wrote first (then the smaller run id) tries again sooner", () => {
+    const a = listed(claim({ run: "00000000000a" }));
+    const b = listed(claim({ run: "00000000000b" }));
     expect(goesFirst(a, [b])).toBe(true);
     expect(goesFirst(b, [a])).toBe(false);
-    expect(goesFirst(claim({ run: "ffffffffffff", takenAt: T0 - 1000 }), [a])).toBe(true);
+    expect(goesFirst(listed(claim({ run: "ffffffffffff" }), "x", T0 - 1000), [a])).toBe(true);
   });
 });
 

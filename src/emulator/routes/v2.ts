@@ -1,4 +1,5 @@
 import { ok, type Route } from "../http.js";
+import { contextOr404 } from "./contexts.js";
 import { projectBySlugOr404 } from "./projects.js";
 
 export const v2Routes: readonly Route[] = [
@@ -18,6 +19,17 @@ export const v2Routes: readonly Route[] = [
           "created-at": e.created_at,
         }));
       return ok({ items, next_page_token: null });
+    },
+  },
+  {
+    // spec: api-v2-v1.md Endpoints (V2): GET /context/{context_id} answers the context,
+    // `id`, `name`, `created_at` (Resources: Context). The org lock (issue 29) judges a
+    // claim's age by this service-side time.
+    method: "GET",
+    pattern: "/api/v2/context/:id",
+    handler: (ctx) => {
+      const c = contextOr404(ctx, ctx.params.id!);
+      return ok({ id: c.id, name: c.name, created_at: c.created_at });
     },
   },
 ];
