@@ -19,7 +19,7 @@ import {
   loadDesired,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import { type CliIO, clockOf } from "./io.js";
+import type { CliIO } from "./io.js";
 import { lockTimingFor, resolveOrgRef } from "./lock-options.js";
 import type { RegisterCommand } from "./register-command.js";
 
