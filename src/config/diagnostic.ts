@@ -32,6 +32,8 @@ export const DIAGNOSTIC_CODES = [
   "duplicate_key",
   "alias_limit",
   "multiple_documents",
+  // a key JavaScript reserves (__proto__, constructor, prototype: src/config/reserved-keys.ts)
+  "reserved_key",
   // schema
   "unknown_key",
   "missing_key",

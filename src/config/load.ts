@@ -10,6 +10,7 @@ import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
 import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
 import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
+import { reservedKeyDiagnostics } from "./reserved-keys.js";
 import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
 import { collectTemplates, expandTemplates, type ParsedFile, withOrigin } from "./templates.js";
@@ -296,6 +297,12 @@ export const loadConfig = async (
     const parsed = parseYaml(file, read.text);
     if (!parsed.ok) {
       for (const d of parsed.diagnostics) diagnostics.push(d);
+      continue;
+    }
+    // Issue 28: a reserved key (`__proto__`) is refused before templates and merges see it.
+    const reserved = reservedKeyDiagnostics(file, parsed.value, parsed.positions);
+    if (reserved.length > 0) {
+      for (const d of reserved) diagnostics.push(d);
       continue;
     }
     parsedFiles.push({ file, value: parsed.value, positions: parsed.positions });
