@@ -13,6 +13,7 @@ import {
   formatValue,
   headline,
   leaves,
+  replacedNote,
   SYMBOL,
   secretDeletesLine,
   summaryLine,
@@ -166,7 +167,7 @@ export function* renderTextLines(plan: Plan, options: TextOptions): Generator<st
     if (g.exceeds) {
       yield paint(
         "red",
-        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection} (org ${g.org}); apply needs --allow-mass-delete.`,
+        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection} (org ${g.org})${replacedNote(g)}; apply needs --allow-mass-delete.`,
       );
     }
   }
