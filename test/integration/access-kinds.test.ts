@@ -162,10 +162,20 @@ describe("groups", () => {
     expect((await groupsOf()).map((g) => g.name)).toEqual(["platform"]);
   });
 
-  it("says why when the service refuses a group create (an org tied to a VCS provider)", async () => {
-    const r = await runInProcess(["apply", "-c", suite.files.vcsOrg, "--auto-approve"], env());
-    expect(r.code).toBe(1);
-    expect(r.stderr + r.stdout).toMatch(/standalone orgs only/);
+  it("refuses groups: in an org tied to a VCS provider at its line, before any request", async () => {
+    // Issue 28: the service creates groups in standalone orgs only; the refusal came from the
+    // service mid-apply (17 done, 1 failed). validate (offline) and plan/apply say it first.
+    await suite.emulator.clearRequests();
+    for (const args of [
+      ["validate", "-c", suite.files.vcsOrg],
+      ["plan", "-c", suite.files.vcsOrg],
+      ["apply", "-c", suite.files.vcsOrg, "--auto-approve"],
+    ]) {
+      const r = await runInProcess(args, env());
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stderr + r.stdout).toMatch(/vcs\.yaml:2:1: groups: .*standalone orgs only/);
+    }
+    expect(await suite.emulator.requests()).toEqual([]);
     expect(await groupsOf("gh/acme")).toEqual([]);
   });
 
