@@ -37,6 +37,11 @@ export interface DesiredOrg extends Located {
   readonly settings?: Readonly<Partial<Record<OrgSettingName, boolean>>> & Located;
   /** Org groups by name (V2 `/organizations/{org_id}/groups`, issue 17); present = authoritative. */
   readonly groups?: ReadonlyMap<string, DesiredGroup>;
+  /**
+   * Where `groups:` is written (the first file's, when several declare it), so a plan error
+   * about a group the map leaves out can point at it (issue 28).
+   */
+  readonly groups_source?: SourceLocation;
   /** The IdP group → group mappings, as one set (V3 `/orgs/:id/sso-group-mappings`, issue 17). */
   readonly sso_group_mappings?: DesiredSsoGroupMappings;
   readonly contexts?: ReadonlyMap<string, DesiredContext>;
@@ -250,7 +255,14 @@ export const MAX_WEBHOOKS_PER_PROJECT = 25;
 export const mergedOrgLists = (
   a: DesiredOrg,
   b: DesiredOrg,
-): { keep_unlisted?: readonly string[]; moved?: readonly DesiredMove[] } => ({
+): {
+  keep_unlisted?: readonly string[];
+  moved?: readonly DesiredMove[];
+  groups_source?: SourceLocation;
+} => ({
+  ...(a.groups_source === undefined && b.groups_source === undefined
+    ? {}
+    : { groups_source: (a.groups_source ?? b.groups_source) as SourceLocation }),
   ...(a.keep_unlisted === undefined && b.keep_unlisted === undefined
     ? {}
     : { keep_unlisted: [...(a.keep_unlisted ?? []), ...(b.keep_unlisted ?? [])] }),

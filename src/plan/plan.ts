@@ -38,6 +38,7 @@ import type { LiveOrg, LiveProject, LiveState, NotVisible } from "../model/live.
 import { finishPlan } from "./finish.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
+import { lastGroupRestrictionRemoved, restrictionsOnDeletedGroups } from "./refusals.js";
 import type { Change, KeptUnlisted, ParamValue, Plan, PlanOptions } from "./types.js";
 
 /**
@@ -1008,6 +1009,12 @@ export const planChanges = (
       acc,
     };
     planOrg(ctx, org, liveOrg, ahead);
+    // Issue 28: what the service would undo or refuse, before anything is written.
+    const refused = [
+      ...restrictionsOnDeletedGroups(org, liveOrg, acc.changes, ctx.ignored),
+      ...lastGroupRestrictionRemoved(org, liveOrg, acc.changes),
+    ];
+    if (refused.length > 0) throw new PlanError(refused.join("\n"));
   }
   const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({
