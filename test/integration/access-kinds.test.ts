@@ -201,6 +201,11 @@ describe("groups by name in restrictions", () => {
     liveByName: { name: "live.yaml", content: restricted("old-team") },
     byId: { name: "id.yaml", content: restricted(GROUP_OLD) },
     typo: { name: "typo.yaml", content: restricted("old-tema") },
+    // old-team is live and left out of groups: this plan deletes it.
+    dropsGroup: {
+      name: "drops.yaml",
+      content: restricted("old-team", "groups:\n  platform: {}\n"),
+    },
   });
   const env = () => ({ SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token });
   const org = async () => (await suite.emulator.state()).orgs?.find((o) => o.slug === ORG);
@@ -258,6 +263,22 @@ describe("groups by name in restrictions", () => {
       (q) => q.method !== "GET" && !q.path.startsWith("/api/v3/contexts"),
     );
     expect(writes).toEqual([]);
+  });
+
+  it("a restriction naming a group the same plan deletes is refused, naming both places, before any write", async () => {
+    // Issue 28: the service deletes the restriction with the group; the apply succeeded and
+    // the next plan failed.
+    await suite.emulator.clearRequests();
+    const r = await runInProcess(["apply", "-c", suite.files.dropsGroup, "--auto-approve"], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /context\["deploy"\]\.restriction\["group:old-team"\] \(.*drops\.yaml:7:9\) names group "old-team", which this plan deletes \(group\["old-team"\]: not declared under groups at .*drops\.yaml:2:1\)/,
+    );
+    const writes = (await suite.emulator.requests()).filter(
+      (q) => q.method !== "GET" && !q.path.startsWith("/api/v3/contexts"),
+    );
+    expect(writes).toEqual([]);
+    expect((await org())?.groups?.map((g) => g.name)).toEqual(["old-team"]);
   });
 
   it("export writes a group restriction by the group's name", async () => {
