@@ -212,6 +212,7 @@ export const buildFile = (
     slug: doc.org,
     source: at(ctx, ["org"]),
     ...buildChildren(ctx, "org", doc as unknown as RawParent, [], []),
+    ...(doc.groups === undefined ? {} : { groups_source: at(ctx, ["groups"]) }),
     projects: new Map(
       Object.entries(doc.projects ?? {}).map(([slug, p]) => [slug, buildProject(ctx, slug, p)]),
     ),

@@ -32,6 +32,8 @@ export const DIAGNOSTIC_CODES = [
   "duplicate_key",
   "alias_limit",
   "multiple_documents",
+  // a key JavaScript reserves (__proto__, constructor, prototype: src/config/reserved-keys.ts)
+  "reserved_key",
   // schema
   "unknown_key",
   "missing_key",
@@ -58,6 +60,8 @@ export const DIAGNOSTIC_CODES = [
   "project_outside_org",
   "duplicate_address",
   "ambiguous_trigger",
+  // `groups:` in an org tied to a VCS provider (groups are for standalone orgs only)
+  "groups_not_standalone",
   // references the service does not know (found at plan time, src/run/unknown-projects.ts)
   "unknown_project",
   // a restriction's group name the org does not have (src/run/unknown-groups.ts)

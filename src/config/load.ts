@@ -10,6 +10,7 @@ import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
 import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
 import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
+import { reservedKeyDiagnostics } from "./reserved-keys.js";
 import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
 import { checkTemplateExpansion } from "./template-bound.js";
@@ -85,7 +86,8 @@ const listFiles = (
   // folder; one that points outside it (a PR could point it at any file the CI runner can
   // read) or dangles is an error; a folder reached twice (a symlink loop) is read once.
   // Decision: hidden folders (`.git`, `.github`) and names that are not *.yaml/*.yml
-  // (README.md) are not config entries; a hidden *.yaml file is (it was read before).
+  // (README.md) are not config entries; a hidden *.yaml file is (it was read before). A
+  // hidden folder holding YAML at any depth is an error, never skipped silently.
   const root = realpathOrSelf(path);
   const files: string[] = [];
   const problems: ConfigDiagnostic[] = [];
@@ -107,11 +109,15 @@ const listFiles = (
       let isFolder = e.isDirectory();
       // A hidden folder (.git, .github) is not read; a hidden *.yaml file is, as before. So
       // that nothing is skipped silently, a hidden folder holding YAML files is an error.
+      // Issue 28: at any depth (`.drafts/team/legacy.yaml` was skipped silently, and the
+      // contexts it declared were then planned for deletion).
+      // Decision: `.git` is git's own store, never config, and can be large: not searched.
       if (isFolder && e.name.startsWith(".")) {
-        if (holdsYaml(full)) {
+        const found = e.name === ".git" ? undefined : yamlInside(full);
+        if (found !== undefined) {
           problem(
             full,
-            "this hidden folder holds YAML files, and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
+            `this hidden folder holds YAML files (${found}), and hidden folders are not read: rename it without the leading dot, or move it out of the config folder`,
           );
         }
         continue;
@@ -172,13 +178,31 @@ const realpathOrSelf = (path: string): string => {
   }
 };
 
-/** Whether a folder holds a *.yaml/*.yml entry (one level; an unreadable one counts). */
-const holdsYaml = (dir: string): boolean => {
-  try {
-    return readdirSync(dir).some((n) => /\.ya?ml$/i.test(n));
-  } catch {
-    return true;
+/**
+ * The first *.yaml/*.yml entry inside a folder, at any depth, as a path relative to it
+ * (sorted, so the message is stable); undefined when there is none. Symlinks are not
+ * followed (no loops), but a symlink named *.yaml counts. A folder that cannot be listed
+ * counts too (it may hold some): its path is given.
+ */
+const yamlInside = (dir: string): string | undefined => {
+  const stack: string[] = [""];
+  while (stack.length > 0) {
+    const rel = stack.pop() as string;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(dir, rel), { withFileTypes: true });
+    } catch {
+      return rel === "" ? "it cannot be listed" : `${rel}, which cannot be listed`;
+    }
+    const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const hit = sorted.find((e) => !e.isDirectory() && /\.ya?ml$/i.test(e.name));
+    if (hit !== undefined) return rel === "" ? hit.name : `${rel}/${hit.name}`;
+    const folders = sorted
+      .filter((e) => e.isDirectory())
+      .map((e) => (rel === "" ? e.name : `${rel}/${e.name}`));
+    for (let i = folders.length - 1; i >= 0; i--) stack.push(folders[i] as string);
   }
+  return undefined;
 };
 
 type Decoded =
@@ -299,6 +323,12 @@ export const loadConfig = async (
     const parsed = parseYaml(file, read.text);
     if (!parsed.ok) {
       for (const d of parsed.diagnostics) diagnostics.push(d);
+      continue;
+    }
+    // Issue 28: a reserved key (`__proto__`) is refused before templates and merges see it.
+    const reserved = reservedKeyDiagnostics(file, parsed.value, parsed.positions);
+    if (reserved.length > 0) {
+      for (const d of reserved) diagnostics.push(d);
       continue;
     }
     parsedFiles.push({ file, value: parsed.value, positions: parsed.positions });

@@ -4,6 +4,7 @@
  * value of the wrong type was already reported by the schema check and is skipped here.
  */
 
+import { isVcsOrgSlug } from "../kinds/group.js";
 import { parseAddress } from "../model/address.js";
 import { MAX_OTEL_EXPORTERS_PER_ORG, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
 import { checkCron } from "./cron.js";
@@ -48,6 +49,40 @@ export const checkRules = (
   if (Array.isArray(root.otel_exporters)) {
     tooManyOtelExporters(root.otel_exporters.length, 0, (i, message) =>
       report(["otel_exporters", i], "value", "too_many_otel_exporters", message),
+    );
+    // Issue 28: header names compare case-insensitively (RFC 9110 §5.1), as the service's
+    // HTTP does: two names that differ only by case are one header, set twice.
+    root.otel_exporters.forEach((e, i) => {
+      const seen = new Map<string, string>();
+      for (const name of Object.keys(asObj(asObj(e)?.headers) ?? {})) {
+        const first = seen.get(name.toLowerCase());
+        if (first === undefined) {
+          seen.set(name.toLowerCase(), name);
+          continue;
+        }
+        report(
+          ["otel_exporters", i, "headers", name],
+          "key",
+          "duplicate_key",
+          `header ${JSON.stringify(name)} is also written as ${JSON.stringify(first)}: HTTP header names ignore case, so they are one header; keep one`,
+        );
+      }
+    });
+  }
+
+  // Issue 28: spec: api-v2-v1.md Endpoints (V2): POST /organizations/{org_id}/groups is for
+  // "standalone orgs only". In an org tied to a VCS provider the groups come from the
+  // provider, so `groups:` (authoritative: it creates, re-creates and deletes) is refused
+  // here, before anything is read or written.
+  // Decision: `validate` is offline, so the org's provider is told by its slug's first
+  // segment (`gh`, `github`, `bb`, `bitbucket`: src/kinds/group.ts), as our emulator does; any
+  // other (the service's own, `circleci/<org id>`) is a standalone org.
+  if (org !== undefined && root.groups !== undefined && isVcsOrgSlug(org)) {
+    report(
+      ["groups"],
+      "key",
+      "groups_not_standalone",
+      `org ${org} is tied to a VCS provider, and the service creates and manages groups in standalone orgs only (spec: api-v2-v1.md Endpoints (V2)); remove \`groups:\` (restrictions and sso_group_mappings may still name the provider's groups by name or id)`,
     );
   }
 

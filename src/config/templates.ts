@@ -116,6 +116,11 @@ export interface Origin {
   readonly file: string;
   readonly positions: PositionIndex;
   readonly path: DocPath;
+  /**
+   * The map also holds keys the item writes itself: only the map itself is noted ("in
+   * part"); a path below it is inherited only through an entry of its own.
+   */
+  readonly partial?: true;
 }
 
 /**
@@ -166,13 +171,24 @@ export const expandTemplates = (
         merged = mergeTemplateValue(merged, t.value);
         for (const leaf of leaves(t.value, [])) from.set(JSON.stringify(leaf), t);
       });
-      // The item's own keys win; what they do not set is inherited.
-      const ownLeaves = new Set(leaves(own, []).map((l) => JSON.stringify(l)));
+      // The item's own keys win; what they do not set is inherited. An own empty map
+      // (`env: {}`) sets no key: the merge keeps the template's keys under it.
+      const ownAll = leaves(own, []);
+      const ownLeaves = new Set(
+        ownAll.filter((l) => !isEmptyMapAt(own, l)).map((l) => JSON.stringify(l)),
+      );
+      // Every map that holds a key the item writes itself (`env` when it writes env.X).
+      const ownPrefixes = new Set<string>();
+      for (const l of ownAll) {
+        for (let n = 1; n <= l.length; n++) ownPrefixes.add(JSON.stringify(l.slice(0, n)));
+      }
       for (const [leafKey, t] of from) {
         const leaf = JSON.parse(leafKey) as string[];
         if (isOwned(ownLeaves, leaf)) continue;
-        // The leaf and every map above it inside the item: an item that inherits any part
-        // names the template (its plan "why", its diagnostics).
+        // The leaf and every map above it inside the item. Issue 28: a map that also holds
+        // keys the item writes itself is inherited only in part (`partial`): its own keys are
+        // never blamed on the template (an env var the item adds next to inherited ones),
+        // and the map itself says "in part" (the item's plan "why").
         for (let n = leaf.length; n > 0; n--) {
           const at = dottedPath([kind, key, ...leaf.slice(0, n)]);
           if (n < leaf.length && origins.has(at)) break;
@@ -181,6 +197,7 @@ export const expandTemplates = (
             file: t.file,
             positions: t.positions,
             path: ["templates", kind, t.name, ...leaf.slice(0, n)],
+            ...(ownPrefixes.has(JSON.stringify(leaf.slice(0, n))) ? { partial: true } : {}),
           });
         }
       }
@@ -201,6 +218,13 @@ const leaves = (v: unknown, at: string[]): string[][] => {
   return Object.entries(v).flatMap(([k, x]) => leaves(x, [...at, k]));
 };
 
+/** Whether the value at `path` inside `v` is an empty map. */
+const isEmptyMapAt = (v: unknown, path: readonly string[]): boolean => {
+  let cur = v;
+  for (const k of path) cur = isObj(cur) ? cur[k] : undefined;
+  return isObj(cur) && Object.keys(cur).length === 0;
+};
+
 /** Whether the item's own keys set this leaf or one of its ancestors. */
 const isOwned = (own: ReadonlySet<string>, leaf: readonly string[]): boolean => {
   for (let n = leaf.length; n > 0; n--) if (own.has(JSON.stringify(leaf.slice(0, n)))) return true;
@@ -219,12 +243,28 @@ export const withOrigin = (
   return via === undefined ? d : { ...d, message: `${d.message} (inherited from ${via})` };
 };
 
-/** Whether the value at the dotted path, or a map above it, is inherited (cheap: no lookup). */
-export const hasOrigin = (origins: ReadonlyMap<string, Origin>, dotted: string): boolean => {
-  const parts = dotted.split(".");
-  for (let n = parts.length; n > 0; n--) if (origins.has(parts.slice(0, n).join("."))) return true;
-  return false;
+/**
+ * The origin that makes the value at the dotted path inherited, and how many of its parts
+ * it covers: its own entry (whole, or in part), or the nearest map above it inherited
+ * whole. A map above it inherited only in part does not make it inherited (issue 28: an
+ * env var the item adds beside inherited ones is its own).
+ */
+const originOf = (
+  origins: ReadonlyMap<string, Origin>,
+  parts: readonly string[],
+): { origin: Origin; n: number } | undefined => {
+  for (let n = parts.length; n > 0; n--) {
+    const o = origins.get(parts.slice(0, n).join("."));
+    if (o === undefined) continue;
+    if (o.partial === true && n < parts.length) return undefined;
+    return { origin: o, n };
+  }
+  return undefined;
 };
+
+/** Whether the value at the dotted path, or a map above it, is inherited (cheap: no lookup). */
+export const hasOrigin = (origins: ReadonlyMap<string, Origin>, dotted: string): boolean =>
+  origins.size > 0 && originOf(origins, dotted.split(".")) !== undefined;
 
 /**
  * `template "service" at templates.yaml:7:9` when the value at the dotted path (or the
@@ -236,10 +276,8 @@ export const inheritedFrom = (
 ): string | undefined => {
   if (origins.size === 0) return undefined;
   const parts = dotted.split(".");
-  for (let n = parts.length; n > 0; n--) {
-    const o = origins.get(parts.slice(0, n).join("."));
-    if (o === undefined) continue;
-    return `template "${o.template}" at ${where(o.file, o.positions, [...o.path, ...parts.slice(n)])}`;
-  }
-  return undefined;
+  const found = originOf(origins, parts);
+  if (found === undefined) return undefined;
+  const { origin: o, n } = found;
+  return `template "${o.template}" at ${where(o.file, o.positions, [...o.path, ...parts.slice(n)])}${o.partial === true ? ", in part" : ""}`;
 };

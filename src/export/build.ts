@@ -20,6 +20,7 @@ import {
   type IgnoreEntry,
 } from "../kinds/config-doc.js";
 import type { ParentName, Within } from "../kinds/contract.js";
+import { groupKind, isVcsOrgSlug } from "../kinds/group.js";
 import { foundProjects } from "../kinds/listing.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { assignEnvNames, type EnvVarNeed } from "./env-names.js";
@@ -129,6 +130,9 @@ export const buildExport = (
   const orgIgnore: IgnoreEntry[] = [];
   const org: DocMap = { org: snapshot.slug };
   writeChildren("org", snapshot, { org: snapshot }, {}, org, ctx, orgIgnore);
+  // Issue 28: an org tied to a VCS provider gets its groups from the provider, and the
+  // loader refuses `groups:` there (src/config/rules.ts): it is not written.
+  if (isVcsOrgSlug(snapshot.slug)) delete org[groupKind.config.yamlKey];
   const chosen = [...foundProjects(snapshot)].map(([, p]) => p).sort(byString((p) => p.slug));
   const projects = chosen.map((p) => {
     const ignore: IgnoreEntry[] = [];

@@ -71,6 +71,8 @@ export const OTEL_HEADER_NAME = /^[A-Za-z0-9!#$%&'*+^_`|~-]+$/;
 
 const headerNames = (d: DesiredOtelExporter): string[] => Object.keys(d.headers ?? {}).sort();
 
+const lowerName = (name: string): string => name.toLowerCase();
+
 const maskedHeaders = (names: readonly string[]): JsonObject =>
   Object.fromEntries(names.map((n) => [n, SENSITIVE]));
 
@@ -138,7 +140,10 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
       ]),
     );
     const names = headerNames(d);
-    if (!sameSet(names, [...l.header_names])) {
+    // Issue 28: HTTP header names are case-insensitive (RFC 9110 §5.1): `X-Honeycomb-Team`
+    // and `x-honeycomb-team` are one header, so a case difference alone never re-creates
+    // the exporter (the loader refuses two names that differ only by case).
+    if (!sameSet(names.map(lowerName), l.header_names.map(lowerName))) {
       acc.fields.push({
         path: "headers",
         before: maskedHeaders(l.header_names),

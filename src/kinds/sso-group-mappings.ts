@@ -26,6 +26,7 @@ import type { KindRefs, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { scopeId } from "./listing.js";
 import { type JsonObject, type JsonValue, toJson } from "./values.js";
+import { lowerUuid } from "./vcs.js";
 
 /** One pair as written under `sso_group_mappings:`. */
 export interface RawSsoGroupMapping {
@@ -209,7 +210,9 @@ export const ssoGroupMappingsKind: ResourceKind<
       source: ctx.at(path),
       mappings: raw.map((m, i) => ({
         idp_group_name: ctx.text(m.idp_group_name),
-        group: ctx.text(m.group),
+        // A group id is a UUID: lowered, as a restriction's is (the service's ids are
+        // lower-case; src/kinds/vcs.ts lowerUuid), so `ABC…` and `abc…` are one pair.
+        group: lowerUuid(ctx.text(m.group)),
         source: ctx.at([...path, i], "value"),
       })),
     }),

@@ -477,11 +477,25 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
   ],
   updateCalls: (fields) => {
     const body = [...new Set(fields.map((f) => triggerUpdateField(f.path)))];
+    // Issue 28: the spec does not say whether the update merges `event.webhook` or
+    // replaces it (spec: api-v3.md Triggers, `event { …, webhook? {name?, source?, secret?}
+    // }`). A body with `event.webhook` (a `moved` rename, a new source) but without its
+    // secret could leave the trigger without one on a service that replaces the object, and
+    // the service never returns it. Decision: whenever `event.webhook` is sent, its secret
+    // is sent again, from the config (a webhook trigger always declares one,
+    // src/config/rules.ts webhook_secret_required).
+    const sendsWebhook = body.includes("event.webhook");
     return [
       call("update", "POST", "/triggers/{id}/update", {
         body: "flat",
         body_fields: body,
-        sensitive_fields: fields.some((f) => f.sensitive) ? ["event.webhook.secret"] : [],
+        sensitive_fields:
+          sendsWebhook || fields.some((f) => f.sensitive) ? ["event.webhook.secret"] : [],
+        ...(sendsWebhook && !fields.some((f) => f.sensitive)
+          ? {
+              note: "event.webhook is sent whole, with the secret from the config again: the spec does not say whether the update merges it",
+            }
+          : {}),
       }),
     ];
   },

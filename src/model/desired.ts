@@ -37,6 +37,11 @@ export interface DesiredOrg extends Located {
   readonly settings?: Readonly<Partial<Record<OrgSettingName, boolean>>> & Located;
   /** Org groups by name (V2 `/organizations/{org_id}/groups`, issue 17); present = authoritative. */
   readonly groups?: ReadonlyMap<string, DesiredGroup>;
+  /**
+   * Where `groups:` is written (the first file's, when several declare it), so a plan error
+   * about a group the map leaves out can point at it (issue 28).
+   */
+  readonly groups_source?: SourceLocation;
   /** The IdP group → group mappings, as one set (V3 `/orgs/:id/sso-group-mappings`, issue 17). */
   readonly sso_group_mappings?: DesiredSsoGroupMappings;
   readonly contexts?: ReadonlyMap<string, DesiredContext>;
@@ -260,10 +265,14 @@ export const mergedOrgLists = (
   keep_unlisted?: readonly string[];
   ignore_fields?: readonly string[];
   moved?: readonly DesiredMove[];
+  groups_source?: SourceLocation;
 } => ({
   ...(a.ignore_fields === undefined && b.ignore_fields === undefined
     ? {}
     : { ignore_fields: [...(a.ignore_fields ?? []), ...(b.ignore_fields ?? [])] }),
+  ...(a.groups_source === undefined && b.groups_source === undefined
+    ? {}
+    : { groups_source: (a.groups_source ?? b.groups_source) as SourceLocation }),
   ...(a.keep_unlisted === undefined && b.keep_unlisted === undefined
     ? {}
     : { keep_unlisted: [...(a.keep_unlisted ?? []), ...(b.keep_unlisted ?? [])] }),

@@ -107,20 +107,28 @@ export const finishPlan = (input: FinishInput): Plan => {
     return { ...c, reason: `${c.reason}; ${what}` };
   });
   const mass_delete: CollectionGuard[] = [];
+  // Issue 28: a replace destroys what a delete destroys (the live item's id, its secrets,
+  // a group's members): it counts as a deletion of the live item (re-creating 8 of 8
+  // webhooks after a template change needed no flag).
   const deletes = new Map<string, number>();
+  const replaces = new Map<string, number>();
   for (const c of changes) {
-    if (c.action !== "delete") continue;
+    if (c.action !== "delete" && c.action !== "replace") continue;
     const k = key(c.org, c.collection);
     deletes.set(k, (deletes.get(k) ?? 0) + 1);
+    if (c.action === "replace") replaces.set(k, (replaces.get(k) ?? 0) + 1);
   }
   for (const col of input.collections) {
-    const delete_count = deletes.get(key(col.org, col.collection)) ?? 0;
+    const k = key(col.org, col.collection);
+    const delete_count = deletes.get(k) ?? 0;
     if (delete_count === 0) continue;
+    const replace_count = replaces.get(k) ?? 0;
     mass_delete.push({
       org: col.org,
       collection: col.collection,
       live_count: col.live_count,
       delete_count,
+      ...(replace_count > 0 ? { replace_count } : {}),
       exceeds: exceedsMassDelete(delete_count, col.live_count),
     });
   }

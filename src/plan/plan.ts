@@ -40,6 +40,7 @@ import { type FieldIgnored, fieldIgnoredMatcher, withoutIgnoredFields } from "./
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
 import { maskPlanUrls } from "./mask-urls.js";
+import { lastGroupRestrictionRemoved, restrictionsOnDeletedGroups } from "./refusals.js";
 import type { Change, KeptUnlisted, ParamValue, Plan, PlanOptions } from "./types.js";
 
 /**
@@ -1021,6 +1022,12 @@ export const planChanges = (
       acc,
     };
     planOrg(ctx, org, liveOrg, ahead);
+    // Issue 28: what the service would undo or refuse, before anything is written.
+    const refused = [
+      ...restrictionsOnDeletedGroups(org, liveOrg, acc.changes, ctx.ignored),
+      ...lastGroupRestrictionRemoved(org, liveOrg, acc.changes),
+    ];
+    if (refused.length > 0) throw new PlanError(refused.join("\n"));
   }
   const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({

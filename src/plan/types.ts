@@ -89,12 +89,18 @@ export interface Summary {
   readonly delete: number;
 }
 
-/** Mass-delete guard data of one collection (design.md §1 "Ownership"). */
+/**
+ * Mass-delete guard data of one collection (design.md §1 "Ownership"). Only collections
+ * with a delete or a replace.
+ */
 export interface CollectionGuard {
   readonly org: string;
   readonly collection: string;
   readonly live_count: number;
+  /** Live items the plan removes: its deletes and its replaces (a replace deletes the live item). */
   readonly delete_count: number;
+  /** How many of `delete_count` are replaces; absent when none. */
+  readonly replace_count?: number;
   /** More than 3 deletions and more than 25% of the live items: apply refuses (exit 4). */
   readonly exceeds: boolean;
 }

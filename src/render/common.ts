@@ -1,7 +1,7 @@
 /** Pieces every plan renderer shares (design.md §1 "Plans"). */
 import type { ApiCall } from "../kinds/contract.js";
 import { type JsonValue, SENSITIVE } from "../kinds/values.js";
-import type { Change, DeleteChange, Plan } from "../plan/types.js";
+import type { Change, CollectionGuard, DeleteChange, Plan } from "../plan/types.js";
 
 export const summaryLine = (plan: Plan): string => {
   const s = plan.summary;
@@ -129,3 +129,11 @@ export const formatCall = (c: ApiCall): string => {
   const fields = c.body_fields.length > 0 ? ` (${c.body_fields.join(", ")})` : "";
   return `${c.method} ${c.route}${query}${api}${fields}`;
 };
+
+/** Issue 28: how many of a mass-delete row's deletions are replaces (`, 8 of them re-created`). */
+export const replacedNote = (g: CollectionGuard): string =>
+  g.replace_count === undefined
+    ? ""
+    : g.replace_count === g.delete_count
+      ? ", each re-created (a replace deletes the live item)"
+      : `, ${g.replace_count} of them re-created (a replace deletes the live item)`;

@@ -3,7 +3,7 @@
  * details collapsed in `<details>`, under 65,000 characters (a note says when it was cut).
  */
 import type { Plan } from "../plan/types.js";
-import { secretDeletesLine, summaryLine, unverifiedLine } from "./common.js";
+import { replacedNote, secretDeletesLine, summaryLine, unverifiedLine } from "./common.js";
 import { sanitizePlan } from "./sanitize.js";
 import { renderChanges } from "./text.js";
 
@@ -36,7 +36,7 @@ export const renderMarkdown = (raw: Plan, limit = MARKDOWN_LIMIT): string => {
   if (plan.guards.mass_delete_exceeded) {
     for (const g of plan.guards.mass_delete.filter((x) => x.exceeds)) {
       notes.push(
-        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection}; apply needs --allow-mass-delete.`,
+        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection}${replacedNote(g)}; apply needs --allow-mass-delete.`,
       );
     }
   }

@@ -13,6 +13,7 @@ import {
   formatValue,
   headline,
   leaves,
+  replacedNote,
   SYMBOL,
   secretDeletesLine,
   summaryLine,
@@ -170,7 +171,7 @@ export function* renderTextLines(raw: Plan, options: TextOptions): Generator<str
     if (g.exceeds) {
       yield paint(
         "red",
-        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection} (org ${g.org}); apply needs --allow-mass-delete.`,
+        `Mass delete: ${g.delete_count} of ${g.live_count} items of ${g.collection} (org ${g.org})${replacedNote(g)}; apply needs --allow-mass-delete.`,
       );
     }
   }

@@ -162,10 +162,20 @@ describe("groups", () => {
     expect((await groupsOf()).map((g) => g.name)).toEqual(["platform"]);
   });
 
-  it("says why when the service refuses a group create (an org tied to a VCS provider)", async () => {
-    const r = await runInProcess(["apply", "-c", suite.files.vcsOrg, "--auto-approve"], env());
-    expect(r.code).toBe(1);
-    expect(r.stderr + r.stdout).toMatch(/standalone orgs only/);
+  it("refuses groups: in an org tied to a VCS provider at its line, before any request", async () => {
+    // Issue 28: the service creates groups in standalone orgs only; the refusal came from the
+    // service mid-apply (17 done, 1 failed). validate (offline) and plan/apply say it first.
+    await suite.emulator.clearRequests();
+    for (const args of [
+      ["validate", "-c", suite.files.vcsOrg],
+      ["plan", "-c", suite.files.vcsOrg],
+      ["apply", "-c", suite.files.vcsOrg, "--auto-approve"],
+    ]) {
+      const r = await runInProcess(args, env());
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stderr + r.stdout).toMatch(/vcs\.yaml:2:1: groups: .*standalone orgs only/);
+    }
+    expect(await suite.emulator.requests()).toEqual([]);
     expect(await groupsOf("gh/acme")).toEqual([]);
   });
 
@@ -191,6 +201,11 @@ describe("groups by name in restrictions", () => {
     liveByName: { name: "live.yaml", content: restricted("old-team") },
     byId: { name: "id.yaml", content: restricted(GROUP_OLD) },
     typo: { name: "typo.yaml", content: restricted("old-tema") },
+    // old-team is live and left out of groups: this plan deletes it.
+    dropsGroup: {
+      name: "drops.yaml",
+      content: restricted("old-team", "groups:\n  platform: {}\n"),
+    },
   });
   const env = () => ({ SERVICE_BASE_URL: suite.emulator.url, SERVICE_TOKEN: suite.emulator.token });
   const org = async () => (await suite.emulator.state()).orgs?.find((o) => o.slug === ORG);
@@ -248,6 +263,22 @@ describe("groups by name in restrictions", () => {
       (q) => q.method !== "GET" && !q.path.startsWith("/api/v3/contexts"),
     );
     expect(writes).toEqual([]);
+  });
+
+  it("a restriction naming a group the same plan deletes is refused, naming both places, before any write", async () => {
+    // Issue 28: the service deletes the restriction with the group; the apply succeeded and
+    // the next plan failed.
+    await suite.emulator.clearRequests();
+    const r = await runInProcess(["apply", "-c", suite.files.dropsGroup, "--auto-approve"], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /context\["deploy"\]\.restriction\["group:old-team"\] \(.*drops\.yaml:7:9\) names group "old-team", which this plan deletes \(group\["old-team"\]: not declared under groups at .*drops\.yaml:2:1\)/,
+    );
+    const writes = (await suite.emulator.requests()).filter(
+      (q) => q.method !== "GET" && !q.path.startsWith("/api/v3/contexts"),
+    );
+    expect(writes).toEqual([]);
+    expect((await org())?.groups?.map((g) => g.name)).toEqual(["old-team"]);
   });
 
   it("export writes a group restriction by the group's name", async () => {

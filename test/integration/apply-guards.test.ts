@@ -42,10 +42,41 @@ const crowdedSeed = (): Seed => {
   };
 };
 
+/** The base seed with four signed webhooks on the api project (and no others). */
+const HOOKS = ["h0", "h1", "h2", "h3"];
+const signedHooksSeed = (): Seed => {
+  const s = baseSeed();
+  const [org, ...rest] = s.orgs ?? [];
+  if (!org) throw new Error("no org in the seed");
+  const projects = (org.projects ?? []).map((p) =>
+    p.slug === "gh/acme/api"
+      ? {
+          ...p,
+          webhooks: HOOKS.map((name) => ({
+            name,
+            url: `https://hooks.example.com/${name}`,
+            events: ["workflow-completed" as const],
+            signing_secret: `signing-secret-of-${name}-xxxx`,
+          })),
+        }
+      : p,
+  );
+  return { ...s, orgs: [{ ...org, projects }, ...rest] };
+};
+
+/** The same four webhooks without their signing secret: a stored one is removed by a replace. */
+const unsignedHooksConfig = `org: gh/acme
+projects:
+  gh/acme/api:
+    webhooks:
+${HOOKS.map((n) => `      ${n}: { url: "https://hooks.example.com/${n}", events: [workflow-completed] }`).join("\n")}
+`;
+
 describe("waybill apply: approval, guards, saved plans", () => {
   const suite = useEmulatorSuite(baseSeed, {
     createPath: { name: "create.yaml", content: createConfig },
     matchingPath: { name: "matching.yaml", content: matchingConfig },
+    unsignedHooks: { name: "unsigned-hooks.yaml", content: unsignedHooksConfig },
   });
 
   const run = (args: string[], env: Readonly<Record<string, string>> = applyEnv) =>
@@ -92,6 +123,25 @@ describe("waybill apply: approval, guards, saved plans", () => {
     expect(ok.code, ok.stderr).toBe(0);
     const names = (await suite.emulator.state()).orgs?.[0]?.contexts?.map((c) => c.name).sort();
     expect(names).toEqual(["deploy-prod", "legacy-build", "stale"]);
+  });
+
+  it("counts replaces in the mass-delete guard: re-creating 4 of 4 webhooks needs the flag", async () => {
+    // Issue 28: a replace destroys the live item (its id, its signing secret) as a delete
+    // does; re-creating every webhook of a project needed no flag.
+    await suite.emulator.reset(signedHooksSeed());
+    await suite.emulator.clearRequests();
+    const r = await run(["apply", "-c", suite.files.unsignedHooks, "--auto-approve"]);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/--allow-mass-delete/);
+    expect(configWrites(await suite.emulator.requests())).toEqual([]);
+    const ok = await run([
+      "apply",
+      "-c",
+      suite.files.unsignedHooks,
+      "--auto-approve",
+      "--allow-mass-delete",
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
   });
 
   it("applies a saved plan that still matches; the file is 0600 and holds no secret", async () => {

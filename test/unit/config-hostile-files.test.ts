@@ -62,7 +62,7 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     // Issue 19: a sub-folder's files are read (they were refused before; skipped before that).
     await mkdir(join(dir, "cfg", "more", "deeper"), { recursive: true });
     await mkdir(join(dir, "cfg", "docs"), { recursive: true });
-    await mkdir(join(dir, "cfg", ".github"), { recursive: true });
+    await mkdir(join(dir, "cfg", ".git"), { recursive: true });
     await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
     await writeFile(join(dir, "cfg", "more", "contexts.yaml"), CONTEXTS);
     await writeFile(
@@ -71,9 +71,12 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     );
     await writeFile(join(dir, "cfg", "docs", "README.md"), "# x\n");
     await writeFile(join(dir, "cfg", "README.md"), "# x\n");
-    // Hidden folders (a repository's .github) are not config folders; a hidden file is read.
-    await mkdir(join(dir, "cfg", ".github", "workflows"), { recursive: true });
-    await writeFile(join(dir, "cfg", ".github", "workflows", "ci.yml"), "on: push\n");
+    // Hidden folders are not config folders (one without YAML is passed over; git's own
+    // store is not searched); a hidden file is read.
+    await mkdir(join(dir, "cfg", ".git", "x"), { recursive: true });
+    await writeFile(join(dir, "cfg", ".git", "x", "odd.yml"), "on: push\n");
+    await mkdir(join(dir, "cfg", ".cache", "deep"), { recursive: true });
+    await writeFile(join(dir, "cfg", ".cache", "deep", "notes.md"), "# x\n");
     await writeFile(join(dir, "cfg", ".hidden.yaml"), "org: gh/acme\ncontexts:\n  h: {}\n");
     // A symlink to a folder inside, and a loop back to the top: each file is read once.
     await symlink(join(dir, "cfg", "more"), join(dir, "cfg", "alias-of-more"));
@@ -101,7 +104,32 @@ describe.skipIf(!posix)("a config folder's entries", () => {
     await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
     await writeFile(join(dir, "cfg", ".teams", "contexts.yaml"), CONTEXTS);
     expect(messages(await loadConfig(join(dir, "cfg"), { env: {} }))).toEqual([
-      "this hidden folder holds YAML files, and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
+      "this hidden folder holds YAML files (contexts.yaml), and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
+    ]);
+  });
+
+  it("refuses a hidden folder that holds YAML files at any depth (.drafts/team/legacy.yaml)", async () => {
+    // Issue 28: one level down was refused, two were skipped silently, and the contexts the
+    // skipped file declared were then planned for deletion.
+    await mkdir(join(dir, "cfg", ".drafts", "team"), { recursive: true });
+    await mkdir(join(dir, "cfg", "sub", ".github", "workflows"), { recursive: true });
+    await writeFile(join(dir, "cfg", "00-org.yaml"), ORG);
+    await writeFile(join(dir, "cfg", ".drafts", "team", "legacy.yaml"), CONTEXTS);
+    await writeFile(join(dir, "cfg", "sub", ".github", "workflows", "ci.yml"), "on: push\n");
+    const r = await loadConfig(join(dir, "cfg"), { env: {} });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(
+      r.diagnostics.map((d) => [d.file.slice(join(dir, "cfg").length + 1), d.message]),
+    ).toEqual([
+      [
+        ".drafts",
+        "this hidden folder holds YAML files (team/legacy.yaml), and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
+      ],
+      [
+        "sub/.github",
+        "this hidden folder holds YAML files (workflows/ci.yml), and hidden folders are not read: rename it without the leading dot, or move it out of the config folder",
+      ],
     ]);
   });
 

@@ -327,3 +327,21 @@ describe("configDigest", () => {
     expect(configDigest(b)).not.toBe(configDigest(a));
   });
 });
+
+describe("group ids compare the way the service stores them", () => {
+  it("lower-cases group UUIDs under sso_group_mappings on load, as it does restrictions'", async () => {
+    const upper = "0D1E2F3A-4B5C-4D6E-8F7A-9B0C1D2E3F4A";
+    const path = await write(
+      "sso-upper.yaml",
+      `org: circleci/org\nsso_group_mappings:\n  - { idp_group_name: admins, group: ${upper} }\n  - { idp_group_name: devs, group: Platform }\ncontexts:\n  deploy:\n    restrictions:\n      - group: ${upper}\n`,
+    );
+    const org = ok(await loadConfig(path, { env: {} })).orgs[0];
+    expect(org?.sso_group_mappings?.mappings.map((m) => m.group)).toEqual([
+      upper.toLowerCase(),
+      "Platform", // a group name is kept as written
+    ]);
+    expect(org?.contexts?.get("deploy")?.restrictions).toMatchObject([
+      { type: "group", group: upper.toLowerCase() },
+    ]);
+  });
+});

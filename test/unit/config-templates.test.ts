@@ -177,3 +177,52 @@ describe("a project split across files", () => {
     ]);
   });
 });
+
+describe("inherited-from notes name only what a template gives", () => {
+  // Issue 28: every key of a map that also came from a template was blamed on it.
+  const CONFIG = `org: gh/acme
+templates:
+  contexts:
+    aws:
+      env: { AWS_REGION: eu-west-1 }
+  projects:
+    service:
+      webhooks:
+        slack: { url: https://hooks.example.com/services/T0, events: [workflow-completed] }
+contexts:
+  deploy:
+    extends: [aws]
+    env: { OWN_KEY: own-value }
+projects:
+  gh/acme/api:
+    extends: [service]
+    webhooks:
+      own-hook: { url: https://own.example.com/hook, events: [job-completed] }
+      slack: { events: [job-completed] }
+`;
+
+  it("an item's own key beside inherited ones is its own; the inherited ones name the template", async () => {
+    const r = await loadConfig(await folder({ "a.yaml": CONFIG }), { env: {} });
+    if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
+    const org = r.config.orgs[0];
+    const env = org?.contexts?.get("deploy")?.env;
+    expect(env?.get("OWN_KEY")?.source.via).toBeUndefined();
+    expect(env?.get("AWS_REGION")?.source.via).toMatch(/^template "aws" at .*a\.yaml:5:14$/);
+    const hooks = org?.projects.get("gh/acme/api")?.webhooks;
+    expect(hooks?.get("own-hook")?.source.via).toBeUndefined();
+    // A webhook the template declares and the item overrides in part says so.
+    expect(hooks?.get("slack")?.source.via).toMatch(
+      /^template "service" at .*a\.yaml:9:9, in part$/,
+    );
+  });
+
+  it("a diagnostic about an own key beside inherited ones does not name the template", async () => {
+    const bad = CONFIG.replace("own-value", '""');
+    const r = await loadConfig(await folder({ "a.yaml": bad }), { env: {} });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.diagnostics.map((d) => [d.path, d.message])).toEqual([
+      ["contexts.deploy.env.OWN_KEY", expect.not.stringContaining("inherited from")],
+    ]);
+  });
+});

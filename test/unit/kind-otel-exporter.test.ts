@@ -100,6 +100,18 @@ describe("OTLP exporters", () => {
     ]);
   });
 
+  it("header names compare case-insensitively: a case difference alone never re-creates", () => {
+    // Issue 28: HTTP header names ignore case (RFC 9110 §5.1).
+    const d = dExporter("a.example.com:4317", {
+      headers: { "X-Honeycomb-Team": secret("team-key-value-1") },
+    });
+    const l = lExporter("a.example.com:4317", { header_names: ["x-honeycomb-team"] });
+    const cmp = otelExporterKind.compare(d, l, env());
+    expect(cmp.replace_reasons).toEqual([]);
+    expect(cmp.fields).toEqual([]);
+    expect(cmp.unverified).toEqual(["headers.X-Honeycomb-Team"]);
+  });
+
   it("the create sends each header value from the config, by its dotted path", () => {
     const [post] = otelExporterKind.createCalls(dExporter("a.example.com:4317", { headers }));
     expect(post).toMatchObject({

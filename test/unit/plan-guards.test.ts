@@ -6,11 +6,13 @@ import {
   desired,
   dOrg,
   dProject,
+  dWebhook,
   lContext,
   lEnv,
   live,
   lOrg,
   lProject,
+  lWebhook,
   PROJECT,
 } from "../helpers/builders.js";
 
@@ -74,5 +76,35 @@ describe("mass-delete guard data", () => {
       live(lOrg({ contexts: [] })),
     );
     expect(p.guards).toEqual({ mass_delete: [], mass_delete_exceeded: false });
+  });
+
+  it("counts replaces: a replace destroys the live item (id, secrets) as a delete does", () => {
+    // Issue 28: re-creating 8 of 8 webhooks (here: each drops its stored signing secret,
+    // which only a replace can do) needed no flag.
+    const names = Array.from({ length: 8 }, (_, i) => `hook-${i}`);
+    const p = planChanges(
+      desired(dOrg({ projects: [dProject(PROJECT, { webhooks: names.map((n) => dWebhook(n)) })] })),
+      live(
+        lOrg({
+          projects: [
+            lProject(PROJECT, {
+              webhooks: names.map((n) => lWebhook(n, { has_signing_secret: true })),
+            }),
+          ],
+        }),
+      ),
+    );
+    expect(p.summary).toMatchObject({ replace: 8, delete: 0 });
+    expect(p.guards.mass_delete).toEqual([
+      {
+        org: "gh/acme",
+        collection: 'project["gh/acme/api"].webhooks',
+        live_count: 8,
+        delete_count: 8,
+        replace_count: 8,
+        exceeds: true,
+      },
+    ]);
+    expect(p.guards.mass_delete_exceeded).toBe(true);
   });
 });

@@ -5,6 +5,8 @@
  * at the `moved` entry to add.
  */
 import { describe, expect, it } from "vitest";
+import { buildBody, resolveParams } from "../../src/apply/body.js";
+import { indexDesired } from "../../src/apply/desired-index.js";
 import { planChanges } from "../../src/plan/plan.js";
 import {
   desired,
@@ -18,8 +20,11 @@ import {
   lPipeline,
   lProject,
   lSchedule,
+  lTrigger,
   lWebhook,
+  ORG,
   PROJECT,
+  secret,
 } from "../helpers/builders.js";
 
 const P = `project["${PROJECT}"]`;
@@ -144,5 +149,74 @@ describe("moved", () => {
     expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
       `delete ${P}.webhook["slack"]`,
     ]);
+  });
+
+  it("a moved webhook trigger keeps its secret: the rename sends event.webhook with it", () => {
+    // Issue 28: the spec does not say whether `event.webhook` merges on update, so a rename
+    // that sent `{ name, source }` alone could leave the trigger without its secret.
+    const cfg = desired({
+      ...dOrg({
+        projects: [
+          dProject(PROJECT, {
+            pipelines: [
+              dPipeline("build", {
+                triggers: [
+                  dTrigger("release-hook", {
+                    event: {
+                      type: "webhook",
+                      webhook: { source: "release-bot", secret: secret("hook-secret-9f3a") },
+                    },
+                  }),
+                ],
+              }),
+            ],
+          }),
+        ],
+      }),
+      moved: [
+        move(
+          `${P}.pipeline["build"].trigger["old-hook"]`,
+          `${P}.pipeline["build"].trigger["release-hook"]`,
+        ),
+      ],
+    });
+    const plan = planChanges(
+      cfg,
+      live(
+        lOrg({
+          projects: [
+            lProject(PROJECT, {
+              pipelines: [lPipeline("build")],
+              triggers: [
+                lTrigger("tr-1", "pl:build", {
+                  type: "webhook",
+                  webhook: { name: "old-hook", source: "release-bot" },
+                }),
+              ],
+            }),
+          ],
+        }),
+      ),
+    );
+    expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      `update ${P}.pipeline["build"].trigger["release-hook"]`,
+    ]);
+    const change = plan.changes[0];
+    const call = change?.calls[0];
+    if (change === undefined || call === undefined) throw new Error("no update");
+    expect(call.sensitive_fields).toEqual(["event.webhook.secret"]);
+    const body = buildBody(
+      call,
+      change,
+      resolveParams(change, () => undefined),
+      indexDesired(cfg).get(ORG, change.address),
+    );
+    expect(body).toEqual({
+      event: {
+        webhook: { name: "release-hook", source: "release-bot", secret: "hook-secret-9f3a" },
+      },
+    });
+    // The plan itself never holds the value.
+    expect(JSON.stringify(plan)).not.toContain("hook-secret-9f3a");
   });
 });
