@@ -50,24 +50,8 @@ const toLive = (g: V2Group): LiveGroup => ({
 
 const NO_UPDATE = "a group has no update route (spec: api-v2-v1.md), so it is re-created";
 
-/**
- * The slugs' first segments of the OAuth VCS providers (`gh`, `github`, `bb`, `bitbucket`):
- * an org whose slug starts with one is tied to that provider. Any other first segment is
- * the service's own ("for app-based providers the vcs-slug is a service-native token",
- * spec: api-v2-v1.md conventions): a standalone org, the only kind where groups are
- * created ("standalone orgs only", spec: api-v2-v1.md Endpoints (V2)).
- * Decision (the spec names no provider): these four, as our emulator reads them.
- */
-export const VCS_ORG_SLUG_PREFIXES: ReadonlySet<string> = new Set([
-  "gh",
-  "github",
-  "bb",
-  "bitbucket",
-]);
-
-/** Whether an org (or project) slug is on a VCS provider, not a standalone org. */
-export const isVcsOrgSlug = (slug: string): boolean =>
-  VCS_ORG_SLUG_PREFIXES.has(slug.split("/")[0] ?? "");
+/** Groups are created in standalone orgs only (the slug's provider: kinds/listing.ts). */
+export { isVcsOrgSlug } from "./listing.js";
 
 /** What removing a group takes with it (spec: DELETE …/groups/{group_id}). */
 export const GROUP_DESTROYS =

@@ -56,7 +56,15 @@ export const v2Slug = (slug: string): string => slug.split("/").map(encodeURICom
  * first segment is another is on an app-based provider (its vcs-slug "is a service-native
  * token", api-v2-v1.md "Conventions of V2").
  */
-const OAUTH_VCS = new Set(["gh", "github", "bb", "bitbucket"]);
+const OAUTH_VCS: ReadonlySet<string> = new Set(["gh", "github", "bb", "bitbucket"]);
+
+/**
+ * Whether an org or project slug is on an OAuth VCS provider; any other first segment is an
+ * app-based provider's or a standalone org's (where groups can be created: spec:
+ * api-v2-v1.md Endpoints (V2), "standalone orgs only").
+ */
+export const isVcsOrgSlug = (slug: string): boolean =>
+  OAUTH_VCS.has((slug.split("/")[0] ?? "").toLowerCase());
 
 /**
  * The slug a project's V2 routes take (spec: api-v2-v1.md "Conventions of V2"):
@@ -66,8 +74,7 @@ const OAUTH_VCS = new Set(["gh", "github", "bb", "bitbucket"]);
  * provider's project keeps its slug.
  */
 export const v2ProjectSlug = (slug: string, orgId: string, projectId: string): string => {
-  const vcs = slug.split("/")[0] ?? "";
-  return OAUTH_VCS.has(vcs.toLowerCase()) ? slug : `${vcs}/${orgId}/${projectId}`;
+  return isVcsOrgSlug(slug) ? slug : `${slug.split("/")[0] ?? ""}/${orgId}/${projectId}`;
 };
 
 /** The V2 slug of the scope's project (`v2ProjectSlug`); missing is a programming error. */
