@@ -7,6 +7,7 @@ import { registerExport } from "./export.js";
 import { registerForceUnlock } from "./force-unlock.js";
 import type { CliIO } from "./io.js";
 import { registerPlan } from "./plan.js";
+import { registerSchema } from "./schema.js";
 import { registerShow } from "./show.js";
 import { registerValidate } from "./validate.js";
 import { registerVersion } from "./version.js";
@@ -27,6 +28,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerForceUnlock,
   registerEmulator,
   registerShow,
+  registerSchema,
   registerCompletion,
   registerVersion,
 ];

@@ -55,6 +55,19 @@ describe("waybill.mjs, the single-file release", () => {
     expect(r).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
   });
 
+  it("prints the config and plan schemas, with no schemas/ folder next to it", async () => {
+    for (const [which, file] of [
+      ["config", "waybill.schema.json"],
+      ["plan", "plan.schema.json"],
+    ] as const) {
+      const r = await run(empty.dir, ["schema", which]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(
+        JSON.parse(await readFile(join(REPO_ROOT, "schemas", file), "utf8")),
+      );
+    }
+  });
+
   it("validates, with located errors, from an empty folder", async () => {
     await writeFile(empty.path("bad.yaml"), "org: gh/acme\ncontexts:\n  x:\n    colour: red\n");
     const bad = await run(empty.dir, ["validate", "-c", "bad.yaml"]);
