@@ -25,6 +25,12 @@ const SCHEMAS = {
   plan: () => readFileSync(new URL("../../schemas/plan.schema.json", import.meta.url), "utf8"),
 } as const;
 
+/** The text of a schema the package ships (export writes the config one next to its files). */
+export const schemaText = (which: keyof typeof SCHEMAS): string => {
+  const text = SCHEMAS[which]();
+  return text.endsWith("\n") ? text : `${text}\n`;
+};
+
 /**
  * `waybill schema [config|plan]` (design.md §4 "Integration"): prints the JSON Schema of
  * the config (default) or of a saved plan, exactly the file the package ships in schemas/.
@@ -40,8 +46,7 @@ export const registerSchema: RegisterCommand = (program, io, setExit) => {
     )
     .addHelpText("after", EXAMPLES)
     .action((which: keyof typeof SCHEMAS) => {
-      const text = SCHEMAS[which]();
-      io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+      io.stdout.write(schemaText(which));
       setExit(EXIT.ok);
     });
 };
