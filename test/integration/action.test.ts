@@ -424,6 +424,36 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     }
   });
 
+  it("apply on a push of a saved plan: the file is the approval", async () => {
+    const seed = JSON.parse(
+      await readFile(join(REPO_ROOT, "examples", "demo", "seed.json"), "utf8"),
+    );
+    const own = await startEmulator({ seed });
+    try {
+      const saved = tmp.path("reviewed.json");
+      const planned = await runAction(
+        {
+          WAYBILL_COMMAND: "plan",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_ARGS: `--out ${saved}`,
+        },
+        "push",
+        own.url,
+      );
+      expect(planned.outputs["exit-code"]).toBe("2");
+      const r = await runAction(
+        { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml", WAYBILL_ARGS: saved },
+        "push",
+        own.url,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain("--auto-approve");
+      expect(r.summary).toMatch(/\d+ done, 0 failed, 0 skipped\./);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("apply on a pull request is refused before anything runs, unless allow-apply-on-pr", async () => {
     for (const event of ["pull_request", "pull_request_target"] as const) {
       gh.requests.length = 0;
