@@ -516,6 +516,44 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(await readFile(npmCalls, "utf8").catch(() => "")).toBe("");
   });
 
+  it("passes allowed-orgs to the CLI as WAYBILL_ALLOWED_ORGS, and never the GitHub token", async () => {
+    // A stand-in for the single file that prints what it was given (with its own sha256).
+    const probe = await tmp.write(
+      "probe/waybill.mjs",
+      "console.log(JSON.stringify({ allowed: process.env.WAYBILL_ALLOWED_ORGS ?? null, token: process.env.WAYBILL_GITHUB_TOKEN ?? null, argv: process.argv.slice(2) }));\n",
+    );
+    const probeSum = await tmp.write(
+      "probe/waybill.mjs.sha256",
+      `${createHash("sha256")
+        .update(await readFile(probe))
+        .digest("hex")}  waybill.mjs\n`,
+    );
+    const seen = async (inputs: Record<string, string>) => {
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "validate",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_BIN: probe,
+          WAYBILL_BIN_SHA256: probeSum,
+          WAYBILL_COMMENT: "false",
+          ...inputs,
+        },
+        "push",
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const line = r.stdout.split("\n").find((l) => l.startsWith("{")) ?? "{}";
+      return JSON.parse(line) as { allowed: string | null; token: string | null };
+    };
+    expect(await seen({ WAYBILL_INPUT_ALLOWED_ORGS: " gh/acme,gh/beta " })).toMatchObject({
+      allowed: "gh/acme,gh/beta",
+      token: null,
+    });
+    // The input left empty: the job's own WAYBILL_ALLOWED_ORGS passes through.
+    expect(
+      await seen({ WAYBILL_INPUT_ALLOWED_ORGS: "", WAYBILL_ALLOWED_ORGS: "gh/acme" }),
+    ).toMatchObject({ allowed: "gh/acme" });
+  });
+
   it("action.yml: Node pinned by commit, the single file and its sha256, no npm, the inputs", async () => {
     const doc = parse(await readFile(join(REPO_ROOT, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;
