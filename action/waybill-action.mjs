@@ -1,15 +1,19 @@
 // The GitHub Action's entry point (action.yml at the repository root runs it). Node 20,
-// no dependencies: it runs `waybill COMMAND`, prints its output, writes the job summary
-// and outputs, on a pull request posts ONE comment and updates it in place, and exits with
-// the code the job should fail on.
+// no dependencies, no package install and no build: it checks the release's single file
+// (action/waybill.mjs) against its sha256 (action/waybill.mjs.sha256), runs `waybill
+// COMMAND` with it, prints its output, writes the job summary and outputs, on a pull
+// request posts ONE comment (or updates the one it wrote before), and exits with the code
+// the job should fail on.
 //
 // Inputs come from action.yml as environment variables (composite actions pass them that
 // way): WAYBILL_COMMAND, WAYBILL_CONFIG, WAYBILL_COMMENT, WAYBILL_FORMAT, WAYBILL_ARGS,
-// WAYBILL_GITHUB_TOKEN, and WAYBILL_BIN (the CLI to run). GitHub's own variables:
-// GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_OUTPUT,
-// GITHUB_STEP_SUMMARY.
+// WAYBILL_GITHUB_TOKEN, WAYBILL_AUTO_APPROVE, WAYBILL_ALLOW_APPLY_ON_PR,
+// WAYBILL_INPUT_ALLOWED_ORGS, WAYBILL_COMMENT_AUTHOR, WAYBILL_BIN (the single file) and
+// WAYBILL_BIN_SHA256 (its checksum file). GitHub's own variables: GITHUB_EVENT_NAME,
+// GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
 import { spawn } from "node:child_process";
-import { appendFileSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const COMMANDS = ["validate", "plan", "apply", "drift"];
@@ -48,17 +52,60 @@ export const splitArgs = (text) => {
 };
 
 /** The waybill argv for the inputs. */
-export const commandLine = ({ command, config, format, args }) => {
+export const commandLine = ({ command, config, format, args, autoApprove = false }) => {
   const argv = [command, "-c", config];
   if (format) argv.push("--format", format);
   if (command === "plan") argv.push("--detailed-exitcode");
+  if (command === "apply" && autoApprove) argv.push("--auto-approve");
   return [...argv, ...splitArgs(args ?? "")];
 };
 
-/** The format when the input leaves it empty: GitHub annotations for validate, Markdown on a PR. */
+/**
+ * The format when the input leaves it empty: GitHub annotations for validate, Markdown on
+ * a PR, and always text for apply (its log is a run's record: apply has no Markdown).
+ */
 export const defaultFormat = (command, commenting) => {
   if (command === "validate") return "github";
+  if (command === "apply") return "text";
   return commenting ? "markdown" : "text";
+};
+
+/** `"true"` (any case, spaces around) is true; anything else, the empty string included, is false. */
+export const isTrue = (value) => (value ?? "").trim().toLowerCase() === "true";
+
+/**
+ * Whether the event runs for a pull request (its head's code and config, maybe a fork's):
+ * pull_request, pull_request_target, pull_request_review(_comment), and a comment on a
+ * pull request (issue_comment whose issue is a pull request).
+ */
+export const isPullRequestEvent = (eventName, eventPath) => {
+  if ((eventName ?? "").startsWith("pull_request")) return true;
+  if (eventName !== "issue_comment" || !eventPath || !existsSync(eventPath)) return false;
+  const event = JSON.parse(readFileSync(eventPath, "utf8"));
+  return Boolean(event?.issue?.pull_request);
+};
+
+const sha256Of = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+/**
+ * The single file to run, checked against its checksum file (`<hex>  waybill.mjs`, as
+ * `npm run release -- --action` writes it). Returns an error message, or undefined when the
+ * file is the one the checksum names.
+ */
+export const verifyBin = (bin, sumFile) => {
+  if (!bin || !existsSync(bin)) {
+    return `${bin || "WAYBILL_BIN"} does not exist: this commit of the Action holds no released waybill.mjs. Pin the Action to a release commit (README "The GitHub Action")`;
+  }
+  if (!sumFile || !existsSync(sumFile)) {
+    return `${sumFile || "WAYBILL_BIN_SHA256"} does not exist: the Action runs only a single file it can check`;
+  }
+  const expected = /^([0-9a-f]{64})\b/.exec(readFileSync(sumFile, "utf8").trim())?.[1];
+  if (!expected) return `${sumFile} does not hold a sha256`;
+  const actual = sha256Of(bin);
+  if (actual !== expected) {
+    return `${bin} has sha256 ${actual}, not ${expected} as ${sumFile} says: refusing to run it`;
+  }
+  return undefined;
 };
 
 const fence = (text) => {
@@ -104,11 +151,29 @@ const nextLink = (link) => {
   return undefined;
 };
 
+/** The login the default `github.token` (an installation token of GitHub Actions) posts as. */
+export const ACTIONS_BOT = "github-actions[bot]";
+
 /**
- * Post `body` as a comment on the issue, or update the comment that starts with `marker`
- * (the first one found, reading every page of the issue's comments). Uses only: GET
- * /repos/{repo}/issues/{n}/comments (paged by `Link`), POST the same path, PATCH
- * /repos/{repo}/issues/comments/{id}. Resolves with what was done and the comment's URL.
+ * Whether a listed comment is ours to update: it starts with the marker AND its author is
+ * the identity that posts. Anyone can write the marker in a comment of a public pull
+ * request; such a comment is never edited (it could be made to look like our plan).
+ */
+export const isOwnComment = (c, marker, identity) =>
+  typeof c?.body === "string" &&
+  c.body.startsWith(marker) &&
+  typeof c?.user?.login === "string" &&
+  c.user.login.toLowerCase() === identity.login.toLowerCase() &&
+  (identity.type === undefined || c.user.type === identity.type);
+
+/**
+ * Post `body` as a comment on the issue, or update the comment this identity wrote before
+ * with `marker` (the first one found, reading every page of the issue's comments). The
+ * identity: GET /user, which answers for a user's token; an installation token (the job's
+ * `github.token`) gets 403 there, and posts as `commentAuthor` (default
+ * github-actions[bot], a Bot). Uses only: GET /user, GET /repos/{repo}/issues/{n}/comments
+ * (paged by `Link`), POST the same path, PATCH /repos/{repo}/issues/comments/{id}.
+ * Resolves with what was done and the comment's URL.
  */
 export const upsertComment = async ({
   apiUrl,
@@ -117,6 +182,7 @@ export const upsertComment = async ({
   issue,
   marker,
   body,
+  commentAuthor,
   fetchImpl = fetch,
 }) => {
   const headers = {
@@ -138,6 +204,21 @@ export const upsertComment = async ({
     return { json: await res.json(), link: res.headers.get("link") };
   };
   const base = apiUrl.replace(/\/+$/, "");
+  let identity;
+  const me = await fetchImpl(`${base}/user`, { method: "GET", headers });
+  if (me.ok) {
+    const json = await me.json();
+    if (typeof json?.login !== "string") throw new Error("GET /user: no login in the answer");
+    identity = { login: json.login, type: typeof json.type === "string" ? json.type : undefined };
+  } else if (me.status === 403) {
+    // Decision: 403 ("Resource not accessible by integration") is an installation token:
+    // GitHub Actions' own, unless the workflow names its app's bot in comment-author. A
+    // wrong name only means a new comment each run, never an edit of someone else's.
+    const login = (commentAuthor ?? "").trim() || ACTIONS_BOT;
+    identity = { login, type: login.endsWith("[bot]") ? "Bot" : undefined };
+  } else {
+    throw new Error(`GET /user failed with ${me.status}`);
+  }
   let url = `${base}/repos/${repository}/issues/${issue}/comments?per_page=100`;
   let previous;
   // Decision: at most 100 pages (10,000 comments) are read; a longer thread gets a new
@@ -145,7 +226,7 @@ export const upsertComment = async ({
   for (let page = 0; url && page < 100 && !previous; page++) {
     const { json, link } = await call("GET", url);
     if (!Array.isArray(json)) throw new Error(`GET ${new URL(url).pathname}: not a list`);
-    previous = json.find((c) => typeof c?.body === "string" && c.body.startsWith(marker));
+    previous = json.find((c) => isOwnComment(c, marker, identity));
     url = nextLink(link);
   }
   if (previous) {
@@ -193,6 +274,23 @@ const runWaybill = (bin, argv, env) =>
     );
   });
 
+/** The job summary: Markdown as it is, any other output in a code block under a heading. */
+export const summaryOf = (command, format, { code, stdout, stderr }) => {
+  const out = stdout.trim();
+  if (format === "markdown") return out === "" ? "" : `${out}\n`;
+  const parts = [`### \`waybill ${command}\` exited ${code}`, ""];
+  if (out !== "") {
+    const f = fence(out);
+    parts.push(f, out, f, "");
+  }
+  if (code !== 0 && !(command === "plan" && code === 2) && stderr.trim() !== "") {
+    const tail = stderr.trim().slice(-20_000);
+    const f = fence(tail);
+    parts.push(f, tail, f, "");
+  }
+  return `${parts.join("\n")}\n`;
+};
+
 const output = (name, value) => {
   if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `${name}=${value}\n`);
 };
@@ -206,20 +304,58 @@ export const main = async (env = process.env) => {
     return 1;
   }
   const config = env.WAYBILL_CONFIG || "waybill.yaml";
+  const onPullRequest = isPullRequestEvent(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH);
+  if (command === "apply" && onPullRequest && !isTrue(env.WAYBILL_ALLOW_APPLY_ON_PR)) {
+    // A pull request's head is code anyone (a fork) may have written; apply writes to the
+    // org with the write token. Decision: refused unless the workflow says so explicitly.
+    console.error(
+      `::error::waybill action: refusing command apply on a ${env.GITHUB_EVENT_NAME} event: apply runs on a push to the default branch (or set allow-apply-on-pr: "true")`,
+    );
+    return 1;
+  }
+  if (
+    command === "apply" &&
+    env.WAYBILL_FORMAT &&
+    env.WAYBILL_FORMAT !== "text" &&
+    env.WAYBILL_FORMAT !== "json"
+  ) {
+    console.error(
+      `::error::waybill action: apply's output is text or json, not "${env.WAYBILL_FORMAT}" (its summary goes to the job summary as text)`,
+    );
+    return 1;
+  }
+  const refused = verifyBin(env.WAYBILL_BIN, env.WAYBILL_BIN_SHA256);
+  if (refused) {
+    console.error(`::error::waybill action: ${refused}`);
+    return 1;
+  }
   const issue = pullRequestNumber(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH);
   const commenting = env.WAYBILL_COMMENT !== "false" && issue !== undefined;
   const format = env.WAYBILL_FORMAT || defaultFormat(command, commenting);
-  const argv = commandLine({ command, config, format, args: env.WAYBILL_ARGS });
+  const autoApprove = isTrue(env.WAYBILL_AUTO_APPROVE);
+  const argv = commandLine({ command, config, format, args: env.WAYBILL_ARGS, autoApprove });
   console.log(`waybill ${argv.join(" ")}`);
   // The CLI gets the job's environment (SERVICE_BASE_URL, SERVICE_TOKEN, the config's
-  // secrets) but not the GitHub token, which only the comment needs.
-  const { WAYBILL_GITHUB_TOKEN: githubToken, ...cliEnv } = env;
-  const result = await runWaybill(env.WAYBILL_BIN ?? "waybill", argv, cliEnv);
+  // secrets) but not the GitHub token, which only the comment needs. The allowed-orgs
+  // input reaches it as WAYBILL_ALLOWED_ORGS (design.md §4 "Integration"); left empty, a
+  // WAYBILL_ALLOWED_ORGS the workflow set for the job passes through.
+  const { WAYBILL_GITHUB_TOKEN: githubToken, WAYBILL_INPUT_ALLOWED_ORGS: allowed, ...cliEnv } = env;
+  if ((allowed ?? "").trim() !== "") cliEnv.WAYBILL_ALLOWED_ORGS = allowed.trim();
+  const result = await runWaybill(env.WAYBILL_BIN, argv, cliEnv);
   const failed = jobFails(command, result.code);
   output("exit-code", String(result.code));
   output("has-changes", String((command === "plan" || command === "drift") && result.code === 2));
-  if (env.GITHUB_STEP_SUMMARY && format === "markdown") {
-    appendFileSync(env.GITHUB_STEP_SUMMARY, `${result.stdout.trim()}\n`);
+  if (env.GITHUB_STEP_SUMMARY)
+    appendFileSync(env.GITHUB_STEP_SUMMARY, summaryOf(command, format, result));
+  if (
+    command === "apply" &&
+    failed &&
+    !autoApprove &&
+    /cannot ask for approval/.test(result.stderr)
+  ) {
+    console.error(
+      '::error::waybill action: apply needs an approval: set auto-approve: "true", or pass a saved plan (`waybill plan --out FILE`) in args',
+    );
   }
   if (commenting) {
     if (!githubToken) {
@@ -241,6 +377,7 @@ export const main = async (env = process.env) => {
         issue,
         marker: markerFor(command, config),
         body,
+        commentAuthor: env.WAYBILL_COMMENT_AUTHOR,
       });
       output("comment-id", String(done.id));
       console.log(

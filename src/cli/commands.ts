@@ -8,6 +8,7 @@ import { registerForceUnlock } from "./force-unlock.js";
 import { registerPlan } from "./plan.js";
 import { registerPull } from "./pull.js";
 import type { RegisterCommand } from "./register-command.js";
+import { registerSchema } from "./schema.js";
 import { registerShow } from "./show.js";
 import { registerValidate } from "./validate.js";
 import { registerVersion } from "./version.js";
@@ -23,6 +24,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerForceUnlock,
   registerEmulator,
   registerShow,
+  registerSchema,
   registerCompletion,
   registerVersion,
 ];

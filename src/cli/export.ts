@@ -2,9 +2,8 @@
  * `waybill export` (design.md §1 "Commands", issue 6): write a config that describes the
  * live state, so adopting Waybill starts from a plan with no changes. Reads only.
  */
-
-import { mkdir, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { writePrivateFile } from "../apply/private-file.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
@@ -31,6 +30,7 @@ import {
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";
+import { schemaText } from "./schema.js";
 
 interface ExportFlags {
   readonly org: string;
@@ -177,7 +177,12 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   const progress = progressReporter(io, "Reading live state");
   const exportedAt = now();
   // Loaded here, not at the top: other commands never pay for export's modules (issue 8).
-  const { renderFolder, renderSingle, runExport: exportLive } = await import("../export/index.js");
+  const {
+    renderFolder,
+    renderSingle,
+    runExport: exportLive,
+    SCHEMA_FILE,
+  } = await import("../export/index.js");
   let result: Awaited<ReturnType<typeof runExport>>;
   try {
     result = await exportLive(withProgress(api.readOnly(), progress.onProgress), {
@@ -217,8 +222,12 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     await mkdir(flags.output, { recursive: true, mode: 0o700 });
     const ours = new Set(files.map((f) => f.name));
     for (const f of files) await writePrivateFile(join(flags.output, f.name), f.content);
+    // The schema the files' first line names (render.ts SCHEMA_FILE), for editors, offline.
+    await writeFile(join(flags.output, SCHEMA_FILE), schemaText("config"));
     const others = (await readdir(flags.output)).filter((n) => /\.ya?ml$/i.test(n) && !ours.has(n));
-    io.stderr.write(`Wrote ${files.map((f) => f.name).join(", ")} to ${flags.output}\n`);
+    io.stderr.write(
+      `Wrote ${files.map((f) => f.name).join(", ")}, ${SCHEMA_FILE} to ${flags.output}\n`,
+    );
     if (others.length > 0) {
       // Decision: other YAML files in the folder are left alone, but a config folder merges
       // every *.yaml file, so they are named here (a stale project file would be planned too).
@@ -228,7 +237,8 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     }
   } else {
     await writePrivateFile(flags.output, files[0]?.content ?? "");
-    io.stderr.write(`Wrote ${flags.output}\n`);
+    await writeFile(join(dirname(flags.output), SCHEMA_FILE), schemaText("config"));
+    io.stderr.write(`Wrote ${flags.output} and ${SCHEMA_FILE} next to it\n`);
   }
 
   // Issue 30: warnings and addresses quote live names: no control character is printed.

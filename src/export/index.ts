@@ -17,6 +17,7 @@ export {
   type RenderedFile,
   renderFolder,
   renderSingle,
+  SCHEMA_FILE,
 } from "./render.js";
 export type { ExportSnapshot } from "./snapshot.js";
 

@@ -18,7 +18,12 @@ export interface RenderedFile {
   readonly content: string;
 }
 
-export const SCHEMA_URL = "https://waybill.dev/schemas/waybill.schema.json";
+/**
+ * The schema an exported file names: a path relative to the file, so an editor resolves it
+ * offline. Decision (issue 30): export writes this file next to what it writes (-o DIR/ or
+ * -o FILE); on stdout the header says how to write it (`waybill schema`).
+ */
+export const SCHEMA_FILE = "waybill.schema.json";
 
 /**
  * Decision: user and password in the base URL are never written into a file (a URL such as
@@ -37,7 +42,8 @@ export const displayBaseUrl = (baseUrl: string): string => {
 
 const headerComment = (header: ExportHeader, org: string, what: string): string =>
   [
-    ` yaml-language-server: $schema=${SCHEMA_URL}`,
+    ` yaml-language-server: $schema=./${SCHEMA_FILE}`,
+    ` (the schema: \`waybill schema > ${SCHEMA_FILE}\` next to this file; export -o writes it)`,
     ` Exported by \`waybill export\` at ${header.exportedAt.toISOString()}`,
     ` from ${displayBaseUrl(header.baseUrl)}, org ${org}: ${what}.`,
     ` Secret values are never exported: they are read from the environment variables named in`,

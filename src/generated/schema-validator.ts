@@ -3,22 +3,22 @@
 // 8.20.0 standalone code. Do not edit: run `node scripts/build-schema-validator.js`.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaSha256 = "6c77050ac14082c3a147e3b36561aa43e009d337da1436589e4479d396f4957a";
+export const schemaSha256 = "b3b1c4d27ddfb8c58440fe1415757690db6a9f9751ee78da3923553fbed55ffd";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says).","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}}}};
-const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/context"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/project"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says).","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/project"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/context"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/contextEntry"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/projectEntry"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says).","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/projectTemplate"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/contextTemplate"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}},"projectTemplate":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsTemplate"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhookTemplate"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipelineTemplate"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKeyTemplate"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"projectSettingsTemplate":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMapTemplate":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"webhookTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"pipelineTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoTemplate"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}}},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoTemplate"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/triggerTemplate"}}}},"vcsRepoTemplate":{"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"triggerTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoTemplate"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}}},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}},"refHolderTemplate":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"checkoutKeyTemplate":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"projectExtending":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","anyOf":[{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},{"type":"null"}]},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","anyOf":[{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},{"type":"null"}]},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","anyOf":[{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsExtending"},{"type":"null"}]},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","anyOf":[{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","anyOf":[{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/webhookExtending"},{"type":"null"}]}},{"type":"null"}]},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","anyOf":[{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/pipelineExtending"},{"type":"null"}]}},{"type":"null"}]},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","anyOf":[{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"projectSettingsExtending":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","anyOf":[{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},{"type":"null"}]},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","anyOf":[{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},{"type":"null"}]},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","anyOf":[{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},{"type":"null"}]},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","anyOf":[{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},{"type":"null"}]},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","anyOf":[{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},{"type":"null"}]},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","anyOf":[{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},{"type":"null"}]},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","anyOf":[{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},{"type":"null"}]},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","anyOf":[{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},{"type":"null"}]},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","anyOf":[{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},{"type":"null"}]},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","anyOf":[{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},{"type":"null"}]},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","anyOf":[{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},{"type":"null"}]},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","anyOf":[{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},{"type":"null"}]},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","anyOf":[{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},{"type":"null"}]}}},"envMapExtending":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"anyOf":[{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}},{"type":"null"}]}},"webhookExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","anyOf":[{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","anyOf":[{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},{"type":"null"}]},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","anyOf":[{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},{"type":"null"}]},"scope":{"description":"Webhook scope. Default and only known value: project.","anyOf":[{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},{"type":"null"}]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","anyOf":[{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},{"type":"null"}]},"is_enabled":{"description":"Deliver events. Default true.","anyOf":[{"description":"Deliver events. Default true.","type":"boolean"},{"type":"null"}]},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},"pipelineExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","anyOf":[{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"description":{"description":"Free text shown in the service's UI.","anyOf":[{"description":"Free text shown in the service's UI.","type":"string"},{"type":"null"}]},"config":{"description":"Where the pipeline's config file lives.","anyOf":[{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","anyOf":[{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},{"type":"null"}]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","anyOf":[{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},{"type":"null"}]},"file_type":{"description":"Type of the config file, as the service names it.","anyOf":[{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},{"type":"null"}]},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","anyOf":[{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"hosted":{"description":"The hosted config source (type hosted).","anyOf":[{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","anyOf":[{"description":"Hosted config provider name.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","anyOf":[{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","anyOf":[{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]}}},{"type":"null"}]},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","anyOf":[{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/triggerExtending"},{"type":"null"}]}},{"type":"null"}]}}},"vcsRepoExtending":{"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","anyOf":[{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},{"type":"null"}]},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","anyOf":[{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},{"type":"null"}]},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","anyOf":[{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1},{"type":"null"}]}}},"triggerExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","anyOf":[{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"is_disabled":{"description":"Trigger is disabled. Default false.","anyOf":[{"description":"Trigger is disabled. Default false.","type":"boolean"},{"type":"null"}]},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"event":{"description":"What fires the trigger.","anyOf":[{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","anyOf":[{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},{"type":"null"}]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","anyOf":[{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","anyOf":[{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","anyOf":[{"description":"Label of the sender.","type":"string","minLength":1},{"type":"null"}]},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","anyOf":[{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","anyOf":[{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},{"type":"null"}]},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","anyOf":[{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]},{"type":"null"}]}}},{"type":"null"}]},"filter":{"description":"Which events fire the trigger.","anyOf":[{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","anyOf":[{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},{"type":"null"}]},"rules":{"description":"Custom filter rules.","anyOf":[{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","anyOf":[{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"null"}]}},{"type":"null"}]}}},"refHolderExtending":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","anyOf":[{"description":"Branch or tag name.","type":"string","minLength":1},{"type":"null"}]}}},"projectEntry":{"description":"A project: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/projectExtending"},"else":{"$ref":"#/$defs/project"}},"contextTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restrictionTemplate"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restrictionTemplate":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"contextExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","anyOf":[{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","anyOf":[{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","anyOf":[{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"contextEntry":{"description":"A context: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/contextExtending"},"else":{"$ref":"#/$defs/context"}}}};
+const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/contextEntry"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/projectEntry"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says).","type":"array","items":{"type":"string","minLength":1}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/projectTemplate"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/contextTemplate"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}}}};
 const schema33 = {"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}};
 const schema34 = {"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}};
-const schema40 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
-const schema53 = {"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}};
+const schema44 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
+const schema85 = {"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^x-", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", "u");
-const pattern8 = new RegExp("^[A-Za-z0-9._-]+:[0-9]{1,5}$", "u");
-const pattern9 = new RegExp("^[A-Za-z0-9!#$%&'*+^_`|~-]+$", "u");
-const pattern10 = new RegExp("^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$", "u");
+const pattern10 = new RegExp("^[A-Za-z0-9._-]+:[0-9]{1,5}$", "u");
+const pattern11 = new RegExp("^[A-Za-z0-9!#$%&'*+^_`|~-]+$", "u");
+const pattern12 = new RegExp("^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$", "u");
 const schema35 = {"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}};
 const schema36 = {"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}};
 
@@ -147,17 +147,18 @@ return errors === 0;
 }
 validate22.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema37 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
-const schema38 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}};
-const schema39 = {"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}};
+const schema37 = {"description":"A context: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/contextExtending"},"else":{"$ref":"#/$defs/context"}};
+const schema38 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","anyOf":[{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","anyOf":[{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","anyOf":[{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema39 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"anyOf":[{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}},{"type":"null"}]}};
+const schema40 = {"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}};
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 const pattern6 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const pattern7 = new RegExp("^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$", "u");
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -167,7 +168,485 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "id") || (key0 === "env")) || (key0 === "restrictions")) || (key0 === "extends"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema37,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema38,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/0/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema38.properties.id.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.properties.id.anyOf[0].type,parentSchema:schema38.properties.id.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema38.properties.id.anyOf[1].type,parentSchema:schema38.properties.id.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema38.properties.id.anyOf,parentSchema:schema38.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.env !== undefined){
+let data1 = data.env;
+const _errs9 = errors;
+let valid2 = false;
+const _errs10 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key1 in data1){
+const _errs13 = errors;
+if(typeof key1 === "string"){
+if(!pattern6.test(key1)){
+const err5 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapExtending/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema39.propertyNames,data:key1,propertyName:key1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var valid4 = _errs13 === errors;
+if(!valid4){
+const err6 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapExtending/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema39.propertyNames,parentSchema:schema39,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+for(const key2 in data1){
+let data2 = data1[key2];
+const _errs16 = errors;
+let valid6 = false;
+const _errs17 = errors;
+if(typeof data2 === "string"){
+if(func3(data2) < 1){
+const err7 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.additionalProperties.anyOf[0],data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.additionalProperties.anyOf[0].type,parentSchema:schema39.additionalProperties.anyOf[0],data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid2 = _errs17 === errors;
+valid6 = valid6 || _valid2;
+const _errs19 = errors;
+if(data2 !== null){
+const err9 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema39.additionalProperties.anyOf[1].type,parentSchema:schema39.additionalProperties.anyOf[1],data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid2 = _errs19 === errors;
+valid6 = valid6 || _valid2;
+if(!valid6){
+const err10 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema39.additionalProperties.anyOf,parentSchema:schema39.additionalProperties,data:data2};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data:data1};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid1 = _errs10 === errors;
+valid2 = valid2 || _valid1;
+const _errs21 = errors;
+if(data1 !== null){
+const err12 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema38.properties.env.anyOf[1].type,parentSchema:schema38.properties.env.anyOf[1],data:data1};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid1 = _errs21 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err13 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema38.properties.env.anyOf,parentSchema:schema38.properties.env,data:data1};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.restrictions !== undefined){
+let data3 = data.restrictions;
+const _errs24 = errors;
+let valid7 = false;
+const _errs25 = errors;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 1){
+const err14 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema40,data:data4};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(Object.keys(data4).length < 1){
+const err15 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema40,data:data4};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+for(const key3 in data4){
+if(!(((key3 === "project") || (key3 === "expression")) || (key3 === "group"))){
+const err16 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema40,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data4.project !== undefined){
+let data5 = data4.project;
+if(typeof data5 === "string"){
+if(!pattern7.test(data5)){
+const err17 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$",parentSchema:schema40.properties.project,data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.project.type,parentSchema:schema40.properties.project,data:data5};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data4.expression !== undefined){
+let data6 = data4.expression;
+if(typeof data6 === "string"){
+if(func3(data6) < 1){
+const err19 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.expression,data:data6};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.expression.type,parentSchema:schema40.properties.expression,data:data6};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data4.group !== undefined){
+let data7 = data4.group;
+if(typeof data7 === "string"){
+if(func3(data7) < 1){
+const err21 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.group,data:data7};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.group.type,parentSchema:schema40.properties.group,data:data7};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data:data4};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema38.properties.restrictions.anyOf[0].type,parentSchema:schema38.properties.restrictions.anyOf[0],data:data3};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid3 = _errs25 === errors;
+valid7 = valid7 || _valid3;
+const _errs37 = errors;
+if(data3 !== null){
+const err25 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema38.properties.restrictions.anyOf[1].type,parentSchema:schema38.properties.restrictions.anyOf[1],data:data3};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid3 = _errs37 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const err26 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema38.properties.restrictions.anyOf,parentSchema:schema38.properties.restrictions,data:data3};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs24;
+if(vErrors !== null){
+if(_errs24){
+vErrors.length = _errs24;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.extends !== undefined){
+let data8 = data.extends;
+if(Array.isArray(data8)){
+if(data8.length < 1){
+const err27 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema38.properties.extends,data:data8};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+let data9 = data8[i1];
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err28 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.extends.items,data:data9};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.properties.extends.items.type,parentSchema:schema38.properties.extends.items,data:data9};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema38.properties.extends.type,parentSchema:schema38.properties.extends,data:data8};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema41 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema42 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((key0 === "id") || (key0 === "env")) || (key0 === "restrictions")) || (key0 === "extends"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -181,7 +660,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema37.properties.id,data:data0};
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -192,7 +671,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.id.type,parentSchema:schema37.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.id.type,parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -209,7 +688,7 @@ for(const key1 in data1){
 const _errs7 = errors;
 if(typeof key1 === "string"){
 if(!pattern6.test(key1)){
-const err3 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema38.propertyNames,data:key1,propertyName:key1};
+const err3 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema42.propertyNames,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -221,7 +700,7 @@ errors++;
 }
 var valid2 = _errs7 === errors;
 if(!valid2){
-const err4 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema38.propertyNames,parentSchema:schema38,data:data1};
+const err4 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema42.propertyNames,parentSchema:schema42,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -235,7 +714,7 @@ for(const key2 in data1){
 let data2 = data1[key2];
 if(typeof data2 === "string"){
 if(func3(data2) < 1){
-const err5 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.additionalProperties,data:data2};
+const err5 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -246,7 +725,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.additionalProperties.type,parentSchema:schema38.additionalProperties,data:data2};
+const err6 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.additionalProperties.type,parentSchema:schema42.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -258,7 +737,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data1};
+const err7 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -276,7 +755,7 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(Object.keys(data4).length > 1){
-const err8 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema39,data:data4};
+const err8 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema40,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -286,7 +765,7 @@ vErrors.push(err8);
 errors++;
 }
 if(Object.keys(data4).length < 1){
-const err9 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema39,data:data4};
+const err9 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema40,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -297,7 +776,7 @@ errors++;
 }
 for(const key3 in data4){
 if(!(((key3 === "project") || (key3 === "expression")) || (key3 === "group"))){
-const err10 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data:data4};
+const err10 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema40,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -311,7 +790,7 @@ if(data4.project !== undefined){
 let data5 = data4.project;
 if(typeof data5 === "string"){
 if(!pattern7.test(data5)){
-const err11 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$",parentSchema:schema39.properties.project,data:data5};
+const err11 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$",parentSchema:schema40.properties.project,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -322,7 +801,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.project.type,parentSchema:schema39.properties.project,data:data5};
+const err12 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restriction/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.project.type,parentSchema:schema40.properties.project,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -336,7 +815,7 @@ if(data4.expression !== undefined){
 let data6 = data4.expression;
 if(typeof data6 === "string"){
 if(func3(data6) < 1){
-const err13 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.expression,data:data6};
+const err13 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.expression,data:data6};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -347,7 +826,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.expression.type,parentSchema:schema39.properties.expression,data:data6};
+const err14 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restriction/properties/expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.expression.type,parentSchema:schema40.properties.expression,data:data6};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -361,7 +840,7 @@ if(data4.group !== undefined){
 let data7 = data4.group;
 if(typeof data7 === "string"){
 if(func3(data7) < 1){
-const err15 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.group,data:data7};
+const err15 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.group,data:data7};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -372,7 +851,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.group.type,parentSchema:schema39.properties.group,data:data7};
+const err16 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restriction/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.group.type,parentSchema:schema40.properties.group,data:data7};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -384,7 +863,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data:data4};
+const err17 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restriction/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data:data4};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -396,7 +875,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema37.properties.restrictions.type,parentSchema:schema37.properties.restrictions,data:data3};
+const err18 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.restrictions.type,parentSchema:schema41.properties.restrictions,data:data3};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -410,7 +889,7 @@ if(data.extends !== undefined){
 let data8 = data.extends;
 if(Array.isArray(data8)){
 if(data8.length < 1){
-const err19 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema37.properties.extends,data:data8};
+const err19 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema41.properties.extends,data:data8};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -424,7 +903,7 @@ for(let i1=0; i1<len1; i1++){
 let data9 = data8[i1];
 if(typeof data9 === "string"){
 if(func3(data9) < 1){
-const err20 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.extends.items,data:data9};
+const err20 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.extends.items,data:data9};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -435,7 +914,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema37.properties.extends.items.type,parentSchema:schema37.properties.extends.items,data:data9};
+const err21 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.extends.items.type,parentSchema:schema41.properties.extends.items,data:data9};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -447,7 +926,7 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema37.properties.extends.type,parentSchema:schema37.properties.extends,data:data8};
+const err22 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.extends.type,parentSchema:schema41.properties.extends,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -459,7 +938,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -468,27 +947,4867 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
-const schema42 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
-const schema44 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
-const schema52 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
-const func0 = require("ajv/dist/runtime/equal").default;
-const pattern12 = new RegExp("^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$", "u");
-const schema45 = {"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}};
-const schema46 = {"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
-const schema48 = {"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
-const schema49 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
-const pattern13 = new RegExp("^\\s*\\S+(\\s+\\S+){4}\\s*$", "u");
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = true;
+const _errs1 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.extends === undefined) && (missing0 = "extends")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs3 = errors;
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs4 = errors;
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+if(props0 !== true){
+props0 = true;
+}
+}
+ifClause0 = "else";
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema37.if,parentSchema:schema37,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate24.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate24.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+const schema45 = {"description":"A project: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/projectExtending"},"else":{"$ref":"#/$defs/project"}};
+const schema46 = {"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","anyOf":[{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},{"type":"null"}]},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","anyOf":[{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},{"type":"null"}]},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","anyOf":[{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsExtending"},{"type":"null"}]},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","anyOf":[{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","anyOf":[{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/webhookExtending"},{"type":"null"}]}},{"type":"null"}]},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","anyOf":[{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/pipelineExtending"},{"type":"null"}]}},{"type":"null"}]},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","anyOf":[{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema47 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","anyOf":[{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},{"type":"null"}]},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","anyOf":[{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},{"type":"null"}]},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","anyOf":[{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},{"type":"null"}]},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","anyOf":[{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},{"type":"null"}]},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","anyOf":[{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},{"type":"null"}]},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","anyOf":[{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},{"type":"null"}]},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","anyOf":[{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},{"type":"null"}]},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","anyOf":[{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},{"type":"null"}]},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","anyOf":[{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},{"type":"null"}]},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","anyOf":[{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},{"type":"null"}]},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","anyOf":[{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},{"type":"null"}]},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","anyOf":[{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},{"type":"null"}]},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","anyOf":[{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},{"type":"null"}]}}};
+const schema49 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","anyOf":[{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","anyOf":[{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},{"type":"null"}]},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","anyOf":[{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},{"type":"null"}]},"scope":{"description":"Webhook scope. Default and only known value: project.","anyOf":[{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},{"type":"null"}]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","anyOf":[{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},{"type":"null"}]},"is_enabled":{"description":"Deliver events. Default true.","anyOf":[{"description":"Deliver events. Default true.","type":"boolean"},{"type":"null"}]},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}};
+const schema57 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
+const func0 = require("ajv/dist/runtime/equal").default;
+const pattern14 = new RegExp("^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$", "u");
+const schema50 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","anyOf":[{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"description":{"description":"Free text shown in the service's UI.","anyOf":[{"description":"Free text shown in the service's UI.","type":"string"},{"type":"null"}]},"config":{"description":"Where the pipeline's config file lives.","anyOf":[{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","anyOf":[{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},{"type":"null"}]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","anyOf":[{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},{"type":"null"}]},"file_type":{"description":"Type of the config file, as the service names it.","anyOf":[{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},{"type":"null"}]},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","anyOf":[{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"hosted":{"description":"The hosted config source (type hosted).","anyOf":[{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","anyOf":[{"description":"Hosted config provider name.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","anyOf":[{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","anyOf":[{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]}}},{"type":"null"}]},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","anyOf":[{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/triggerExtending"},{"type":"null"}]}},{"type":"null"}]}}};
+const schema51 = {"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","anyOf":[{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},{"type":"null"}]},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","anyOf":[{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},{"type":"null"}]},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","anyOf":[{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1},{"type":"null"}]}}};
+const schema53 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","anyOf":[{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"is_disabled":{"description":"Trigger is disabled. Default false.","anyOf":[{"description":"Trigger is disabled. Default false.","type":"boolean"},{"type":"null"}]},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"event":{"description":"What fires the trigger.","anyOf":[{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","anyOf":[{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},{"type":"null"}]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","anyOf":[{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","anyOf":[{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","anyOf":[{"description":"Label of the sender.","type":"string","minLength":1},{"type":"null"}]},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","anyOf":[{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","anyOf":[{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},{"type":"null"}]},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","anyOf":[{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]},{"type":"null"}]}}},{"type":"null"}]},"filter":{"description":"Which events fire the trigger.","anyOf":[{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","anyOf":[{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},{"type":"null"}]},"rules":{"description":"Custom filter rules.","anyOf":[{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","anyOf":[{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"null"}]}},{"type":"null"}]}}};
+const schema54 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","anyOf":[{"description":"Branch or tag name.","type":"string","minLength":1},{"type":"null"}]}}};
+const pattern15 = new RegExp("^\\s*\\S+(\\s+\\S+){4}\\s*$", "u");
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "is_disabled")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "event")) || (key0 === "parameters"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema53,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/0/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema53.properties.id.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.id.anyOf[0].type,parentSchema:schema53.properties.id.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.id.anyOf[1].type,parentSchema:schema53.properties.id.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.id.anyOf,parentSchema:schema53.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.is_disabled !== undefined){
+let data1 = data.is_disabled;
+const _errs9 = errors;
+let valid2 = false;
+const _errs10 = errors;
+if(typeof data1 !== "boolean"){
+const err5 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema53.properties.is_disabled.anyOf[0].type,parentSchema:schema53.properties.is_disabled.anyOf[0],data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs10 === errors;
+valid2 = valid2 || _valid1;
+const _errs12 = errors;
+if(data1 !== null){
+const err6 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.is_disabled.anyOf[1].type,parentSchema:schema53.properties.is_disabled.anyOf[1],data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs12 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err7 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.is_disabled.anyOf,parentSchema:schema53.properties.is_disabled,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.config !== undefined){
+let data2 = data.config;
+const _errs15 = errors;
+let valid3 = false;
+const _errs16 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(key1 === "ref")){
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolderExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema54,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data2.ref !== undefined){
+let data3 = data2.ref;
+const _errs21 = errors;
+let valid6 = false;
+const _errs22 = errors;
+if(typeof data3 === "string"){
+if(func3(data3) < 1){
+const err9 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema54.properties.ref.anyOf[0],data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.ref.anyOf[0].type,parentSchema:schema54.properties.ref.anyOf[0],data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid3 = _errs22 === errors;
+valid6 = valid6 || _valid3;
+const _errs24 = errors;
+if(data3 !== null){
+const err11 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema54.properties.ref.anyOf[1].type,parentSchema:schema54.properties.ref.anyOf[1],data:data3};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid3 = _errs24 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err12 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema54.properties.ref.anyOf,parentSchema:schema54.properties.ref,data:data3};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolderExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data:data2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs16 === errors;
+valid3 = valid3 || _valid2;
+const _errs26 = errors;
+if(data2 !== null){
+const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.config.anyOf[1].type,parentSchema:schema53.properties.config.anyOf[1],data:data2};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid2 = _errs26 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.config.anyOf,parentSchema:schema53.properties.config,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.checkout !== undefined){
+let data4 = data.checkout;
+const _errs29 = errors;
+let valid7 = false;
+const _errs30 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key2 in data4){
+if(!(key2 === "ref")){
+const err16 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolderExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema54,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data4.ref !== undefined){
+let data5 = data4.ref;
+const _errs35 = errors;
+let valid10 = false;
+const _errs36 = errors;
+if(typeof data5 === "string"){
+if(func3(data5) < 1){
+const err17 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema54.properties.ref.anyOf[0],data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.ref.anyOf[0].type,parentSchema:schema54.properties.ref.anyOf[0],data:data5};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid5 = _errs36 === errors;
+valid10 = valid10 || _valid5;
+const _errs38 = errors;
+if(data5 !== null){
+const err19 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema54.properties.ref.anyOf[1].type,parentSchema:schema54.properties.ref.anyOf[1],data:data5};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid5 = _errs38 === errors;
+valid10 = valid10 || _valid5;
+if(!valid10){
+const err20 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolderExtending/properties/ref/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema54.properties.ref.anyOf,parentSchema:schema54.properties.ref,data:data5};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+errors = _errs35;
+if(vErrors !== null){
+if(_errs35){
+vErrors.length = _errs35;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolderExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data:data4};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid4 = _errs30 === errors;
+valid7 = valid7 || _valid4;
+const _errs40 = errors;
+if(data4 !== null){
+const err22 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.checkout.anyOf[1].type,parentSchema:schema53.properties.checkout.anyOf[1],data:data4};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid4 = _errs40 === errors;
+valid7 = valid7 || _valid4;
+if(!valid7){
+const err23 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.checkout.anyOf,parentSchema:schema53.properties.checkout,data:data4};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+else {
+errors = _errs29;
+if(vErrors !== null){
+if(_errs29){
+vErrors.length = _errs29;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.event !== undefined){
+let data6 = data.event;
+const _errs43 = errors;
+let valid11 = false;
+const _errs44 = errors;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key3 in data6){
+if(!(((((key3 === "type") || (key3 === "vcs")) || (key3 === "webhook")) || (key3 === "schedule")) || (key3 === "filter"))){
+const err24 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema53.properties.event.anyOf[0],data:data6};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data6.type !== undefined){
+let data7 = data6.type;
+const _errs48 = errors;
+let valid13 = false;
+const _errs49 = errors;
+if(!(((data7 === "vcs") || (data7 === "webhook")) || (data7 === "schedule"))){
+const err25 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/anyOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema53.properties.event.anyOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema53.properties.event.anyOf[0].properties.type.anyOf[0].enum,parentSchema:schema53.properties.event.anyOf[0].properties.type.anyOf[0],data:data7};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid7 = _errs49 === errors;
+valid13 = valid13 || _valid7;
+const _errs50 = errors;
+if(data7 !== null){
+const err26 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/anyOf/0/properties/type/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.type.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.type.anyOf[1],data:data7};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid7 = _errs50 === errors;
+valid13 = valid13 || _valid7;
+if(!valid13){
+const err27 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/anyOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.type.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.type,data:data7};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+else {
+errors = _errs48;
+if(vErrors !== null){
+if(_errs48){
+vErrors.length = _errs48;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data6.vcs !== undefined){
+let data8 = data6.vcs;
+const _errs53 = errors;
+let valid14 = false;
+const _errs54 = errors;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key4 in data8){
+if(!(((key4 === "provider") || (key4 === "repo_id")) || (key4 === "repo_full_name"))){
+const err28 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepoExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data:data8};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data8.provider !== undefined){
+let data9 = data8.provider;
+const _errs59 = errors;
+let valid17 = false;
+const _errs60 = errors;
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.provider.anyOf[0],data:data9};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.provider.anyOf[0].type,parentSchema:schema51.properties.provider.anyOf[0],data:data9};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid9 = _errs60 === errors;
+valid17 = valid17 || _valid9;
+const _errs62 = errors;
+if(data9 !== null){
+const err31 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.provider.anyOf[1].type,parentSchema:schema51.properties.provider.anyOf[1],data:data9};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+var _valid9 = _errs62 === errors;
+valid17 = valid17 || _valid9;
+if(!valid17){
+const err32 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.provider.anyOf,parentSchema:schema51.properties.provider,data:data9};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data8.repo_id !== undefined){
+let data10 = data8.repo_id;
+const _errs65 = errors;
+let valid18 = false;
+const _errs66 = errors;
+if(typeof data10 === "string"){
+if(func3(data10) < 1){
+const err33 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.repo_id.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.repo_id.anyOf[0].type,parentSchema:schema51.properties.repo_id.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid10 = _errs66 === errors;
+valid18 = valid18 || _valid10;
+const _errs68 = errors;
+if(data10 !== null){
+const err35 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.repo_id.anyOf[1].type,parentSchema:schema51.properties.repo_id.anyOf[1],data:data10};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid10 = _errs68 === errors;
+valid18 = valid18 || _valid10;
+if(!valid18){
+const err36 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.repo_id.anyOf,parentSchema:schema51.properties.repo_id,data:data10};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+else {
+errors = _errs65;
+if(vErrors !== null){
+if(_errs65){
+vErrors.length = _errs65;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data8.repo_full_name !== undefined){
+let data11 = data8.repo_full_name;
+const _errs71 = errors;
+let valid19 = false;
+const _errs72 = errors;
+if(typeof data11 === "string"){
+if(func3(data11) < 1){
+const err37 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.repo_full_name.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.repo_full_name.anyOf[0].type,parentSchema:schema51.properties.repo_full_name.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var _valid11 = _errs72 === errors;
+valid19 = valid19 || _valid11;
+const _errs74 = errors;
+if(data11 !== null){
+const err39 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.repo_full_name.anyOf[1].type,parentSchema:schema51.properties.repo_full_name.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid11 = _errs74 === errors;
+valid19 = valid19 || _valid11;
+if(!valid19){
+const err40 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.repo_full_name.anyOf,parentSchema:schema51.properties.repo_full_name,data:data11};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs71;
+if(vErrors !== null){
+if(_errs71){
+vErrors.length = _errs71;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepoExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data:data8};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid8 = _errs54 === errors;
+valid14 = valid14 || _valid8;
+const _errs76 = errors;
+if(data8 !== null){
+const err42 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/properties/event/anyOf/0/properties/vcs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.vcs.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.vcs.anyOf[1],data:data8};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid8 = _errs76 === errors;
+valid14 = valid14 || _valid8;
+if(!valid14){
+const err43 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/properties/event/anyOf/0/properties/vcs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.vcs.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.vcs,data:data8};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+else {
+errors = _errs53;
+if(vErrors !== null){
+if(_errs53){
+vErrors.length = _errs53;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data6.webhook !== undefined){
+let data12 = data6.webhook;
+const _errs79 = errors;
+let valid20 = false;
+const _errs80 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key5 in data12){
+if(!((key5 === "source") || (key5 === "secret"))){
+const err44 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data12.source !== undefined){
+let data13 = data12.source;
+const _errs84 = errors;
+let valid22 = false;
+const _errs85 = errors;
+if(typeof data13 === "string"){
+if(func3(data13) < 1){
+const err45 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/source/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var _valid13 = _errs85 === errors;
+valid22 = valid22 || _valid13;
+const _errs87 = errors;
+if(data13 !== null){
+const err47 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid13 = _errs87 === errors;
+valid22 = valid22 || _valid13;
+if(!valid22){
+const err48 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.source,data:data13};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+else {
+errors = _errs84;
+if(vErrors !== null){
+if(_errs84){
+vErrors.length = _errs84;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data12.secret !== undefined){
+let data14 = data12.secret;
+const _errs90 = errors;
+let valid23 = false;
+const _errs91 = errors;
+if(typeof data14 === "string"){
+if(func3(data14) < 1){
+const err49 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/secret/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/secret/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid14 = _errs91 === errors;
+valid23 = valid23 || _valid14;
+const _errs93 = errors;
+if(data14 !== null){
+const err51 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/secret/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid14 = _errs93 === errors;
+valid23 = valid23 || _valid14;
+if(!valid23){
+const err52 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/properties/secret/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].properties.secret,data:data14};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+else {
+errors = _errs90;
+if(vErrors !== null){
+if(_errs90){
+vErrors.length = _errs90;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var _valid12 = _errs80 === errors;
+valid20 = valid20 || _valid12;
+const _errs95 = errors;
+if(data12 !== null){
+const err54 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.webhook.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid12 = _errs95 === errors;
+valid20 = valid20 || _valid12;
+if(!valid20){
+const err55 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/anyOf/0/properties/webhook/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.webhook.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.webhook,data:data12};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+else {
+errors = _errs79;
+if(vErrors !== null){
+if(_errs79){
+vErrors.length = _errs79;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data6.schedule !== undefined){
+let data15 = data6.schedule;
+const _errs98 = errors;
+let valid24 = false;
+const _errs99 = errors;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+for(const key6 in data15){
+if(!((key6 === "cron_expression") || (key6 === "attribution_actor"))){
+const err56 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data15.cron_expression !== undefined){
+let data16 = data15.cron_expression;
+const _errs103 = errors;
+let valid26 = false;
+const _errs104 = errors;
+if(typeof data16 === "string"){
+if(!pattern15.test(data16)){
+const err57 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/cron_expression/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/cron_expression/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid16 = _errs104 === errors;
+valid26 = valid26 || _valid16;
+const _errs106 = errors;
+if(data16 !== null){
+const err59 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/cron_expression/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid16 = _errs106 === errors;
+valid26 = valid26 || _valid16;
+if(!valid26){
+const err60 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/cron_expression/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.cron_expression,data:data16};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+else {
+errors = _errs103;
+if(vErrors !== null){
+if(_errs103){
+vErrors.length = _errs103;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data15.attribution_actor !== undefined){
+let data17 = data15.attribution_actor;
+const _errs109 = errors;
+let valid27 = false;
+const _errs110 = errors;
+if(!((data17 === "system") || (data17 === "current"))){
+const err61 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/attribution_actor/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor.anyOf[0].enum,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid17 = _errs110 === errors;
+valid27 = valid27 || _valid17;
+const _errs111 = errors;
+if(data17 !== null){
+const err62 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/attribution_actor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid17 = _errs111 === errors;
+valid27 = valid27 || _valid17;
+if(!valid27){
+const err63 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/properties/attribution_actor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].properties.attribution_actor,data:data17};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+errors = _errs109;
+if(vErrors !== null){
+if(_errs109){
+vErrors.length = _errs109;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var _valid15 = _errs99 === errors;
+valid24 = valid24 || _valid15;
+const _errs113 = errors;
+if(data15 !== null){
+const err65 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.schedule.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid15 = _errs113 === errors;
+valid24 = valid24 || _valid15;
+if(!valid24){
+const err66 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/anyOf/0/properties/schedule/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.schedule.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.schedule,data:data15};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+else {
+errors = _errs98;
+if(vErrors !== null){
+if(_errs98){
+vErrors.length = _errs98;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data6.filter !== undefined){
+let data18 = data6.filter;
+const _errs116 = errors;
+let valid28 = false;
+const _errs117 = errors;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key7 in data18){
+if(!((key7 === "preset") || (key7 === "rules"))){
+const err67 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(data18.preset !== undefined){
+let data19 = data18.preset;
+const _errs121 = errors;
+let valid30 = false;
+const _errs122 = errors;
+if(!((((((((((((data19 === "all-pushes") || (data19 === "only-tags")) || (data19 === "default-branch-pushes")) || (data19 === "only-build-prs")) || (data19 === "only-open-prs")) || (data19 === "only-labeled-prs")) || (data19 === "only-merged-prs")) || (data19 === "only-ready-for-review-prs")) || (data19 === "only-branch-delete")) || (data19 === "only-build-pushes-to-non-draft-prs")) || (data19 === "only-merged-or-closed-prs")) || (data19 === "pr-comment-equals-run-ci"))){
+const err68 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/preset/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset.anyOf[0].enum,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var _valid19 = _errs122 === errors;
+valid30 = valid30 || _valid19;
+const _errs123 = errors;
+if(data19 !== null){
+const err69 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/preset/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var _valid19 = _errs123 === errors;
+valid30 = valid30 || _valid19;
+if(!valid30){
+const err70 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/preset/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.preset,data:data19};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+else {
+errors = _errs121;
+if(vErrors !== null){
+if(_errs121){
+vErrors.length = _errs121;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data18.rules !== undefined){
+let data20 = data18.rules;
+const _errs126 = errors;
+let valid31 = false;
+const _errs127 = errors;
+if(Array.isArray(data20)){
+const len0 = data20.length;
+for(let i0=0; i0<len0; i0++){
+let data21 = data20[i0];
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.rule === undefined){
+const err71 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.required,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items,data:data21};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+for(const key8 in data21){
+if(!(((key8 === "event_type") || (key8 === "rule")) || (key8 === "event_ref"))){
+const err72 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items,data:data21};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data21.event_type !== undefined){
+let data22 = data21.event_type;
+if(typeof data22 === "string"){
+if(func3(data22) < 1){
+const err73 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.event_type,data:data22};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.event_type.type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.event_type,data:data22};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+if(data21.rule !== undefined){
+let data23 = data21.rule;
+if(typeof data23 === "string"){
+if(func3(data23) < 1){
+const err75 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.rule,data:data23};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.rule.type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.rule,data:data23};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+if(data21.event_ref !== undefined){
+let data24 = data21.event_ref;
+if(typeof data24 === "string"){
+if(func3(data24) < 1){
+const err77 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.event_ref,data:data24};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.event_ref.type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.properties.event_ref,data:data24};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items.type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].items,data:data21};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[0],data:data20};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+var _valid20 = _errs127 === errors;
+valid31 = valid31 || _valid20;
+const _errs138 = errors;
+if(data20 !== null){
+const err81 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf[1],data:data20};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+var _valid20 = _errs138 === errors;
+valid31 = valid31 || _valid20;
+if(!valid31){
+const err82 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/properties/rules/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].properties.rules,data:data20};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+else {
+errors = _errs126;
+if(vErrors !== null){
+if(_errs126){
+vErrors.length = _errs126;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+var _valid18 = _errs117 === errors;
+valid28 = valid28 || _valid18;
+const _errs140 = errors;
+if(data18 !== null){
+const err84 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[0].properties.filter.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+var _valid18 = _errs140 === errors;
+valid28 = valid28 || _valid18;
+if(!valid28){
+const err85 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/anyOf/0/properties/filter/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf[0].properties.filter.anyOf,parentSchema:schema53.properties.event.anyOf[0].properties.filter,data:data18};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+else {
+errors = _errs116;
+if(vErrors !== null){
+if(_errs116){
+vErrors.length = _errs116;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.properties.event.anyOf[0].type,parentSchema:schema53.properties.event.anyOf[0],data:data6};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+var _valid6 = _errs44 === errors;
+valid11 = valid11 || _valid6;
+const _errs142 = errors;
+if(data6 !== null){
+const err87 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.event.anyOf[1].type,parentSchema:schema53.properties.event.anyOf[1],data:data6};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+var _valid6 = _errs142 === errors;
+valid11 = valid11 || _valid6;
+if(!valid11){
+const err88 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.event.anyOf,parentSchema:schema53.properties.event,data:data6};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+else {
+errors = _errs43;
+if(vErrors !== null){
+if(_errs43){
+vErrors.length = _errs43;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.parameters !== undefined){
+let data25 = data.parameters;
+const _errs145 = errors;
+let valid35 = false;
+const _errs146 = errors;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+for(const key9 in data25){
+let data26 = data25[key9];
+const _errs150 = errors;
+let valid37 = false;
+const _errs151 = errors;
+if(((typeof data26 !== "string") && (!((typeof data26 == "number") && (isFinite(data26))))) && (typeof data26 !== "boolean")){
+const err89 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/anyOf/0/additionalProperties/anyOf/0/type",keyword:"type",params:{type: schema53.properties.parameters.anyOf[0].additionalProperties.anyOf[0].type},message:"must be string,number,boolean",schema:schema53.properties.parameters.anyOf[0].additionalProperties.anyOf[0].type,parentSchema:schema53.properties.parameters.anyOf[0].additionalProperties.anyOf[0],data:data26};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+var _valid22 = _errs151 === errors;
+valid37 = valid37 || _valid22;
+const _errs153 = errors;
+if(data26 !== null){
+const err90 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/anyOf/0/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.parameters.anyOf[0].additionalProperties.anyOf[1].type,parentSchema:schema53.properties.parameters.anyOf[0].additionalProperties.anyOf[1],data:data26};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+var _valid22 = _errs153 === errors;
+valid37 = valid37 || _valid22;
+if(!valid37){
+const err91 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/anyOf/0/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.parameters.anyOf[0].additionalProperties.anyOf,parentSchema:schema53.properties.parameters.anyOf[0].additionalProperties,data:data26};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+else {
+errors = _errs150;
+if(vErrors !== null){
+if(_errs150){
+vErrors.length = _errs150;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.properties.parameters.anyOf[0].type,parentSchema:schema53.properties.parameters.anyOf[0],data:data25};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+var _valid21 = _errs146 === errors;
+valid35 = valid35 || _valid21;
+const _errs155 = errors;
+if(data25 !== null){
+const err93 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema53.properties.parameters.anyOf[1].type,parentSchema:schema53.properties.parameters.anyOf[1],data:data25};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+var _valid21 = _errs155 === errors;
+valid35 = valid35 || _valid21;
+if(!valid35){
+const err94 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema53.properties.parameters.anyOf,parentSchema:schema53.properties.parameters,data:data25};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+else {
+errors = _errs145;
+if(vErrors !== null){
+if(_errs145){
+vErrors.length = _errs145;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err95 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "description")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "triggers"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema50,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/0/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema50.properties.id.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.id.anyOf[0].type,parentSchema:schema50.properties.id.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.id.anyOf[1].type,parentSchema:schema50.properties.id.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.id.anyOf,parentSchema:schema50.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+const _errs9 = errors;
+let valid2 = false;
+const _errs10 = errors;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.description.anyOf[0].type,parentSchema:schema50.properties.description.anyOf[0],data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs10 === errors;
+valid2 = valid2 || _valid1;
+const _errs12 = errors;
+if(data1 !== null){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.description.anyOf[1].type,parentSchema:schema50.properties.description.anyOf[1],data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs12 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.description.anyOf,parentSchema:schema50.properties.description,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.config !== undefined){
+let data2 = data.config;
+const _errs15 = errors;
+let valid3 = false;
+const _errs16 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(((((key1 === "type") || (key1 === "file_path")) || (key1 === "file_type")) || (key1 === "vcs")) || (key1 === "hosted"))){
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema50.properties.config.anyOf[0],data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data2.type !== undefined){
+let data3 = data2.type;
+const _errs20 = errors;
+let valid5 = false;
+const _errs21 = errors;
+if(!((data3 === "vcs") || (data3 === "hosted"))){
+const err9 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/anyOf/0/properties/type/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema50.properties.config.anyOf[0].properties.type.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema50.properties.config.anyOf[0].properties.type.anyOf[0].enum,parentSchema:schema50.properties.config.anyOf[0].properties.type.anyOf[0],data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid3 = _errs21 === errors;
+valid5 = valid5 || _valid3;
+const _errs22 = errors;
+if(data3 !== null){
+const err10 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/anyOf/0/properties/type/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[0].properties.type.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[0].properties.type.anyOf[1],data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid3 = _errs22 === errors;
+valid5 = valid5 || _valid3;
+if(!valid5){
+const err11 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/anyOf/0/properties/type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf[0].properties.type.anyOf,parentSchema:schema50.properties.config.anyOf[0].properties.type,data:data3};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.file_path !== undefined){
+let data4 = data2.file_path;
+const _errs25 = errors;
+let valid6 = false;
+const _errs26 = errors;
+if(typeof data4 === "string"){
+if(func3(data4) < 1){
+const err12 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/anyOf/0/properties/file_path/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.config.anyOf[0].properties.file_path.anyOf[0],data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/anyOf/0/properties/file_path/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.config.anyOf[0].properties.file_path.anyOf[0].type,parentSchema:schema50.properties.config.anyOf[0].properties.file_path.anyOf[0],data:data4};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid4 = _errs26 === errors;
+valid6 = valid6 || _valid4;
+const _errs28 = errors;
+if(data4 !== null){
+const err14 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/anyOf/0/properties/file_path/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[0].properties.file_path.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[0].properties.file_path.anyOf[1],data:data4};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid4 = _errs28 === errors;
+valid6 = valid6 || _valid4;
+if(!valid6){
+const err15 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/anyOf/0/properties/file_path/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf[0].properties.file_path.anyOf,parentSchema:schema50.properties.config.anyOf[0].properties.file_path,data:data4};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+else {
+errors = _errs25;
+if(vErrors !== null){
+if(_errs25){
+vErrors.length = _errs25;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.file_type !== undefined){
+let data5 = data2.file_type;
+const _errs31 = errors;
+let valid7 = false;
+const _errs32 = errors;
+if(typeof data5 === "string"){
+if(func3(data5) < 1){
+const err16 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/anyOf/0/properties/file_type/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.config.anyOf[0].properties.file_type.anyOf[0],data:data5};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/anyOf/0/properties/file_type/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.config.anyOf[0].properties.file_type.anyOf[0].type,parentSchema:schema50.properties.config.anyOf[0].properties.file_type.anyOf[0],data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid5 = _errs32 === errors;
+valid7 = valid7 || _valid5;
+const _errs34 = errors;
+if(data5 !== null){
+const err18 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/anyOf/0/properties/file_type/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[0].properties.file_type.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[0].properties.file_type.anyOf[1],data:data5};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid5 = _errs34 === errors;
+valid7 = valid7 || _valid5;
+if(!valid7){
+const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/anyOf/0/properties/file_type/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf[0].properties.file_type.anyOf,parentSchema:schema50.properties.config.anyOf[0].properties.file_type,data:data5};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs31;
+if(vErrors !== null){
+if(_errs31){
+vErrors.length = _errs31;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.vcs !== undefined){
+let data6 = data2.vcs;
+const _errs37 = errors;
+let valid8 = false;
+const _errs38 = errors;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key2 in data6){
+if(!(((key2 === "provider") || (key2 === "repo_id")) || (key2 === "repo_full_name"))){
+const err20 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepoExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data:data6};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data6.provider !== undefined){
+let data7 = data6.provider;
+const _errs43 = errors;
+let valid11 = false;
+const _errs44 = errors;
+if(typeof data7 === "string"){
+if(func3(data7) < 1){
+const err21 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.provider.anyOf[0],data:data7};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.provider.anyOf[0].type,parentSchema:schema51.properties.provider.anyOf[0],data:data7};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid7 = _errs44 === errors;
+valid11 = valid11 || _valid7;
+const _errs46 = errors;
+if(data7 !== null){
+const err23 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.provider.anyOf[1].type,parentSchema:schema51.properties.provider.anyOf[1],data:data7};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid7 = _errs46 === errors;
+valid11 = valid11 || _valid7;
+if(!valid11){
+const err24 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.provider.anyOf,parentSchema:schema51.properties.provider,data:data7};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+else {
+errors = _errs43;
+if(vErrors !== null){
+if(_errs43){
+vErrors.length = _errs43;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data6.repo_id !== undefined){
+let data8 = data6.repo_id;
+const _errs49 = errors;
+let valid12 = false;
+const _errs50 = errors;
+if(typeof data8 === "string"){
+if(func3(data8) < 1){
+const err25 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.repo_id.anyOf[0],data:data8};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.repo_id.anyOf[0].type,parentSchema:schema51.properties.repo_id.anyOf[0],data:data8};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid8 = _errs50 === errors;
+valid12 = valid12 || _valid8;
+const _errs52 = errors;
+if(data8 !== null){
+const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.repo_id.anyOf[1].type,parentSchema:schema51.properties.repo_id.anyOf[1],data:data8};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid8 = _errs52 === errors;
+valid12 = valid12 || _valid8;
+if(!valid12){
+const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.repo_id.anyOf,parentSchema:schema51.properties.repo_id,data:data8};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+else {
+errors = _errs49;
+if(vErrors !== null){
+if(_errs49){
+vErrors.length = _errs49;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data6.repo_full_name !== undefined){
+let data9 = data6.repo_full_name;
+const _errs55 = errors;
+let valid13 = false;
+const _errs56 = errors;
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.repo_full_name.anyOf[0],data:data9};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.repo_full_name.anyOf[0].type,parentSchema:schema51.properties.repo_full_name.anyOf[0],data:data9};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid9 = _errs56 === errors;
+valid13 = valid13 || _valid9;
+const _errs58 = errors;
+if(data9 !== null){
+const err31 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.repo_full_name.anyOf[1].type,parentSchema:schema51.properties.repo_full_name.anyOf[1],data:data9};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+var _valid9 = _errs58 === errors;
+valid13 = valid13 || _valid9;
+if(!valid13){
+const err32 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.repo_full_name.anyOf,parentSchema:schema51.properties.repo_full_name,data:data9};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepoExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data:data6};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+var _valid6 = _errs38 === errors;
+valid8 = valid8 || _valid6;
+const _errs60 = errors;
+if(data6 !== null){
+const err34 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/properties/config/anyOf/0/properties/vcs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[0].properties.vcs.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[0].properties.vcs.anyOf[1],data:data6};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid6 = _errs60 === errors;
+valid8 = valid8 || _valid6;
+if(!valid8){
+const err35 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/properties/config/anyOf/0/properties/vcs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf[0].properties.vcs.anyOf,parentSchema:schema50.properties.config.anyOf[0].properties.vcs,data:data6};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+else {
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.hosted !== undefined){
+let data10 = data2.hosted;
+const _errs63 = errors;
+let valid14 = false;
+const _errs64 = errors;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+for(const key3 in data10){
+if(!(key3 === "provider")){
+const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data10.provider !== undefined){
+let data11 = data10.provider;
+const _errs68 = errors;
+let valid16 = false;
+const _errs69 = errors;
+if(typeof data11 === "string"){
+if(func3(data11) < 1){
+const err37 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/0/properties/provider/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/0/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider.anyOf[0].type,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var _valid11 = _errs69 === errors;
+valid16 = valid16 || _valid11;
+const _errs71 = errors;
+if(data11 !== null){
+const err39 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/0/properties/provider/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid11 = _errs71 === errors;
+valid16 = valid16 || _valid11;
+if(!valid16){
+const err40 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/0/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider.anyOf,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].properties.provider,data:data11};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs68;
+if(vErrors !== null){
+if(_errs68){
+vErrors.length = _errs68;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0].type,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid10 = _errs64 === errors;
+valid14 = valid14 || _valid10;
+const _errs73 = errors;
+if(data10 !== null){
+const err42 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[0].properties.hosted.anyOf[1],data:data10};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid10 = _errs73 === errors;
+valid14 = valid14 || _valid10;
+if(!valid14){
+const err43 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/anyOf/0/properties/hosted/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf[0].properties.hosted.anyOf,parentSchema:schema50.properties.config.anyOf[0].properties.hosted,data:data10};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+else {
+errors = _errs63;
+if(vErrors !== null){
+if(_errs63){
+vErrors.length = _errs63;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.properties.config.anyOf[0].type,parentSchema:schema50.properties.config.anyOf[0],data:data2};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid2 = _errs16 === errors;
+valid3 = valid3 || _valid2;
+const _errs75 = errors;
+if(data2 !== null){
+const err45 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.config.anyOf[1].type,parentSchema:schema50.properties.config.anyOf[1],data:data2};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+var _valid2 = _errs75 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err46 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.config.anyOf,parentSchema:schema50.properties.config,data:data2};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.checkout !== undefined){
+let data12 = data.checkout;
+const _errs78 = errors;
+let valid17 = false;
+const _errs79 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key4 in data12){
+if(!(key4 === "vcs")){
+const err47 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema50.properties.checkout.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data12.vcs !== undefined){
+let data13 = data12.vcs;
+const _errs83 = errors;
+let valid19 = false;
+const _errs84 = errors;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key5 in data13){
+if(!(((key5 === "provider") || (key5 === "repo_id")) || (key5 === "repo_full_name"))){
+const err48 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepoExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data:data13};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data13.provider !== undefined){
+let data14 = data13.provider;
+const _errs89 = errors;
+let valid22 = false;
+const _errs90 = errors;
+if(typeof data14 === "string"){
+if(func3(data14) < 1){
+const err49 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.provider.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.provider.anyOf[0].type,parentSchema:schema51.properties.provider.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid14 = _errs90 === errors;
+valid22 = valid22 || _valid14;
+const _errs92 = errors;
+if(data14 !== null){
+const err51 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.provider.anyOf[1].type,parentSchema:schema51.properties.provider.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid14 = _errs92 === errors;
+valid22 = valid22 || _valid14;
+if(!valid22){
+const err52 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepoExtending/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.provider.anyOf,parentSchema:schema51.properties.provider,data:data14};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+else {
+errors = _errs89;
+if(vErrors !== null){
+if(_errs89){
+vErrors.length = _errs89;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data13.repo_id !== undefined){
+let data15 = data13.repo_id;
+const _errs95 = errors;
+let valid23 = false;
+const _errs96 = errors;
+if(typeof data15 === "string"){
+if(func3(data15) < 1){
+const err53 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.repo_id.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.repo_id.anyOf[0].type,parentSchema:schema51.properties.repo_id.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid15 = _errs96 === errors;
+valid23 = valid23 || _valid15;
+const _errs98 = errors;
+if(data15 !== null){
+const err55 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.repo_id.anyOf[1].type,parentSchema:schema51.properties.repo_id.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+var _valid15 = _errs98 === errors;
+valid23 = valid23 || _valid15;
+if(!valid23){
+const err56 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.repo_id.anyOf,parentSchema:schema51.properties.repo_id,data:data15};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+else {
+errors = _errs95;
+if(vErrors !== null){
+if(_errs95){
+vErrors.length = _errs95;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data13.repo_full_name !== undefined){
+let data16 = data13.repo_full_name;
+const _errs101 = errors;
+let valid24 = false;
+const _errs102 = errors;
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+const err57 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema51.properties.repo_full_name.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.repo_full_name.anyOf[0].type,parentSchema:schema51.properties.repo_full_name.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid16 = _errs102 === errors;
+valid24 = valid24 || _valid16;
+const _errs104 = errors;
+if(data16 !== null){
+const err59 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema51.properties.repo_full_name.anyOf[1].type,parentSchema:schema51.properties.repo_full_name.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid16 = _errs104 === errors;
+valid24 = valid24 || _valid16;
+if(!valid24){
+const err60 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoExtending/properties/repo_full_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema51.properties.repo_full_name.anyOf,parentSchema:schema51.properties.repo_full_name,data:data16};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+else {
+errors = _errs101;
+if(vErrors !== null){
+if(_errs101){
+vErrors.length = _errs101;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepoExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data:data13};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid13 = _errs84 === errors;
+valid19 = valid19 || _valid13;
+const _errs106 = errors;
+if(data13 !== null){
+const err62 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/properties/checkout/anyOf/0/properties/vcs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.checkout.anyOf[0].properties.vcs.anyOf[1].type,parentSchema:schema50.properties.checkout.anyOf[0].properties.vcs.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid13 = _errs106 === errors;
+valid19 = valid19 || _valid13;
+if(!valid19){
+const err63 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/properties/checkout/anyOf/0/properties/vcs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.checkout.anyOf[0].properties.vcs.anyOf,parentSchema:schema50.properties.checkout.anyOf[0].properties.vcs,data:data13};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+errors = _errs83;
+if(vErrors !== null){
+if(_errs83){
+vErrors.length = _errs83;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.properties.checkout.anyOf[0].type,parentSchema:schema50.properties.checkout.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var _valid12 = _errs79 === errors;
+valid17 = valid17 || _valid12;
+const _errs108 = errors;
+if(data12 !== null){
+const err65 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.checkout.anyOf[1].type,parentSchema:schema50.properties.checkout.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid12 = _errs108 === errors;
+valid17 = valid17 || _valid12;
+if(!valid17){
+const err66 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.checkout.anyOf,parentSchema:schema50.properties.checkout,data:data12};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+else {
+errors = _errs78;
+if(vErrors !== null){
+if(_errs78){
+vErrors.length = _errs78;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.triggers !== undefined){
+let data17 = data.triggers;
+const _errs111 = errors;
+let valid25 = false;
+const _errs112 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key6 in data17){
+const _errs114 = errors;
+if(typeof key6 === "string"){
+if(func3(key6) < 1){
+const err67 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/anyOf/0/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.triggers.anyOf[0].propertyNames,data:key6,propertyName:key6};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+var valid26 = _errs114 === errors;
+if(!valid26){
+const err68 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema50.properties.triggers.anyOf[0].propertyNames,parentSchema:schema50.properties.triggers.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+for(const key7 in data17){
+let data18 = data17[key7];
+const _errs117 = errors;
+let valid28 = false;
+const _errs118 = errors;
+if(!(validate33(data18, {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key7,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+var _valid18 = _errs118 === errors;
+valid28 = valid28 || _valid18;
+const _errs119 = errors;
+if(data18 !== null){
+const err69 = {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/triggers/anyOf/0/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.triggers.anyOf[0].additionalProperties.anyOf[1].type,parentSchema:schema50.properties.triggers.anyOf[0].additionalProperties.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var _valid18 = _errs119 === errors;
+valid28 = valid28 || _valid18;
+if(!valid28){
+const err70 = {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/triggers/anyOf/0/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.triggers.anyOf[0].additionalProperties.anyOf,parentSchema:schema50.properties.triggers.anyOf[0].additionalProperties,data:data18};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+else {
+errors = _errs117;
+if(vErrors !== null){
+if(_errs117){
+vErrors.length = _errs117;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.properties.triggers.anyOf[0].type,parentSchema:schema50.properties.triggers.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid17 = _errs112 === errors;
+valid25 = valid25 || _valid17;
+const _errs121 = errors;
+if(data17 !== null){
+const err72 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema50.properties.triggers.anyOf[1].type,parentSchema:schema50.properties.triggers.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+var _valid17 = _errs121 === errors;
+valid25 = valid25 || _valid17;
+if(!valid25){
+const err73 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema50.properties.triggers.anyOf,parentSchema:schema50.properties.triggers,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+else {
+errors = _errs111;
+if(vErrors !== null){
+if(_errs111){
+vErrors.length = _errs111;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.type,parentSchema:schema50,data};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((((((key0 === "create") || (key0 === "delete")) || (key0 === "settings")) || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.create !== undefined){
+let data0 = data.create;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+if(typeof data0 !== "boolean"){
+const err1 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema46.properties.create.anyOf[0].type,parentSchema:schema46.properties.create.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(data0 !== null){
+const err2 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.create.anyOf[1].type,parentSchema:schema46.properties.create.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err3 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.create.anyOf,parentSchema:schema46.properties.create,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.delete !== undefined){
+let data1 = data.delete;
+const _errs9 = errors;
+let valid2 = false;
+const _errs10 = errors;
+if(typeof data1 !== "boolean"){
+const err4 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema46.properties.delete.anyOf[0].type,parentSchema:schema46.properties.delete.anyOf[0],data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs10 === errors;
+valid2 = valid2 || _valid1;
+const _errs12 = errors;
+if(data1 !== null){
+const err5 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.delete.anyOf[1].type,parentSchema:schema46.properties.delete.anyOf[1],data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs12 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err6 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.delete.anyOf,parentSchema:schema46.properties.delete,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.settings !== undefined){
+let data2 = data.settings;
+const _errs15 = errors;
+let valid3 = false;
+const _errs16 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(func1.call(schema47.properties, key1))){
+const err7 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettingsExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema47,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data2.enable_ai_error_summarization !== undefined){
+let data3 = data2.enable_ai_error_summarization;
+const _errs21 = errors;
+let valid6 = false;
+const _errs22 = errors;
+if(typeof data3 !== "boolean"){
+const err8 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_ai_error_summarization/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.enable_ai_error_summarization.anyOf[0].type,parentSchema:schema47.properties.enable_ai_error_summarization.anyOf[0],data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid3 = _errs22 === errors;
+valid6 = valid6 || _valid3;
+const _errs24 = errors;
+if(data3 !== null){
+const err9 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_ai_error_summarization/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.enable_ai_error_summarization.anyOf[1].type,parentSchema:schema47.properties.enable_ai_error_summarization.anyOf[1],data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid3 = _errs24 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err10 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_ai_error_summarization/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.enable_ai_error_summarization.anyOf,parentSchema:schema47.properties.enable_ai_error_summarization,data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.enable_unversioned_config !== undefined){
+let data4 = data2.enable_unversioned_config;
+const _errs27 = errors;
+let valid7 = false;
+const _errs28 = errors;
+if(typeof data4 !== "boolean"){
+const err11 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_unversioned_config/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.enable_unversioned_config.anyOf[0].type,parentSchema:schema47.properties.enable_unversioned_config.anyOf[0],data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid4 = _errs28 === errors;
+valid7 = valid7 || _valid4;
+const _errs30 = errors;
+if(data4 !== null){
+const err12 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_unversioned_config/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.enable_unversioned_config.anyOf[1].type,parentSchema:schema47.properties.enable_unversioned_config.anyOf[1],data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid4 = _errs30 === errors;
+valid7 = valid7 || _valid4;
+if(!valid7){
+const err13 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_unversioned_config/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.enable_unversioned_config.anyOf,parentSchema:schema47.properties.enable_unversioned_config,data:data4};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.enable_auto_cancel_redundant_workflows !== undefined){
+let data5 = data2.enable_auto_cancel_redundant_workflows;
+const _errs33 = errors;
+let valid8 = false;
+const _errs34 = errors;
+if(typeof data5 !== "boolean"){
+const err14 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_auto_cancel_redundant_workflows/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.enable_auto_cancel_redundant_workflows.anyOf[0].type,parentSchema:schema47.properties.enable_auto_cancel_redundant_workflows.anyOf[0],data:data5};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid5 = _errs34 === errors;
+valid8 = valid8 || _valid5;
+const _errs36 = errors;
+if(data5 !== null){
+const err15 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_auto_cancel_redundant_workflows/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.enable_auto_cancel_redundant_workflows.anyOf[1].type,parentSchema:schema47.properties.enable_auto_cancel_redundant_workflows.anyOf[1],data:data5};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid5 = _errs36 === errors;
+valid8 = valid8 || _valid5;
+if(!valid8){
+const err16 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_auto_cancel_redundant_workflows/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.enable_auto_cancel_redundant_workflows.anyOf,parentSchema:schema47.properties.enable_auto_cancel_redundant_workflows,data:data5};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+else {
+errors = _errs33;
+if(vErrors !== null){
+if(_errs33){
+vErrors.length = _errs33;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.enable_building_fork_prs !== undefined){
+let data6 = data2.enable_building_fork_prs;
+const _errs39 = errors;
+let valid9 = false;
+const _errs40 = errors;
+if(typeof data6 !== "boolean"){
+const err17 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_building_fork_prs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.enable_building_fork_prs.anyOf[0].type,parentSchema:schema47.properties.enable_building_fork_prs.anyOf[0],data:data6};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid6 = _errs40 === errors;
+valid9 = valid9 || _valid6;
+const _errs42 = errors;
+if(data6 !== null){
+const err18 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_building_fork_prs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.enable_building_fork_prs.anyOf[1].type,parentSchema:schema47.properties.enable_building_fork_prs.anyOf[1],data:data6};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid6 = _errs42 === errors;
+valid9 = valid9 || _valid6;
+if(!valid9){
+const err19 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_building_fork_prs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.enable_building_fork_prs.anyOf,parentSchema:schema47.properties.enable_building_fork_prs,data:data6};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.is_build_prs_only !== undefined){
+let data7 = data2.is_build_prs_only;
+const _errs45 = errors;
+let valid10 = false;
+const _errs46 = errors;
+if(typeof data7 !== "boolean"){
+const err20 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettingsExtending/properties/is_build_prs_only/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.is_build_prs_only.anyOf[0].type,parentSchema:schema47.properties.is_build_prs_only.anyOf[0],data:data7};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid7 = _errs46 === errors;
+valid10 = valid10 || _valid7;
+const _errs48 = errors;
+if(data7 !== null){
+const err21 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettingsExtending/properties/is_build_prs_only/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.is_build_prs_only.anyOf[1].type,parentSchema:schema47.properties.is_build_prs_only.anyOf[1],data:data7};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid7 = _errs48 === errors;
+valid10 = valid10 || _valid7;
+if(!valid10){
+const err22 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettingsExtending/properties/is_build_prs_only/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.is_build_prs_only.anyOf,parentSchema:schema47.properties.is_build_prs_only,data:data7};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+else {
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.is_ssh_disabled !== undefined){
+let data8 = data2.is_ssh_disabled;
+const _errs51 = errors;
+let valid11 = false;
+const _errs52 = errors;
+if(typeof data8 !== "boolean"){
+const err23 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettingsExtending/properties/is_ssh_disabled/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.is_ssh_disabled.anyOf[0].type,parentSchema:schema47.properties.is_ssh_disabled.anyOf[0],data:data8};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid8 = _errs52 === errors;
+valid11 = valid11 || _valid8;
+const _errs54 = errors;
+if(data8 !== null){
+const err24 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettingsExtending/properties/is_ssh_disabled/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.is_ssh_disabled.anyOf[1].type,parentSchema:schema47.properties.is_ssh_disabled.anyOf[1],data:data8};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid8 = _errs54 === errors;
+valid11 = valid11 || _valid8;
+if(!valid11){
+const err25 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettingsExtending/properties/is_ssh_disabled/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.is_ssh_disabled.anyOf,parentSchema:schema47.properties.is_ssh_disabled,data:data8};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs51;
+if(vErrors !== null){
+if(_errs51){
+vErrors.length = _errs51;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.is_running_disabled !== undefined){
+let data9 = data2.is_running_disabled;
+const _errs57 = errors;
+let valid12 = false;
+const _errs58 = errors;
+if(typeof data9 !== "boolean"){
+const err26 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettingsExtending/properties/is_running_disabled/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.is_running_disabled.anyOf[0].type,parentSchema:schema47.properties.is_running_disabled.anyOf[0],data:data9};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid9 = _errs58 === errors;
+valid12 = valid12 || _valid9;
+const _errs60 = errors;
+if(data9 !== null){
+const err27 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettingsExtending/properties/is_running_disabled/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.is_running_disabled.anyOf[1].type,parentSchema:schema47.properties.is_running_disabled.anyOf[1],data:data9};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid9 = _errs60 === errors;
+valid12 = valid12 || _valid9;
+if(!valid12){
+const err28 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettingsExtending/properties/is_running_disabled/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.is_running_disabled.anyOf,parentSchema:schema47.properties.is_running_disabled,data:data9};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+else {
+errors = _errs57;
+if(vErrors !== null){
+if(_errs57){
+vErrors.length = _errs57;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.can_pass_secrets_to_fork_pr_jobs !== undefined){
+let data10 = data2.can_pass_secrets_to_fork_pr_jobs;
+const _errs63 = errors;
+let valid13 = false;
+const _errs64 = errors;
+if(typeof data10 !== "boolean"){
+const err29 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettingsExtending/properties/can_pass_secrets_to_fork_pr_jobs/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.can_pass_secrets_to_fork_pr_jobs.anyOf[0].type,parentSchema:schema47.properties.can_pass_secrets_to_fork_pr_jobs.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid10 = _errs64 === errors;
+valid13 = valid13 || _valid10;
+const _errs66 = errors;
+if(data10 !== null){
+const err30 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettingsExtending/properties/can_pass_secrets_to_fork_pr_jobs/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.can_pass_secrets_to_fork_pr_jobs.anyOf[1].type,parentSchema:schema47.properties.can_pass_secrets_to_fork_pr_jobs.anyOf[1],data:data10};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid10 = _errs66 === errors;
+valid13 = valid13 || _valid10;
+if(!valid13){
+const err31 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettingsExtending/properties/can_pass_secrets_to_fork_pr_jobs/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.can_pass_secrets_to_fork_pr_jobs.anyOf,parentSchema:schema47.properties.can_pass_secrets_to_fork_pr_jobs,data:data10};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+else {
+errors = _errs63;
+if(vErrors !== null){
+if(_errs63){
+vErrors.length = _errs63;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.is_oss !== undefined){
+let data11 = data2.is_oss;
+const _errs69 = errors;
+let valid14 = false;
+const _errs70 = errors;
+if(typeof data11 !== "boolean"){
+const err32 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettingsExtending/properties/is_oss/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.is_oss.anyOf[0].type,parentSchema:schema47.properties.is_oss.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid11 = _errs70 === errors;
+valid14 = valid14 || _valid11;
+const _errs72 = errors;
+if(data11 !== null){
+const err33 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettingsExtending/properties/is_oss/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.is_oss.anyOf[1].type,parentSchema:schema47.properties.is_oss.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+var _valid11 = _errs72 === errors;
+valid14 = valid14 || _valid11;
+if(!valid14){
+const err34 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettingsExtending/properties/is_oss/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.is_oss.anyOf,parentSchema:schema47.properties.is_oss,data:data11};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+else {
+errors = _errs69;
+if(vErrors !== null){
+if(_errs69){
+vErrors.length = _errs69;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.can_set_github_status !== undefined){
+let data12 = data2.can_set_github_status;
+const _errs75 = errors;
+let valid15 = false;
+const _errs76 = errors;
+if(typeof data12 !== "boolean"){
+const err35 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettingsExtending/properties/can_set_github_status/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.can_set_github_status.anyOf[0].type,parentSchema:schema47.properties.can_set_github_status.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid12 = _errs76 === errors;
+valid15 = valid15 || _valid12;
+const _errs78 = errors;
+if(data12 !== null){
+const err36 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettingsExtending/properties/can_set_github_status/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.can_set_github_status.anyOf[1].type,parentSchema:schema47.properties.can_set_github_status.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid12 = _errs78 === errors;
+valid15 = valid15 || _valid12;
+if(!valid15){
+const err37 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettingsExtending/properties/can_set_github_status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.can_set_github_status.anyOf,parentSchema:schema47.properties.can_set_github_status,data:data12};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+else {
+errors = _errs75;
+if(vErrors !== null){
+if(_errs75){
+vErrors.length = _errs75;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.enable_dynamic_config !== undefined){
+let data13 = data2.enable_dynamic_config;
+const _errs81 = errors;
+let valid16 = false;
+const _errs82 = errors;
+if(typeof data13 !== "boolean"){
+const err38 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_dynamic_config/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.enable_dynamic_config.anyOf[0].type,parentSchema:schema47.properties.enable_dynamic_config.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var _valid13 = _errs82 === errors;
+valid16 = valid16 || _valid13;
+const _errs84 = errors;
+if(data13 !== null){
+const err39 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_dynamic_config/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.enable_dynamic_config.anyOf[1].type,parentSchema:schema47.properties.enable_dynamic_config.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid13 = _errs84 === errors;
+valid16 = valid16 || _valid13;
+if(!valid16){
+const err40 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettingsExtending/properties/enable_dynamic_config/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.enable_dynamic_config.anyOf,parentSchema:schema47.properties.enable_dynamic_config,data:data13};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs81;
+if(vErrors !== null){
+if(_errs81){
+vErrors.length = _errs81;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.is_admin_required_for_writing_settings !== undefined){
+let data14 = data2.is_admin_required_for_writing_settings;
+const _errs87 = errors;
+let valid17 = false;
+const _errs88 = errors;
+if(typeof data14 !== "boolean"){
+const err41 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettingsExtending/properties/is_admin_required_for_writing_settings/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties.is_admin_required_for_writing_settings.anyOf[0].type,parentSchema:schema47.properties.is_admin_required_for_writing_settings.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid14 = _errs88 === errors;
+valid17 = valid17 || _valid14;
+const _errs90 = errors;
+if(data14 !== null){
+const err42 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettingsExtending/properties/is_admin_required_for_writing_settings/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.is_admin_required_for_writing_settings.anyOf[1].type,parentSchema:schema47.properties.is_admin_required_for_writing_settings.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid14 = _errs90 === errors;
+valid17 = valid17 || _valid14;
+if(!valid17){
+const err43 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettingsExtending/properties/is_admin_required_for_writing_settings/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.is_admin_required_for_writing_settings.anyOf,parentSchema:schema47.properties.is_admin_required_for_writing_settings,data:data14};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+else {
+errors = _errs87;
+if(vErrors !== null){
+if(_errs87){
+vErrors.length = _errs87;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.pr_only_branch_overrides !== undefined){
+let data15 = data2.pr_only_branch_overrides;
+const _errs93 = errors;
+let valid18 = false;
+const _errs94 = errors;
+if(Array.isArray(data15)){
+const len0 = data15.length;
+for(let i0=0; i0<len0; i0++){
+let data16 = data15[i0];
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+const err44 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettingsExtending/properties/pr_only_branch_overrides/anyOf/0/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47.properties.pr_only_branch_overrides.anyOf[0].items,data:data16};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettingsExtending/properties/pr_only_branch_overrides/anyOf/0/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.properties.pr_only_branch_overrides.anyOf[0].items.type,parentSchema:schema47.properties.pr_only_branch_overrides.anyOf[0].items,data:data16};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+let i1 = data15.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data15[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err46 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettingsExtending/properties/pr_only_branch_overrides/anyOf/0/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema47.properties.pr_only_branch_overrides.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettingsExtending/properties/pr_only_branch_overrides/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema47.properties.pr_only_branch_overrides.anyOf[0].type,parentSchema:schema47.properties.pr_only_branch_overrides.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid15 = _errs94 === errors;
+valid18 = valid18 || _valid15;
+const _errs98 = errors;
+if(data15 !== null){
+const err48 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettingsExtending/properties/pr_only_branch_overrides/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema47.properties.pr_only_branch_overrides.anyOf[1].type,parentSchema:schema47.properties.pr_only_branch_overrides.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid15 = _errs98 === errors;
+valid18 = valid18 || _valid15;
+if(!valid18){
+const err49 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettingsExtending/properties/pr_only_branch_overrides/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema47.properties.pr_only_branch_overrides.anyOf,parentSchema:schema47.properties.pr_only_branch_overrides,data:data15};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+else {
+errors = _errs93;
+if(vErrors !== null){
+if(_errs93){
+vErrors.length = _errs93;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettingsExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema47.type,parentSchema:schema47,data:data2};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid2 = _errs16 === errors;
+valid3 = valid3 || _valid2;
+const _errs100 = errors;
+if(data2 !== null){
+const err51 = {instancePath:instancePath+"/settings",schemaPath:"#/properties/settings/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.settings.anyOf[1].type,parentSchema:schema46.properties.settings.anyOf[1],data:data2};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid2 = _errs100 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err52 = {instancePath:instancePath+"/settings",schemaPath:"#/properties/settings/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.settings.anyOf,parentSchema:schema46.properties.settings,data:data2};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.env !== undefined){
+let data17 = data.env;
+const _errs103 = errors;
+let valid22 = false;
+const _errs104 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key2 in data17){
+const _errs107 = errors;
+if(typeof key2 === "string"){
+if(!pattern6.test(key2)){
+const err53 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapExtending/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema39.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+var valid24 = _errs107 === errors;
+if(!valid24){
+const err54 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapExtending/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema39.propertyNames,parentSchema:schema39,data:data17};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+for(const key3 in data17){
+let data18 = data17[key3];
+const _errs110 = errors;
+let valid26 = false;
+const _errs111 = errors;
+if(typeof data18 === "string"){
+if(func3(data18) < 1){
+const err55 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.additionalProperties.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.additionalProperties.anyOf[0].type,parentSchema:schema39.additionalProperties.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid17 = _errs111 === errors;
+valid26 = valid26 || _valid17;
+const _errs113 = errors;
+if(data18 !== null){
+const err57 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema39.additionalProperties.anyOf[1].type,parentSchema:schema39.additionalProperties.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+var _valid17 = _errs113 === errors;
+valid26 = valid26 || _valid17;
+if(!valid26){
+const err58 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapExtending/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema39.additionalProperties.anyOf,parentSchema:schema39.additionalProperties,data:data18};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+else {
+errors = _errs110;
+if(vErrors !== null){
+if(_errs110){
+vErrors.length = _errs110;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data:data17};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid16 = _errs104 === errors;
+valid22 = valid22 || _valid16;
+const _errs115 = errors;
+if(data17 !== null){
+const err60 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.env.anyOf[1].type,parentSchema:schema46.properties.env.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid16 = _errs115 === errors;
+valid22 = valid22 || _valid16;
+if(!valid22){
+const err61 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.env.anyOf,parentSchema:schema46.properties.env,data:data17};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+else {
+errors = _errs103;
+if(vErrors !== null){
+if(_errs103){
+vErrors.length = _errs103;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.webhooks !== undefined){
+let data19 = data.webhooks;
+const _errs118 = errors;
+let valid27 = false;
+const _errs119 = errors;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+const _errs121 = errors;
+if(typeof key4 === "string"){
+if(func3(key4) < 1){
+const err62 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/anyOf/0/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.webhooks.anyOf[0].propertyNames,data:key4,propertyName:key4};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+var valid28 = _errs121 === errors;
+if(!valid28){
+const err63 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema46.properties.webhooks.anyOf[0].propertyNames,parentSchema:schema46.properties.webhooks.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+const _errs124 = errors;
+let valid30 = false;
+const _errs125 = errors;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key6 in data20){
+if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
+const err64 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhookExtending/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data:data20};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(data20.id !== undefined){
+let data21 = data20.id;
+const _errs130 = errors;
+let valid33 = false;
+const _errs131 = errors;
+if(typeof data21 === "string"){
+if(!(formats0.test(data21))){
+const err65 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhookExtending/properties/id/anyOf/0/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema49.properties.id.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhookExtending/properties/id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.id.anyOf[0].type,parentSchema:schema49.properties.id.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+var _valid20 = _errs131 === errors;
+valid33 = valid33 || _valid20;
+const _errs133 = errors;
+if(data21 !== null){
+const err67 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhookExtending/properties/id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.id.anyOf[1].type,parentSchema:schema49.properties.id.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+var _valid20 = _errs133 === errors;
+valid33 = valid33 || _valid20;
+if(!valid33){
+const err68 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhookExtending/properties/id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.id.anyOf,parentSchema:schema49.properties.id,data:data21};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+else {
+errors = _errs130;
+if(vErrors !== null){
+if(_errs130){
+vErrors.length = _errs130;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data20.url !== undefined){
+let data22 = data20.url;
+const _errs136 = errors;
+let valid34 = false;
+const _errs137 = errors;
+if(typeof data22 === "string"){
+if(!pattern14.test(data22)){
+const err69 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhookExtending/properties/url/anyOf/0/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema49.properties.url.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhookExtending/properties/url/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.url.anyOf[0].type,parentSchema:schema49.properties.url.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var _valid21 = _errs137 === errors;
+valid34 = valid34 || _valid21;
+const _errs139 = errors;
+if(data22 !== null){
+const err71 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhookExtending/properties/url/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.url.anyOf[1].type,parentSchema:schema49.properties.url.anyOf[1],data:data22};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid21 = _errs139 === errors;
+valid34 = valid34 || _valid21;
+if(!valid34){
+const err72 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhookExtending/properties/url/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.url.anyOf,parentSchema:schema49.properties.url,data:data22};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+else {
+errors = _errs136;
+if(vErrors !== null){
+if(_errs136){
+vErrors.length = _errs136;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data20.events !== undefined){
+let data23 = data20.events;
+const _errs142 = errors;
+let valid35 = false;
+const _errs143 = errors;
+if(Array.isArray(data23)){
+if(data23.length < 1){
+const err73 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookExtending/properties/events/anyOf/0/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema49.properties.events.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+const len1 = data23.length;
+for(let i2=0; i2<len1; i2++){
+let data24 = data23[i2];
+if(!((data24 === "workflow-completed") || (data24 === "job-completed"))){
+const err74 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhookExtending/properties/events/anyOf/0/items/enum",keyword:"enum",params:{allowedValues: schema49.properties.events.anyOf[0].items.enum},message:"must be equal to one of the allowed values",schema:schema49.properties.events.anyOf[0].items.enum,parentSchema:schema49.properties.events.anyOf[0].items,data:data24};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+let i3 = data23.length;
+let j1;
+if(i3 > 1){
+outer0:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data23[i3], data23[j1])){
+const err75 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookExtending/properties/events/anyOf/0/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema49.properties.events.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookExtending/properties/events/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema49.properties.events.anyOf[0].type,parentSchema:schema49.properties.events.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+var _valid22 = _errs143 === errors;
+valid35 = valid35 || _valid22;
+const _errs146 = errors;
+if(data23 !== null){
+const err77 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookExtending/properties/events/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.events.anyOf[1].type,parentSchema:schema49.properties.events.anyOf[1],data:data23};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+var _valid22 = _errs146 === errors;
+valid35 = valid35 || _valid22;
+if(!valid35){
+const err78 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookExtending/properties/events/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.events.anyOf,parentSchema:schema49.properties.events,data:data23};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+else {
+errors = _errs142;
+if(vErrors !== null){
+if(_errs142){
+vErrors.length = _errs142;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data20.scope !== undefined){
+let data25 = data20.scope;
+const _errs149 = errors;
+let valid39 = false;
+const _errs150 = errors;
+if(!(data25 === "project")){
+const err79 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhookExtending/properties/scope/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema49.properties.scope.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema49.properties.scope.anyOf[0].enum,parentSchema:schema49.properties.scope.anyOf[0],data:data25};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+var _valid23 = _errs150 === errors;
+valid39 = valid39 || _valid23;
+const _errs151 = errors;
+if(data25 !== null){
+const err80 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhookExtending/properties/scope/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.scope.anyOf[1].type,parentSchema:schema49.properties.scope.anyOf[1],data:data25};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+var _valid23 = _errs151 === errors;
+valid39 = valid39 || _valid23;
+if(!valid39){
+const err81 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhookExtending/properties/scope/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.scope.anyOf,parentSchema:schema49.properties.scope,data:data25};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+else {
+errors = _errs149;
+if(vErrors !== null){
+if(_errs149){
+vErrors.length = _errs149;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data20.should_verify_tls !== undefined){
+let data26 = data20.should_verify_tls;
+const _errs154 = errors;
+let valid40 = false;
+const _errs155 = errors;
+if(typeof data26 !== "boolean"){
+const err82 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhookExtending/properties/should_verify_tls/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema49.properties.should_verify_tls.anyOf[0].type,parentSchema:schema49.properties.should_verify_tls.anyOf[0],data:data26};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+var _valid24 = _errs155 === errors;
+valid40 = valid40 || _valid24;
+const _errs157 = errors;
+if(data26 !== null){
+const err83 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhookExtending/properties/should_verify_tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.should_verify_tls.anyOf[1].type,parentSchema:schema49.properties.should_verify_tls.anyOf[1],data:data26};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+var _valid24 = _errs157 === errors;
+valid40 = valid40 || _valid24;
+if(!valid40){
+const err84 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhookExtending/properties/should_verify_tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.should_verify_tls.anyOf,parentSchema:schema49.properties.should_verify_tls,data:data26};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+else {
+errors = _errs154;
+if(vErrors !== null){
+if(_errs154){
+vErrors.length = _errs154;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data20.is_enabled !== undefined){
+let data27 = data20.is_enabled;
+const _errs160 = errors;
+let valid41 = false;
+const _errs161 = errors;
+if(typeof data27 !== "boolean"){
+const err85 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhookExtending/properties/is_enabled/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema49.properties.is_enabled.anyOf[0].type,parentSchema:schema49.properties.is_enabled.anyOf[0],data:data27};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+var _valid25 = _errs161 === errors;
+valid41 = valid41 || _valid25;
+const _errs163 = errors;
+if(data27 !== null){
+const err86 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhookExtending/properties/is_enabled/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.is_enabled.anyOf[1].type,parentSchema:schema49.properties.is_enabled.anyOf[1],data:data27};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+var _valid25 = _errs163 === errors;
+valid41 = valid41 || _valid25;
+if(!valid41){
+const err87 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhookExtending/properties/is_enabled/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.is_enabled.anyOf,parentSchema:schema49.properties.is_enabled,data:data27};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+else {
+errors = _errs160;
+if(vErrors !== null){
+if(_errs160){
+vErrors.length = _errs160;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data20.signing_secret !== undefined){
+let data28 = data20.signing_secret;
+const _errs166 = errors;
+let valid42 = false;
+const _errs167 = errors;
+if(typeof data28 === "string"){
+if(func3(data28) < 1){
+const err88 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhookExtending/properties/signing_secret/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema49.properties.signing_secret.anyOf[0],data:data28};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhookExtending/properties/signing_secret/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.signing_secret.anyOf[0].type,parentSchema:schema49.properties.signing_secret.anyOf[0],data:data28};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+var _valid26 = _errs167 === errors;
+valid42 = valid42 || _valid26;
+const _errs169 = errors;
+if(data28 !== null){
+const err90 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhookExtending/properties/signing_secret/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema49.properties.signing_secret.anyOf[1].type,parentSchema:schema49.properties.signing_secret.anyOf[1],data:data28};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+var _valid26 = _errs169 === errors;
+valid42 = valid42 || _valid26;
+if(!valid42){
+const err91 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhookExtending/properties/signing_secret/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema49.properties.signing_secret.anyOf,parentSchema:schema49.properties.signing_secret,data:data28};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+else {
+errors = _errs166;
+if(vErrors !== null){
+if(_errs166){
+vErrors.length = _errs166;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhookExtending/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data:data20};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+var _valid19 = _errs125 === errors;
+valid30 = valid30 || _valid19;
+const _errs171 = errors;
+if(data20 !== null){
+const err93 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/webhooks/anyOf/0/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.webhooks.anyOf[0].additionalProperties.anyOf[1].type,parentSchema:schema46.properties.webhooks.anyOf[0].additionalProperties.anyOf[1],data:data20};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+var _valid19 = _errs171 === errors;
+valid30 = valid30 || _valid19;
+if(!valid30){
+const err94 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/webhooks/anyOf/0/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.webhooks.anyOf[0].additionalProperties.anyOf,parentSchema:schema46.properties.webhooks.anyOf[0].additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+else {
+errors = _errs124;
+if(vErrors !== null){
+if(_errs124){
+vErrors.length = _errs124;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.webhooks.anyOf[0].type,parentSchema:schema46.properties.webhooks.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+var _valid18 = _errs119 === errors;
+valid27 = valid27 || _valid18;
+const _errs173 = errors;
+if(data19 !== null){
+const err96 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.webhooks.anyOf[1].type,parentSchema:schema46.properties.webhooks.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+var _valid18 = _errs173 === errors;
+valid27 = valid27 || _valid18;
+if(!valid27){
+const err97 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.webhooks.anyOf,parentSchema:schema46.properties.webhooks,data:data19};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+else {
+errors = _errs118;
+if(vErrors !== null){
+if(_errs118){
+vErrors.length = _errs118;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.pipelines !== undefined){
+let data29 = data.pipelines;
+const _errs176 = errors;
+let valid43 = false;
+const _errs177 = errors;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key7 in data29){
+const _errs179 = errors;
+if(typeof key7 === "string"){
+if(func3(key7) < 1){
+const err98 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/anyOf/0/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.pipelines.anyOf[0].propertyNames,data:key7,propertyName:key7};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+}
+var valid44 = _errs179 === errors;
+if(!valid44){
+const err99 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema46.properties.pipelines.anyOf[0].propertyNames,parentSchema:schema46.properties.pipelines.anyOf[0],data:data29};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+for(const key8 in data29){
+let data30 = data29[key8];
+const _errs182 = errors;
+let valid46 = false;
+const _errs183 = errors;
+if(!(validate32(data30, {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+var _valid28 = _errs183 === errors;
+valid46 = valid46 || _valid28;
+const _errs184 = errors;
+if(data30 !== null){
+const err100 = {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/pipelines/anyOf/0/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.pipelines.anyOf[0].additionalProperties.anyOf[1].type,parentSchema:schema46.properties.pipelines.anyOf[0].additionalProperties.anyOf[1],data:data30};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+var _valid28 = _errs184 === errors;
+valid46 = valid46 || _valid28;
+if(!valid46){
+const err101 = {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/pipelines/anyOf/0/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.pipelines.anyOf[0].additionalProperties.anyOf,parentSchema:schema46.properties.pipelines.anyOf[0].additionalProperties,data:data30};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+else {
+errors = _errs182;
+if(vErrors !== null){
+if(_errs182){
+vErrors.length = _errs182;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err102 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.properties.pipelines.anyOf[0].type,parentSchema:schema46.properties.pipelines.anyOf[0],data:data29};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+var _valid27 = _errs177 === errors;
+valid43 = valid43 || _valid27;
+const _errs186 = errors;
+if(data29 !== null){
+const err103 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.pipelines.anyOf[1].type,parentSchema:schema46.properties.pipelines.anyOf[1],data:data29};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+var _valid27 = _errs186 === errors;
+valid43 = valid43 || _valid27;
+if(!valid43){
+const err104 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.pipelines.anyOf,parentSchema:schema46.properties.pipelines,data:data29};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+else {
+errors = _errs176;
+if(vErrors !== null){
+if(_errs176){
+vErrors.length = _errs176;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.checkout_keys !== undefined){
+let data31 = data.checkout_keys;
+const _errs189 = errors;
+let valid47 = false;
+const _errs190 = errors;
+if(Array.isArray(data31)){
+const len2 = data31.length;
+for(let i4=0; i4<len2; i4++){
+let data32 = data31[i4];
+if(!((data32 === "deploy-key") || (data32 === "user-key"))){
+const err105 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values",schema:schema57.enum,parentSchema:schema57,data:data32};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+let i5 = data31.length;
+let j2;
+if(i5 > 1){
+outer1:
+for(;i5--;){
+for(j2 = i5; j2--;){
+if(func0(data31[i5], data31[j2])){
+const err106 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/anyOf/0/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema46.properties.checkout_keys.anyOf[0],data:data31};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+break outer1;
+}
+}
+}
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema46.properties.checkout_keys.anyOf[0].type,parentSchema:schema46.properties.checkout_keys.anyOf[0],data:data31};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+var _valid29 = _errs190 === errors;
+valid47 = valid47 || _valid29;
+const _errs194 = errors;
+if(data31 !== null){
+const err108 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema46.properties.checkout_keys.anyOf[1].type,parentSchema:schema46.properties.checkout_keys.anyOf[1],data:data31};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+var _valid29 = _errs194 === errors;
+valid47 = valid47 || _valid29;
+if(!valid47){
+const err109 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema46.properties.checkout_keys.anyOf,parentSchema:schema46.properties.checkout_keys,data:data31};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+else {
+errors = _errs189;
+if(vErrors !== null){
+if(_errs189){
+vErrors.length = _errs189;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.extends !== undefined){
+let data33 = data.extends;
+if(Array.isArray(data33)){
+if(data33.length < 1){
+const err110 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema46.properties.extends,data:data33};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+const len3 = data33.length;
+for(let i6=0; i6<len3; i6++){
+let data34 = data33[i6];
+if(typeof data34 === "string"){
+if(func3(data34) < 1){
+const err111 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.extends.items,data:data34};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+else {
+const err112 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.extends.items.type,parentSchema:schema46.properties.extends.items,data:data34};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+}
+else {
+const err113 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema46.properties.extends.type,parentSchema:schema46.properties.extends,data:data33};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+}
+}
+else {
+const err114 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema58 = {"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema59 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
+const schema61 = {"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
+const schema62 = {"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}};
+const schema63 = {"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
+const schema65 = {"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
+const schema66 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -497,7 +5816,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.event === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event"},message:"must have required property '"+"event"+"'",schema:schema48.required,parentSchema:schema48,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event"},message:"must have required property '"+"event"+"'",schema:schema65.required,parentSchema:schema65,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -508,7 +5827,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "is_disabled")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "event")) || (key0 === "parameters"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema48,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema65,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -522,7 +5841,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema48.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema65.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -533,7 +5852,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.id.type,parentSchema:schema48.properties.id,data:data0};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.id.type,parentSchema:schema65.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -546,7 +5865,7 @@ errors++;
 if(data.is_disabled !== undefined){
 let data1 = data.is_disabled;
 if(typeof data1 !== "boolean"){
-const err4 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.is_disabled.type,parentSchema:schema48.properties.is_disabled,data:data1};
+const err4 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema65.properties.is_disabled.type,parentSchema:schema65.properties.is_disabled,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -561,7 +5880,7 @@ let data2 = data.config;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 if(!(key1 === "ref")){
-const err5 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data:data2};
+const err5 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema66,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -575,7 +5894,7 @@ if(data2.ref !== undefined){
 let data3 = data2.ref;
 if(typeof data3 === "string"){
 if(func3(data3) < 1){
-const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema49.properties.ref,data:data3};
+const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema66.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -586,7 +5905,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.ref.type,parentSchema:schema49.properties.ref,data:data3};
+const err7 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.properties.ref.type,parentSchema:schema66.properties.ref,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -598,7 +5917,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data:data2};
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema66.type,parentSchema:schema66,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -613,7 +5932,7 @@ let data4 = data.checkout;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key2 in data4){
 if(!(key2 === "ref")){
-const err9 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data:data4};
+const err9 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema66,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -627,7 +5946,7 @@ if(data4.ref !== undefined){
 let data5 = data4.ref;
 if(typeof data5 === "string"){
 if(func3(data5) < 1){
-const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema49.properties.ref,data:data5};
+const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema66.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -638,7 +5957,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.ref.type,parentSchema:schema49.properties.ref,data:data5};
+const err11 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolder/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.properties.ref.type,parentSchema:schema66.properties.ref,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -650,7 +5969,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data:data4};
+const err12 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolder/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema66.type,parentSchema:schema66,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -706,7 +6025,7 @@ if(_valid0){
 const _errs24 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.vcs === undefined){
-const err15 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema48.properties.event.allOf[0].then.required,parentSchema:schema48.properties.event.allOf[0].then,data:data6};
+const err15 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema65.properties.event.allOf[0].then.required,parentSchema:schema65.properties.event.allOf[0].then,data:data6};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -720,7 +6039,7 @@ var _valid0 = _errs24 === errors;
 valid6 = _valid0;
 }
 if(!valid6){
-const err16 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema48.properties.event.allOf[0].if,parentSchema:schema48.properties.event.allOf[0],data:data6};
+const err16 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema65.properties.event.allOf[0].if,parentSchema:schema65.properties.event.allOf[0],data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -773,7 +6092,7 @@ if(_valid1){
 const _errs29 = errors;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.schedule === undefined){
-const err19 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/then/required",keyword:"required",params:{missingProperty: "schedule"},message:"must have required property '"+"schedule"+"'",schema:schema48.properties.event.allOf[1].then.required,parentSchema:schema48.properties.event.allOf[1].then,data:data6};
+const err19 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/then/required",keyword:"required",params:{missingProperty: "schedule"},message:"must have required property '"+"schedule"+"'",schema:schema65.properties.event.allOf[1].then.required,parentSchema:schema65.properties.event.allOf[1].then,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -787,7 +6106,7 @@ var _valid1 = _errs29 === errors;
 valid8 = _valid1;
 }
 if(!valid8){
-const err20 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema48.properties.event.allOf[1].if,parentSchema:schema48.properties.event.allOf[1],data:data6};
+const err20 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema65.properties.event.allOf[1].if,parentSchema:schema65.properties.event.allOf[1],data:data6};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -798,7 +6117,7 @@ errors++;
 }
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.type === undefined){
-const err21 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema48.properties.event.required,parentSchema:schema48.properties.event,data:data6};
+const err21 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema65.properties.event.required,parentSchema:schema65.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -809,7 +6128,7 @@ errors++;
 }
 for(const key3 in data6){
 if(!(((((key3 === "type") || (key3 === "vcs")) || (key3 === "webhook")) || (key3 === "schedule")) || (key3 === "filter"))){
-const err22 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event,data:data6};
+const err22 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema65.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -822,7 +6141,7 @@ errors++;
 if(data6.type !== undefined){
 let data9 = data6.type;
 if(!(((data9 === "vcs") || (data9 === "webhook")) || (data9 === "schedule"))){
-const err23 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema48.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.event.properties.type.enum,parentSchema:schema48.properties.event.properties.type,data:data9};
+const err23 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema65.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema65.properties.event.properties.type.enum,parentSchema:schema65.properties.event.properties.type,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -836,7 +6155,7 @@ if(data6.vcs !== undefined){
 let data10 = data6.vcs;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.provider === undefined){
-const err24 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+const err24 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema63.required,parentSchema:schema63,data:data10};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -846,7 +6165,7 @@ vErrors.push(err24);
 errors++;
 }
 if(data10.repo_id === undefined){
-const err25 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+const err25 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema63.required,parentSchema:schema63,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -856,7 +6175,7 @@ vErrors.push(err25);
 errors++;
 }
 if(data10.repo_full_name === undefined){
-const err26 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema46.required,parentSchema:schema46,data:data10};
+const err26 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema63.required,parentSchema:schema63,data:data10};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -867,7 +6186,7 @@ errors++;
 }
 for(const key4 in data10){
 if(!(((key4 === "provider") || (key4 === "repo_id")) || (key4 === "repo_full_name"))){
-const err27 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data10};
+const err27 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema63,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -881,7 +6200,7 @@ if(data10.provider !== undefined){
 let data11 = data10.provider;
 if(typeof data11 === "string"){
 if(func3(data11) < 1){
-const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.provider,data:data11};
+const err28 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -892,7 +6211,7 @@ errors++;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.provider.type,parentSchema:schema46.properties.provider,data:data11};
+const err29 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.provider.type,parentSchema:schema63.properties.provider,data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -906,7 +6225,7 @@ if(data10.repo_id !== undefined){
 let data12 = data10.repo_id;
 if(typeof data12 === "string"){
 if(func3(data12) < 1){
-const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_id,data:data12};
+const err30 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -917,7 +6236,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_id.type,parentSchema:schema46.properties.repo_id,data:data12};
+const err31 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.repo_id.type,parentSchema:schema63.properties.repo_id,data:data12};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -931,7 +6250,7 @@ if(data10.repo_full_name !== undefined){
 let data13 = data10.repo_full_name;
 if(typeof data13 === "string"){
 if(func3(data13) < 1){
-const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_full_name,data:data13};
+const err32 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -942,7 +6261,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_full_name.type,parentSchema:schema46.properties.repo_full_name,data:data13};
+const err33 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.repo_full_name.type,parentSchema:schema63.properties.repo_full_name,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -954,7 +6273,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data10};
+const err34 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema63.type,parentSchema:schema63,data:data10};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -969,7 +6288,7 @@ let data14 = data6.webhook;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 for(const key5 in data14){
 if(!((key5 === "source") || (key5 === "secret"))){
-const err35 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.webhook,data:data14};
+const err35 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema65.properties.event.properties.webhook,data:data14};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -983,7 +6302,7 @@ if(data14.source !== undefined){
 let data15 = data14.source;
 if(typeof data15 === "string"){
 if(func3(data15) < 1){
-const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.webhook.properties.source,data:data15};
+const err36 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema65.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -994,7 +6313,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.webhook.properties.source.type,parentSchema:schema48.properties.event.properties.webhook.properties.source,data:data15};
+const err37 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.event.properties.webhook.properties.source.type,parentSchema:schema65.properties.event.properties.webhook.properties.source,data:data15};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1008,7 +6327,7 @@ if(data14.secret !== undefined){
 let data16 = data14.secret;
 if(typeof data16 === "string"){
 if(func3(data16) < 1){
-const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.webhook.properties.secret,data:data16};
+const err38 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema65.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1019,7 +6338,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.webhook.properties.secret.type,parentSchema:schema48.properties.event.properties.webhook.properties.secret,data:data16};
+const err39 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.event.properties.webhook.properties.secret.type,parentSchema:schema65.properties.event.properties.webhook.properties.secret,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1031,7 +6350,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.webhook.type,parentSchema:schema48.properties.event.properties.webhook,data:data14};
+const err40 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.properties.event.properties.webhook.type,parentSchema:schema65.properties.event.properties.webhook,data:data14};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1045,7 +6364,7 @@ if(data6.schedule !== undefined){
 let data17 = data6.schedule;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.cron_expression === undefined){
-const err41 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/required",keyword:"required",params:{missingProperty: "cron_expression"},message:"must have required property '"+"cron_expression"+"'",schema:schema48.properties.event.properties.schedule.required,parentSchema:schema48.properties.event.properties.schedule,data:data17};
+const err41 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/required",keyword:"required",params:{missingProperty: "cron_expression"},message:"must have required property '"+"cron_expression"+"'",schema:schema65.properties.event.properties.schedule.required,parentSchema:schema65.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1056,7 +6375,7 @@ errors++;
 }
 for(const key6 in data17){
 if(!((key6 === "cron_expression") || (key6 === "attribution_actor"))){
-const err42 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.schedule,data:data17};
+const err42 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema65.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1069,8 +6388,8 @@ errors++;
 if(data17.cron_expression !== undefined){
 let data18 = data17.cron_expression;
 if(typeof data18 === "string"){
-if(!pattern13.test(data18)){
-const err43 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema48.properties.event.properties.schedule.properties.cron_expression,data:data18};
+if(!pattern15.test(data18)){
+const err43 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema65.properties.event.properties.schedule.properties.cron_expression,data:data18};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1081,7 +6400,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema48.properties.event.properties.schedule.properties.cron_expression,data:data18};
+const err44 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema65.properties.event.properties.schedule.properties.cron_expression,data:data18};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1094,7 +6413,7 @@ errors++;
 if(data17.attribution_actor !== undefined){
 let data19 = data17.attribution_actor;
 if(!((data19 === "system") || (data19 === "current"))){
-const err45 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema48.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema48.properties.event.properties.schedule.properties.attribution_actor,data:data19};
+const err45 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema65.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema65.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema65.properties.event.properties.schedule.properties.attribution_actor,data:data19};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1106,7 +6425,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.schedule.type,parentSchema:schema48.properties.event.properties.schedule,data:data17};
+const err46 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.properties.event.properties.schedule.type,parentSchema:schema65.properties.event.properties.schedule,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1121,7 +6440,7 @@ let data20 = data6.filter;
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 for(const key7 in data20){
 if(!((key7 === "preset") || (key7 === "rules"))){
-const err47 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.filter,data:data20};
+const err47 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema65.properties.event.properties.filter,data:data20};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1134,7 +6453,7 @@ errors++;
 if(data20.preset !== undefined){
 let data21 = data20.preset;
 if(!((((((((((((data21 === "all-pushes") || (data21 === "only-tags")) || (data21 === "default-branch-pushes")) || (data21 === "only-build-prs")) || (data21 === "only-open-prs")) || (data21 === "only-labeled-prs")) || (data21 === "only-merged-prs")) || (data21 === "only-ready-for-review-prs")) || (data21 === "only-branch-delete")) || (data21 === "only-build-pushes-to-non-draft-prs")) || (data21 === "only-merged-or-closed-prs")) || (data21 === "pr-comment-equals-run-ci"))){
-const err48 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema48.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.event.properties.filter.properties.preset.enum,parentSchema:schema48.properties.event.properties.filter.properties.preset,data:data21};
+const err48 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema65.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema65.properties.event.properties.filter.properties.preset.enum,parentSchema:schema65.properties.event.properties.filter.properties.preset,data:data21};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1152,7 +6471,7 @@ for(let i0=0; i0<len0; i0++){
 let data23 = data22[i0];
 if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.rule === undefined){
-const err49 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema48.properties.event.properties.filter.properties.rules.items.required,parentSchema:schema48.properties.event.properties.filter.properties.rules.items,data:data23};
+const err49 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema65.properties.event.properties.filter.properties.rules.items.required,parentSchema:schema65.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1163,7 +6482,7 @@ errors++;
 }
 for(const key8 in data23){
 if(!(((key8 === "event_type") || (key8 === "rule")) || (key8 === "event_ref"))){
-const err50 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.event.properties.filter.properties.rules.items,data:data23};
+const err50 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema65.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1177,7 +6496,7 @@ if(data23.event_type !== undefined){
 let data24 = data23.event_type;
 if(typeof data24 === "string"){
 if(func3(data24) < 1){
-const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
+const err51 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema65.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1188,7 +6507,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
+const err52 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema65.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data24};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1202,7 +6521,7 @@ if(data23.rule !== undefined){
 let data25 = data23.rule;
 if(typeof data25 === "string"){
 if(func3(data25) < 1){
-const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
+const err53 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema65.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1213,7 +6532,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
+const err54 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema65.properties.event.properties.filter.properties.rules.items.properties.rule,data:data25};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1227,7 +6546,7 @@ if(data23.event_ref !== undefined){
 let data26 = data23.event_ref;
 if(typeof data26 === "string"){
 if(func3(data26) < 1){
-const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
+const err55 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema65.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1238,7 +6557,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
+const err56 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema65.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data26};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1250,7 +6569,7 @@ errors++;
 }
 }
 else {
-const err57 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema48.properties.event.properties.filter.properties.rules.items,data:data23};
+const err57 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema65.properties.event.properties.filter.properties.rules.items,data:data23};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1262,7 +6581,7 @@ errors++;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.event.properties.filter.properties.rules.type,parentSchema:schema48.properties.event.properties.filter.properties.rules,data:data22};
+const err58 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema65.properties.event.properties.filter.properties.rules.type,parentSchema:schema65.properties.event.properties.filter.properties.rules,data:data22};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1274,7 +6593,7 @@ errors++;
 }
 }
 else {
-const err59 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.properties.filter.type,parentSchema:schema48.properties.event.properties.filter,data:data20};
+const err59 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.properties.event.properties.filter.type,parentSchema:schema65.properties.event.properties.filter,data:data20};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1286,7 +6605,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.event.type,parentSchema:schema48.properties.event,data:data6};
+const err60 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.properties.event.type,parentSchema:schema65.properties.event,data:data6};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1302,7 +6621,7 @@ if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 for(const key9 in data27){
 let data28 = data27[key9];
 if(((typeof data28 !== "string") && (!((typeof data28 == "number") && (isFinite(data28))))) && (typeof data28 !== "boolean")){
-const err61 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema48.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema48.properties.parameters.additionalProperties.type,parentSchema:schema48.properties.parameters.additionalProperties,data:data28};
+const err61 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema65.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema65.properties.parameters.additionalProperties.type,parentSchema:schema65.properties.parameters.additionalProperties,data:data28};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1314,7 +6633,7 @@ errors++;
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.parameters.type,parentSchema:schema48.properties.parameters,data:data27};
+const err62 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.properties.parameters.type,parentSchema:schema65.properties.parameters,data:data27};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1326,7 +6645,7 @@ errors++;
 }
 }
 else {
-const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema65.type,parentSchema:schema65,data};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1335,16 +6654,16 @@ vErrors.push(err63);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1353,7 +6672,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.config === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "config"},message:"must have required property '"+"config"+"'",schema:schema45.required,parentSchema:schema45,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "config"},message:"must have required property '"+"config"+"'",schema:schema62.required,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1364,7 +6683,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "description")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "triggers"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1378,7 +6697,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema45.properties.id,data:data0};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema62.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1389,7 +6708,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.id.type,parentSchema:schema45.properties.id,data:data0};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema62.properties.id.type,parentSchema:schema62.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1402,7 +6721,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.description.type,parentSchema:schema45.properties.description,data:data1};
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema62.properties.description.type,parentSchema:schema62.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1458,7 +6777,7 @@ if(_valid0){
 const _errs12 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.vcs === undefined){
-const err7 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema45.properties.config.allOf[0].then.required,parentSchema:schema45.properties.config.allOf[0].then,data:data2};
+const err7 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/then/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema62.properties.config.allOf[0].then.required,parentSchema:schema62.properties.config.allOf[0].then,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1472,7 +6791,7 @@ var _valid0 = _errs12 === errors;
 valid2 = _valid0;
 }
 if(!valid2){
-const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema45.properties.config.allOf[0].if,parentSchema:schema45.properties.config.allOf[0],data:data2};
+const err8 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema62.properties.config.allOf[0].if,parentSchema:schema62.properties.config.allOf[0],data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1525,7 +6844,7 @@ if(_valid1){
 const _errs17 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.hosted === undefined){
-const err11 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/then/required",keyword:"required",params:{missingProperty: "hosted"},message:"must have required property '"+"hosted"+"'",schema:schema45.properties.config.allOf[1].then.required,parentSchema:schema45.properties.config.allOf[1].then,data:data2};
+const err11 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/then/required",keyword:"required",params:{missingProperty: "hosted"},message:"must have required property '"+"hosted"+"'",schema:schema62.properties.config.allOf[1].then.required,parentSchema:schema62.properties.config.allOf[1].then,data:data2};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1539,7 +6858,7 @@ var _valid1 = _errs17 === errors;
 valid4 = _valid1;
 }
 if(!valid4){
-const err12 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema45.properties.config.allOf[1].if,parentSchema:schema45.properties.config.allOf[1],data:data2};
+const err12 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema62.properties.config.allOf[1].if,parentSchema:schema62.properties.config.allOf[1],data:data2};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1550,7 +6869,7 @@ errors++;
 }
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.type === undefined){
-const err13 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema45.properties.config.required,parentSchema:schema45.properties.config,data:data2};
+const err13 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema62.properties.config.required,parentSchema:schema62.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1560,7 +6879,7 @@ vErrors.push(err13);
 errors++;
 }
 if(data2.file_path === undefined){
-const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'",schema:schema45.properties.config.required,parentSchema:schema45.properties.config,data:data2};
+const err14 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'",schema:schema62.properties.config.required,parentSchema:schema62.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1571,7 +6890,7 @@ errors++;
 }
 for(const key1 in data2){
 if(!(((((key1 === "type") || (key1 === "file_path")) || (key1 === "file_type")) || (key1 === "vcs")) || (key1 === "hosted"))){
-const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.config,data:data2};
+const err15 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema62.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1584,7 +6903,7 @@ errors++;
 if(data2.type !== undefined){
 let data5 = data2.type;
 if(!((data5 === "vcs") || (data5 === "hosted"))){
-const err16 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema45.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.config.properties.type.enum,parentSchema:schema45.properties.config.properties.type,data:data5};
+const err16 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema62.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema62.properties.config.properties.type.enum,parentSchema:schema62.properties.config.properties.type,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1598,7 +6917,7 @@ if(data2.file_path !== undefined){
 let data6 = data2.file_path;
 if(typeof data6 === "string"){
 if(func3(data6) < 1){
-const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.config.properties.file_path,data:data6};
+const err17 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema62.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1609,7 +6928,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.config.properties.file_path.type,parentSchema:schema45.properties.config.properties.file_path,data:data6};
+const err18 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema62.properties.config.properties.file_path.type,parentSchema:schema62.properties.config.properties.file_path,data:data6};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1623,7 +6942,7 @@ if(data2.file_type !== undefined){
 let data7 = data2.file_type;
 if(typeof data7 === "string"){
 if(func3(data7) < 1){
-const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.config.properties.file_type,data:data7};
+const err19 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema62.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1634,7 +6953,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.config.properties.file_type.type,parentSchema:schema45.properties.config.properties.file_type,data:data7};
+const err20 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema62.properties.config.properties.file_type.type,parentSchema:schema62.properties.config.properties.file_type,data:data7};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1648,7 +6967,7 @@ if(data2.vcs !== undefined){
 let data8 = data2.vcs;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.provider === undefined){
-const err21 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
+const err21 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema63.required,parentSchema:schema63,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1658,7 +6977,7 @@ vErrors.push(err21);
 errors++;
 }
 if(data8.repo_id === undefined){
-const err22 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
+const err22 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema63.required,parentSchema:schema63,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1668,7 +6987,7 @@ vErrors.push(err22);
 errors++;
 }
 if(data8.repo_full_name === undefined){
-const err23 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema46.required,parentSchema:schema46,data:data8};
+const err23 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema63.required,parentSchema:schema63,data:data8};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1679,7 +6998,7 @@ errors++;
 }
 for(const key2 in data8){
 if(!(((key2 === "provider") || (key2 === "repo_id")) || (key2 === "repo_full_name"))){
-const err24 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data8};
+const err24 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema63,data:data8};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1693,7 +7012,7 @@ if(data8.provider !== undefined){
 let data9 = data8.provider;
 if(typeof data9 === "string"){
 if(func3(data9) < 1){
-const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.provider,data:data9};
+const err25 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1704,7 +7023,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.provider.type,parentSchema:schema46.properties.provider,data:data9};
+const err26 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.provider.type,parentSchema:schema63.properties.provider,data:data9};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1718,7 +7037,7 @@ if(data8.repo_id !== undefined){
 let data10 = data8.repo_id;
 if(typeof data10 === "string"){
 if(func3(data10) < 1){
-const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_id,data:data10};
+const err27 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1729,7 +7048,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_id.type,parentSchema:schema46.properties.repo_id,data:data10};
+const err28 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.repo_id.type,parentSchema:schema63.properties.repo_id,data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1743,7 +7062,7 @@ if(data8.repo_full_name !== undefined){
 let data11 = data8.repo_full_name;
 if(typeof data11 === "string"){
 if(func3(data11) < 1){
-const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_full_name,data:data11};
+const err29 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1754,7 +7073,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_full_name.type,parentSchema:schema46.properties.repo_full_name,data:data11};
+const err30 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.repo_full_name.type,parentSchema:schema63.properties.repo_full_name,data:data11};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1766,7 +7085,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data8};
+const err31 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema63.type,parentSchema:schema63,data:data8};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1780,7 +7099,7 @@ if(data2.hosted !== undefined){
 let data12 = data2.hosted;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.provider === undefined){
-const err32 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema45.properties.config.properties.hosted.required,parentSchema:schema45.properties.config.properties.hosted,data:data12};
+const err32 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema62.properties.config.properties.hosted.required,parentSchema:schema62.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1791,7 +7110,7 @@ errors++;
 }
 for(const key3 in data12){
 if(!(key3 === "provider")){
-const err33 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.config.properties.hosted,data:data12};
+const err33 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema62.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1805,7 +7124,7 @@ if(data12.provider !== undefined){
 let data13 = data12.provider;
 if(typeof data13 === "string"){
 if(func3(data13) < 1){
-const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.config.properties.hosted.properties.provider,data:data13};
+const err34 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema62.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1816,7 +7135,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.config.properties.hosted.properties.provider.type,parentSchema:schema45.properties.config.properties.hosted.properties.provider,data:data13};
+const err35 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema62.properties.config.properties.hosted.properties.provider.type,parentSchema:schema62.properties.config.properties.hosted.properties.provider,data:data13};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1828,7 +7147,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.config.properties.hosted.type,parentSchema:schema45.properties.config.properties.hosted,data:data12};
+const err36 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.properties.config.properties.hosted.type,parentSchema:schema62.properties.config.properties.hosted,data:data12};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1840,7 +7159,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.config.type,parentSchema:schema45.properties.config,data:data2};
+const err37 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.properties.config.type,parentSchema:schema62.properties.config,data:data2};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1854,7 +7173,7 @@ if(data.checkout !== undefined){
 let data14 = data.checkout;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.vcs === undefined){
-const err38 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema45.properties.checkout.required,parentSchema:schema45.properties.checkout,data:data14};
+const err38 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "vcs"},message:"must have required property '"+"vcs"+"'",schema:schema62.properties.checkout.required,parentSchema:schema62.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1865,7 +7184,7 @@ errors++;
 }
 for(const key4 in data14){
 if(!(key4 === "vcs")){
-const err39 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema45.properties.checkout,data:data14};
+const err39 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema62.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1879,7 +7198,7 @@ if(data14.vcs !== undefined){
 let data15 = data14.vcs;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.provider === undefined){
-const err40 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema46.required,parentSchema:schema46,data:data15};
+const err40 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema63.required,parentSchema:schema63,data:data15};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1889,7 +7208,7 @@ vErrors.push(err40);
 errors++;
 }
 if(data15.repo_id === undefined){
-const err41 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema46.required,parentSchema:schema46,data:data15};
+const err41 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_id"},message:"must have required property '"+"repo_id"+"'",schema:schema63.required,parentSchema:schema63,data:data15};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1899,7 +7218,7 @@ vErrors.push(err41);
 errors++;
 }
 if(data15.repo_full_name === undefined){
-const err42 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema46.required,parentSchema:schema46,data:data15};
+const err42 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/required",keyword:"required",params:{missingProperty: "repo_full_name"},message:"must have required property '"+"repo_full_name"+"'",schema:schema63.required,parentSchema:schema63,data:data15};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1910,7 +7229,7 @@ errors++;
 }
 for(const key5 in data15){
 if(!(((key5 === "provider") || (key5 === "repo_id")) || (key5 === "repo_full_name"))){
-const err43 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data:data15};
+const err43 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema63,data:data15};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1924,7 +7243,7 @@ if(data15.provider !== undefined){
 let data16 = data15.provider;
 if(typeof data16 === "string"){
 if(func3(data16) < 1){
-const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.provider,data:data16};
+const err44 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1935,7 +7254,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.provider.type,parentSchema:schema46.properties.provider,data:data16};
+const err45 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepo/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.provider.type,parentSchema:schema63.properties.provider,data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1949,7 +7268,7 @@ if(data15.repo_id !== undefined){
 let data17 = data15.repo_id;
 if(typeof data17 === "string"){
 if(func3(data17) < 1){
-const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_id,data:data17};
+const err46 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1960,7 +7279,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_id.type,parentSchema:schema46.properties.repo_id,data:data17};
+const err47 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepo/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.repo_id.type,parentSchema:schema63.properties.repo_id,data:data17};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1974,7 +7293,7 @@ if(data15.repo_full_name !== undefined){
 let data18 = data15.repo_full_name;
 if(typeof data18 === "string"){
 if(func3(data18) < 1){
-const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46.properties.repo_full_name,data:data18};
+const err48 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema63.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1985,7 +7304,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.repo_full_name.type,parentSchema:schema46.properties.repo_full_name,data:data18};
+const err49 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepo/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema63.properties.repo_full_name.type,parentSchema:schema63.properties.repo_full_name,data:data18};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1997,7 +7316,7 @@ errors++;
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data:data15};
+const err50 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema63.type,parentSchema:schema63,data:data15};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2009,7 +7328,7 @@ errors++;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.checkout.type,parentSchema:schema45.properties.checkout,data:data14};
+const err51 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.properties.checkout.type,parentSchema:schema62.properties.checkout,data:data14};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2026,7 +7345,7 @@ for(const key6 in data19){
 const _errs54 = errors;
 if(typeof key6 === "string"){
 if(func3(key6) < 1){
-const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45.properties.triggers.propertyNames,data:key6,propertyName:key6};
+const err52 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema62.properties.triggers.propertyNames,data:key6,propertyName:key6};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2038,7 +7357,7 @@ errors++;
 }
 var valid13 = _errs54 === errors;
 if(!valid13){
-const err53 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema45.properties.triggers.propertyNames,parentSchema:schema45.properties.triggers,data:data19};
+const err53 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema62.properties.triggers.propertyNames,parentSchema:schema62.properties.triggers,data:data19};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2049,14 +7368,14 @@ errors++;
 }
 }
 for(const key7 in data19){
-if(!(validate28(data19[key7], {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key7,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate39(data19[key7], {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key7,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.properties.triggers.type,parentSchema:schema45.properties.triggers,data:data19};
+const err54 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.properties.triggers.type,parentSchema:schema62.properties.triggers,data:data19};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2068,7 +7387,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
+const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.type,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -2077,16 +7396,16 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2096,7 +7415,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((((key0 === "create") || (key0 === "delete")) || (key0 === "settings")) || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema58,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2109,7 +7428,7 @@ errors++;
 if(data.create !== undefined){
 let data0 = data.create;
 if(typeof data0 !== "boolean"){
-const err1 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema41.properties.create.type,parentSchema:schema41.properties.create,data:data0};
+const err1 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema58.properties.create.type,parentSchema:schema58.properties.create,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2122,7 +7441,7 @@ errors++;
 if(data.delete !== undefined){
 let data1 = data.delete;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema41.properties.delete.type,parentSchema:schema41.properties.delete,data:data1};
+const err2 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema58.properties.delete.type,parentSchema:schema58.properties.delete,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2136,8 +7455,8 @@ if(data.settings !== undefined){
 let data2 = data.settings;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
-if(!(func1.call(schema42.properties, key1))){
-const err3 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema42,data:data2};
+if(!(func1.call(schema59.properties, key1))){
+const err3 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema59,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2150,7 +7469,7 @@ errors++;
 if(data2.enable_ai_error_summarization !== undefined){
 let data3 = data2.enable_ai_error_summarization;
 if(typeof data3 !== "boolean"){
-const err4 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_ai_error_summarization.type,parentSchema:schema42.properties.enable_ai_error_summarization,data:data3};
+const err4 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettings/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.enable_ai_error_summarization.type,parentSchema:schema59.properties.enable_ai_error_summarization,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2163,7 +7482,7 @@ errors++;
 if(data2.enable_unversioned_config !== undefined){
 let data4 = data2.enable_unversioned_config;
 if(typeof data4 !== "boolean"){
-const err5 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_unversioned_config.type,parentSchema:schema42.properties.enable_unversioned_config,data:data4};
+const err5 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettings/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.enable_unversioned_config.type,parentSchema:schema59.properties.enable_unversioned_config,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2176,7 +7495,7 @@ errors++;
 if(data2.enable_auto_cancel_redundant_workflows !== undefined){
 let data5 = data2.enable_auto_cancel_redundant_workflows;
 if(typeof data5 !== "boolean"){
-const err6 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema42.properties.enable_auto_cancel_redundant_workflows,data:data5};
+const err6 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettings/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema59.properties.enable_auto_cancel_redundant_workflows,data:data5};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2189,7 +7508,7 @@ errors++;
 if(data2.enable_building_fork_prs !== undefined){
 let data6 = data2.enable_building_fork_prs;
 if(typeof data6 !== "boolean"){
-const err7 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_building_fork_prs.type,parentSchema:schema42.properties.enable_building_fork_prs,data:data6};
+const err7 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettings/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.enable_building_fork_prs.type,parentSchema:schema59.properties.enable_building_fork_prs,data:data6};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2202,7 +7521,7 @@ errors++;
 if(data2.is_build_prs_only !== undefined){
 let data7 = data2.is_build_prs_only;
 if(typeof data7 !== "boolean"){
-const err8 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_build_prs_only.type,parentSchema:schema42.properties.is_build_prs_only,data:data7};
+const err8 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettings/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.is_build_prs_only.type,parentSchema:schema59.properties.is_build_prs_only,data:data7};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2215,7 +7534,7 @@ errors++;
 if(data2.is_ssh_disabled !== undefined){
 let data8 = data2.is_ssh_disabled;
 if(typeof data8 !== "boolean"){
-const err9 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_ssh_disabled.type,parentSchema:schema42.properties.is_ssh_disabled,data:data8};
+const err9 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettings/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.is_ssh_disabled.type,parentSchema:schema59.properties.is_ssh_disabled,data:data8};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2228,7 +7547,7 @@ errors++;
 if(data2.is_running_disabled !== undefined){
 let data9 = data2.is_running_disabled;
 if(typeof data9 !== "boolean"){
-const err10 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_running_disabled.type,parentSchema:schema42.properties.is_running_disabled,data:data9};
+const err10 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettings/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.is_running_disabled.type,parentSchema:schema59.properties.is_running_disabled,data:data9};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2241,7 +7560,7 @@ errors++;
 if(data2.can_pass_secrets_to_fork_pr_jobs !== undefined){
 let data10 = data2.can_pass_secrets_to_fork_pr_jobs;
 if(typeof data10 !== "boolean"){
-const err11 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema42.properties.can_pass_secrets_to_fork_pr_jobs,data:data10};
+const err11 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettings/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema59.properties.can_pass_secrets_to_fork_pr_jobs,data:data10};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2254,7 +7573,7 @@ errors++;
 if(data2.is_oss !== undefined){
 let data11 = data2.is_oss;
 if(typeof data11 !== "boolean"){
-const err12 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_oss.type,parentSchema:schema42.properties.is_oss,data:data11};
+const err12 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettings/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.is_oss.type,parentSchema:schema59.properties.is_oss,data:data11};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2267,7 +7586,7 @@ errors++;
 if(data2.can_set_github_status !== undefined){
 let data12 = data2.can_set_github_status;
 if(typeof data12 !== "boolean"){
-const err13 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.can_set_github_status.type,parentSchema:schema42.properties.can_set_github_status,data:data12};
+const err13 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettings/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.can_set_github_status.type,parentSchema:schema59.properties.can_set_github_status,data:data12};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2280,7 +7599,7 @@ errors++;
 if(data2.enable_dynamic_config !== undefined){
 let data13 = data2.enable_dynamic_config;
 if(typeof data13 !== "boolean"){
-const err14 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.enable_dynamic_config.type,parentSchema:schema42.properties.enable_dynamic_config,data:data13};
+const err14 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettings/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.enable_dynamic_config.type,parentSchema:schema59.properties.enable_dynamic_config,data:data13};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2293,7 +7612,7 @@ errors++;
 if(data2.is_admin_required_for_writing_settings !== undefined){
 let data14 = data2.is_admin_required_for_writing_settings;
 if(typeof data14 !== "boolean"){
-const err15 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema42.properties.is_admin_required_for_writing_settings.type,parentSchema:schema42.properties.is_admin_required_for_writing_settings,data:data14};
+const err15 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettings/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema59.properties.is_admin_required_for_writing_settings.type,parentSchema:schema59.properties.is_admin_required_for_writing_settings,data:data14};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2311,7 +7630,7 @@ for(let i0=0; i0<len0; i0++){
 let data16 = data15[i0];
 if(typeof data16 === "string"){
 if(func3(data16) < 1){
-const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data16};
+const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema59.properties.pr_only_branch_overrides.items,data:data16};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2322,7 +7641,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.pr_only_branch_overrides.items.type,parentSchema:schema42.properties.pr_only_branch_overrides.items,data:data16};
+const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.properties.pr_only_branch_overrides.items.type,parentSchema:schema59.properties.pr_only_branch_overrides.items,data:data16};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2343,7 +7662,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err18 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema42.properties.pr_only_branch_overrides,data:data15};
+const err18 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema59.properties.pr_only_branch_overrides,data:data15};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2358,7 +7677,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema42.properties.pr_only_branch_overrides.type,parentSchema:schema42.properties.pr_only_branch_overrides,data:data15};
+const err19 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettings/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema59.properties.pr_only_branch_overrides.type,parentSchema:schema59.properties.pr_only_branch_overrides,data:data15};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2370,7 +7689,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data2};
+const err20 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettings/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema59.type,parentSchema:schema59,data:data2};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2387,7 +7706,7 @@ for(const key2 in data17){
 const _errs41 = errors;
 if(typeof key2 === "string"){
 if(!pattern6.test(key2)){
-const err21 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema38.propertyNames,data:key2,propertyName:key2};
+const err21 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema42.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2399,7 +7718,7 @@ errors++;
 }
 var valid7 = _errs41 === errors;
 if(!valid7){
-const err22 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema38.propertyNames,parentSchema:schema38,data:data17};
+const err22 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema42.propertyNames,parentSchema:schema42,data:data17};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2413,7 +7732,7 @@ for(const key3 in data17){
 let data18 = data17[key3];
 if(typeof data18 === "string"){
 if(func3(data18) < 1){
-const err23 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.additionalProperties,data:data18};
+const err23 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema42.additionalProperties,data:data18};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2424,7 +7743,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema38.additionalProperties.type,parentSchema:schema38.additionalProperties,data:data18};
+const err24 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMap/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.additionalProperties.type,parentSchema:schema42.additionalProperties,data:data18};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2436,7 +7755,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data:data17};
+const err25 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMap/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data:data17};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2453,7 +7772,7 @@ for(const key4 in data19){
 const _errs47 = errors;
 if(typeof key4 === "string"){
 if(func3(key4) < 1){
-const err26 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.webhooks.propertyNames,data:key4,propertyName:key4};
+const err26 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema58.properties.webhooks.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2465,7 +7784,7 @@ errors++;
 }
 var valid9 = _errs47 === errors;
 if(!valid9){
-const err27 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema41.properties.webhooks.propertyNames,parentSchema:schema41.properties.webhooks,data:data19};
+const err27 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema58.properties.webhooks.propertyNames,parentSchema:schema58.properties.webhooks,data:data19};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2479,7 +7798,7 @@ for(const key5 in data19){
 let data20 = data19[key5];
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 if(data20.url === undefined){
-const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema44.required,parentSchema:schema44,data:data20};
+const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema61.required,parentSchema:schema61,data:data20};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2489,7 +7808,7 @@ vErrors.push(err28);
 errors++;
 }
 if(data20.events === undefined){
-const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema44.required,parentSchema:schema44,data:data20};
+const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'",schema:schema61.required,parentSchema:schema61,data:data20};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2500,7 +7819,7 @@ errors++;
 }
 for(const key6 in data20){
 if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
-const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data20};
+const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema61,data:data20};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2514,7 +7833,7 @@ if(data20.id !== undefined){
 let data21 = data20.id;
 if(typeof data21 === "string"){
 if(!(formats0.test(data21))){
-const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema44.properties.id,data:data21};
+const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema61.properties.id,data:data21};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2525,7 +7844,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.id.type,parentSchema:schema44.properties.id,data:data21};
+const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhook/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema61.properties.id.type,parentSchema:schema61.properties.id,data:data21};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2538,8 +7857,8 @@ errors++;
 if(data20.url !== undefined){
 let data22 = data20.url;
 if(typeof data22 === "string"){
-if(!pattern12.test(data22)){
-const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema44.properties.url,data:data22};
+if(!pattern14.test(data22)){
+const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema61.properties.url,data:data22};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2550,7 +7869,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.url.type,parentSchema:schema44.properties.url,data:data22};
+const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema61.properties.url.type,parentSchema:schema61.properties.url,data:data22};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2564,7 +7883,7 @@ if(data20.events !== undefined){
 let data23 = data20.events;
 if(Array.isArray(data23)){
 if(data23.length < 1){
-const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema44.properties.events,data:data23};
+const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema61.properties.events,data:data23};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2577,7 +7896,7 @@ const len1 = data23.length;
 for(let i2=0; i2<len1; i2++){
 let data24 = data23[i2];
 if(!((data24 === "workflow-completed") || (data24 === "job-completed"))){
-const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema44.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.events.items.enum,parentSchema:schema44.properties.events.items,data:data24};
+const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhook/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema61.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema61.properties.events.items.enum,parentSchema:schema61.properties.events.items,data:data24};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2594,7 +7913,7 @@ outer0:
 for(;i3--;){
 for(j1 = i3; j1--;){
 if(func0(data23[i3], data23[j1])){
-const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema44.properties.events,data:data23};
+const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema61.properties.events,data:data23};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2609,7 +7928,7 @@ break outer0;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema44.properties.events.type,parentSchema:schema44.properties.events,data:data23};
+const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhook/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema61.properties.events.type,parentSchema:schema61.properties.events,data:data23};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2622,7 +7941,7 @@ errors++;
 if(data20.scope !== undefined){
 let data25 = data20.scope;
 if(!(data25 === "project")){
-const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema44.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.scope.enum,parentSchema:schema44.properties.scope,data:data25};
+const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhook/properties/scope/enum",keyword:"enum",params:{allowedValues: schema61.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema61.properties.scope.enum,parentSchema:schema61.properties.scope,data:data25};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2635,7 +7954,7 @@ errors++;
 if(data20.should_verify_tls !== undefined){
 let data26 = data20.should_verify_tls;
 if(typeof data26 !== "boolean"){
-const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.should_verify_tls.type,parentSchema:schema44.properties.should_verify_tls,data:data26};
+const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhook/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema61.properties.should_verify_tls.type,parentSchema:schema61.properties.should_verify_tls,data:data26};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2648,7 +7967,7 @@ errors++;
 if(data20.is_enabled !== undefined){
 let data27 = data20.is_enabled;
 if(typeof data27 !== "boolean"){
-const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.is_enabled.type,parentSchema:schema44.properties.is_enabled,data:data27};
+const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhook/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema61.properties.is_enabled.type,parentSchema:schema61.properties.is_enabled,data:data27};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2662,7 +7981,7 @@ if(data20.signing_secret !== undefined){
 let data28 = data20.signing_secret;
 if(typeof data28 === "string"){
 if(func3(data28) < 1){
-const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.signing_secret,data:data28};
+const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema61.properties.signing_secret,data:data28};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2673,7 +7992,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.signing_secret.type,parentSchema:schema44.properties.signing_secret,data:data28};
+const err43 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhook/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema61.properties.signing_secret.type,parentSchema:schema61.properties.signing_secret,data:data28};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2685,7 +8004,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data20};
+const err44 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema61.type,parentSchema:schema61,data:data20};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2697,7 +8016,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.webhooks.type,parentSchema:schema41.properties.webhooks,data:data19};
+const err45 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema58.properties.webhooks.type,parentSchema:schema58.properties.webhooks,data:data19};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2714,7 +8033,7 @@ for(const key7 in data29){
 const _errs69 = errors;
 if(typeof key7 === "string"){
 if(func3(key7) < 1){
-const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.pipelines.propertyNames,data:key7,propertyName:key7};
+const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema58.properties.pipelines.propertyNames,data:key7,propertyName:key7};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2726,7 +8045,7 @@ errors++;
 }
 var valid16 = _errs69 === errors;
 if(!valid16){
-const err47 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema41.properties.pipelines.propertyNames,parentSchema:schema41.properties.pipelines,data:data29};
+const err47 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema58.properties.pipelines.propertyNames,parentSchema:schema58.properties.pipelines,data:data29};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2737,14 +8056,14 @@ errors++;
 }
 }
 for(const key8 in data29){
-if(!(validate27(data29[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key8,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate38(data29[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.properties.pipelines.type,parentSchema:schema41.properties.pipelines,data:data29};
+const err48 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema58.properties.pipelines.type,parentSchema:schema58.properties.pipelines,data:data29};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2761,7 +8080,7 @@ const len2 = data31.length;
 for(let i4=0; i4<len2; i4++){
 let data32 = data31[i4];
 if(!((data32 === "deploy-key") || (data32 === "user-key"))){
-const err49 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values",schema:schema52.enum,parentSchema:schema52,data:data32};
+const err49 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKey/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values",schema:schema57.enum,parentSchema:schema57,data:data32};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2778,7 +8097,7 @@ outer1:
 for(;i5--;){
 for(j2 = i5; j2--;){
 if(func0(data31[i5], data31[j2])){
-const err50 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema41.properties.checkout_keys,data:data31};
+const err50 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema58.properties.checkout_keys,data:data31};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2793,7 +8112,7 @@ break outer1;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.checkout_keys.type,parentSchema:schema41.properties.checkout_keys,data:data31};
+const err51 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.properties.checkout_keys.type,parentSchema:schema58.properties.checkout_keys,data:data31};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2807,7 +8126,7 @@ if(data.extends !== undefined){
 let data33 = data.extends;
 if(Array.isArray(data33)){
 if(data33.length < 1){
-const err52 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema41.properties.extends,data:data33};
+const err52 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema58.properties.extends,data:data33};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2821,7 +8140,7 @@ for(let i6=0; i6<len3; i6++){
 let data34 = data33[i6];
 if(typeof data34 === "string"){
 if(func3(data34) < 1){
-const err53 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.extends.items,data:data34};
+const err53 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema58.properties.extends.items,data:data34};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2832,7 +8151,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.extends.items.type,parentSchema:schema41.properties.extends.items,data:data34};
+const err54 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.properties.extends.items.type,parentSchema:schema58.properties.extends.items,data:data34};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2844,7 +8163,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema41.properties.extends.type,parentSchema:schema41.properties.extends,data:data33};
+const err55 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.properties.extends.type,parentSchema:schema58.properties.extends,data:data33};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -2856,7 +8175,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+const err56 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema58.type,parentSchema:schema58,data};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -2865,10 +8184,2353 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate30.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = true;
+const _errs1 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.extends === undefined) && (missing0 = "extends")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs3 = errors;
+if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs4 = errors;
+if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+if(props0 !== true){
+props0 = true;
+}
+}
+ifClause0 = "else";
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema45.if,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate30.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate30.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+const schema70 = {"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsTemplate"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhookTemplate"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipelineTemplate"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKeyTemplate"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema71 = {"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
+const schema72 = {"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}};
+const schema73 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}};
+const schema81 = {"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]};
+const schema74 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoTemplate"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}}},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoTemplate"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/triggerTemplate"}}}};
+const schema75 = {"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}};
+const schema77 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoTemplate"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}}},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}};
+const schema78 = {"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "is_disabled")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "event")) || (key0 === "parameters"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema77,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema77.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.id.type,parentSchema:schema77.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.is_disabled !== undefined){
+let data1 = data.is_disabled;
+if(typeof data1 !== "boolean"){
+const err3 = {instancePath:instancePath+"/is_disabled",schemaPath:"#/properties/is_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema77.properties.is_disabled.type,parentSchema:schema77.properties.is_disabled,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.config !== undefined){
+let data2 = data.config;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(key1 === "ref")){
+const err4 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolderTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema78,data:data2};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data2.ref !== undefined){
+let data3 = data2.ref;
+if(typeof data3 === "string"){
+if(func3(data3) < 1){
+const err5 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolderTemplate/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema78.properties.ref,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/config/ref",schemaPath:"#/$defs/refHolderTemplate/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema78.properties.ref.type,parentSchema:schema78.properties.ref,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/config",schemaPath:"#/$defs/refHolderTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema78.type,parentSchema:schema78,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.checkout !== undefined){
+let data4 = data.checkout;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key2 in data4){
+if(!(key2 === "ref")){
+const err8 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolderTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema78,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data4.ref !== undefined){
+let data5 = data4.ref;
+if(typeof data5 === "string"){
+if(func3(data5) < 1){
+const err9 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolderTemplate/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema78.properties.ref,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/checkout/ref",schemaPath:"#/$defs/refHolderTemplate/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema78.properties.ref.type,parentSchema:schema78.properties.ref,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/checkout",schemaPath:"#/$defs/refHolderTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema78.type,parentSchema:schema78,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.event !== undefined){
+let data6 = data.event;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key3 in data6){
+if(!(((((key3 === "type") || (key3 === "vcs")) || (key3 === "webhook")) || (key3 === "schedule")) || (key3 === "filter"))){
+const err12 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema77.properties.event,data:data6};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data6.type !== undefined){
+let data7 = data6.type;
+if(!(((data7 === "vcs") || (data7 === "webhook")) || (data7 === "schedule"))){
+const err13 = {instancePath:instancePath+"/event/type",schemaPath:"#/properties/event/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.event.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema77.properties.event.properties.type.enum,parentSchema:schema77.properties.event.properties.type,data:data7};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data6.vcs !== undefined){
+let data8 = data6.vcs;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key4 in data8){
+if(!(((key4 === "provider") || (key4 === "repo_id")) || (key4 === "repo_full_name"))){
+const err14 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepoTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema75,data:data8};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data8.provider !== undefined){
+let data9 = data8.provider;
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err15 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepoTemplate/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.provider,data:data9};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/event/vcs/provider",schemaPath:"#/$defs/vcsRepoTemplate/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.provider.type,parentSchema:schema75.properties.provider,data:data9};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data8.repo_id !== undefined){
+let data10 = data8.repo_id;
+if(typeof data10 === "string"){
+if(func3(data10) < 1){
+const err17 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.repo_id,data:data10};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/event/vcs/repo_id",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.repo_id.type,parentSchema:schema75.properties.repo_id,data:data10};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data8.repo_full_name !== undefined){
+let data11 = data8.repo_full_name;
+if(typeof data11 === "string"){
+if(func3(data11) < 1){
+const err19 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.repo_full_name,data:data11};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/event/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.repo_full_name.type,parentSchema:schema75.properties.repo_full_name,data:data11};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/event/vcs",schemaPath:"#/$defs/vcsRepoTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema75.type,parentSchema:schema75,data:data8};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data6.webhook !== undefined){
+let data12 = data6.webhook;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key5 in data12){
+if(!((key5 === "source") || (key5 === "secret"))){
+const err22 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema77.properties.event.properties.webhook,data:data12};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data12.source !== undefined){
+let data13 = data12.source;
+if(typeof data13 === "string"){
+if(func3(data13) < 1){
+const err23 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema77.properties.event.properties.webhook.properties.source,data:data13};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/event/webhook/source",schemaPath:"#/properties/event/properties/webhook/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.event.properties.webhook.properties.source.type,parentSchema:schema77.properties.event.properties.webhook.properties.source,data:data13};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data12.secret !== undefined){
+let data14 = data12.secret;
+if(typeof data14 === "string"){
+if(func3(data14) < 1){
+const err25 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema77.properties.event.properties.webhook.properties.secret,data:data14};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/event/webhook/secret",schemaPath:"#/properties/event/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.event.properties.webhook.properties.secret.type,parentSchema:schema77.properties.event.properties.webhook.properties.secret,data:data14};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/event/webhook",schemaPath:"#/properties/event/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.properties.event.properties.webhook.type,parentSchema:schema77.properties.event.properties.webhook,data:data12};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data6.schedule !== undefined){
+let data15 = data6.schedule;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+for(const key6 in data15){
+if(!((key6 === "cron_expression") || (key6 === "attribution_actor"))){
+const err28 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema77.properties.event.properties.schedule,data:data15};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data15.cron_expression !== undefined){
+let data16 = data15.cron_expression;
+if(typeof data16 === "string"){
+if(!pattern15.test(data16)){
+const err29 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/pattern",keyword:"pattern",params:{pattern: "^\\s*\\S+(\\s+\\S+){4}\\s*$"},message:"must match pattern \""+"^\\s*\\S+(\\s+\\S+){4}\\s*$"+"\"",schema:"^\\s*\\S+(\\s+\\S+){4}\\s*$",parentSchema:schema77.properties.event.properties.schedule.properties.cron_expression,data:data16};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/event/schedule/cron_expression",schemaPath:"#/properties/event/properties/schedule/properties/cron_expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.event.properties.schedule.properties.cron_expression.type,parentSchema:schema77.properties.event.properties.schedule.properties.cron_expression,data:data16};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data15.attribution_actor !== undefined){
+let data17 = data15.attribution_actor;
+if(!((data17 === "system") || (data17 === "current"))){
+const err31 = {instancePath:instancePath+"/event/schedule/attribution_actor",schemaPath:"#/properties/event/properties/schedule/properties/attribution_actor/enum",keyword:"enum",params:{allowedValues: schema77.properties.event.properties.schedule.properties.attribution_actor.enum},message:"must be equal to one of the allowed values",schema:schema77.properties.event.properties.schedule.properties.attribution_actor.enum,parentSchema:schema77.properties.event.properties.schedule.properties.attribution_actor,data:data17};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/event/schedule",schemaPath:"#/properties/event/properties/schedule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.properties.event.properties.schedule.type,parentSchema:schema77.properties.event.properties.schedule,data:data15};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data6.filter !== undefined){
+let data18 = data6.filter;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key7 in data18){
+if(!((key7 === "preset") || (key7 === "rules"))){
+const err33 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema77.properties.event.properties.filter,data:data18};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data18.preset !== undefined){
+let data19 = data18.preset;
+if(!((((((((((((data19 === "all-pushes") || (data19 === "only-tags")) || (data19 === "default-branch-pushes")) || (data19 === "only-build-prs")) || (data19 === "only-open-prs")) || (data19 === "only-labeled-prs")) || (data19 === "only-merged-prs")) || (data19 === "only-ready-for-review-prs")) || (data19 === "only-branch-delete")) || (data19 === "only-build-pushes-to-non-draft-prs")) || (data19 === "only-merged-or-closed-prs")) || (data19 === "pr-comment-equals-run-ci"))){
+const err34 = {instancePath:instancePath+"/event/filter/preset",schemaPath:"#/properties/event/properties/filter/properties/preset/enum",keyword:"enum",params:{allowedValues: schema77.properties.event.properties.filter.properties.preset.enum},message:"must be equal to one of the allowed values",schema:schema77.properties.event.properties.filter.properties.preset.enum,parentSchema:schema77.properties.event.properties.filter.properties.preset,data:data19};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data18.rules !== undefined){
+let data20 = data18.rules;
+if(Array.isArray(data20)){
+const len0 = data20.length;
+for(let i0=0; i0<len0; i0++){
+let data21 = data20[i0];
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+for(const key8 in data21){
+if(!(((key8 === "event_type") || (key8 === "rule")) || (key8 === "event_ref"))){
+const err35 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema77.properties.event.properties.filter.properties.rules.items,data:data21};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data21.event_type !== undefined){
+let data22 = data21.event_type;
+if(typeof data22 === "string"){
+if(func3(data22) < 1){
+const err36 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema77.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data22};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_type",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.event.properties.filter.properties.rules.items.properties.event_type.type,parentSchema:schema77.properties.event.properties.filter.properties.rules.items.properties.event_type,data:data22};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data21.rule !== undefined){
+let data23 = data21.rule;
+if(typeof data23 === "string"){
+if(func3(data23) < 1){
+const err38 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema77.properties.event.properties.filter.properties.rules.items.properties.rule,data:data23};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/rule",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.event.properties.filter.properties.rules.items.properties.rule.type,parentSchema:schema77.properties.event.properties.filter.properties.rules.items.properties.rule,data:data23};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data21.event_ref !== undefined){
+let data24 = data21.event_ref;
+if(typeof data24 === "string"){
+if(func3(data24) < 1){
+const err40 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema77.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data24};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/event/filter/rules/" + i0+"/event_ref",schemaPath:"#/properties/event/properties/filter/properties/rules/items/properties/event_ref/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.event.properties.filter.properties.rules.items.properties.event_ref.type,parentSchema:schema77.properties.event.properties.filter.properties.rules.items.properties.event_ref,data:data24};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/event/filter/rules/" + i0,schemaPath:"#/properties/event/properties/filter/properties/rules/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.properties.event.properties.filter.properties.rules.items.type,parentSchema:schema77.properties.event.properties.filter.properties.rules.items,data:data21};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/event/filter/rules",schemaPath:"#/properties/event/properties/filter/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema77.properties.event.properties.filter.properties.rules.type,parentSchema:schema77.properties.event.properties.filter.properties.rules,data:data20};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/event/filter",schemaPath:"#/properties/event/properties/filter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.properties.event.properties.filter.type,parentSchema:schema77.properties.event.properties.filter,data:data18};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.properties.event.type,parentSchema:schema77.properties.event,data:data6};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.parameters !== undefined){
+let data25 = data.parameters;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+for(const key9 in data25){
+let data26 = data25[key9];
+if(((typeof data26 !== "string") && (!((typeof data26 == "number") && (isFinite(data26))))) && (typeof data26 !== "boolean")){
+const err46 = {instancePath:instancePath+"/parameters/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/parameters/additionalProperties/type",keyword:"type",params:{type: schema77.properties.parameters.additionalProperties.type},message:"must be string,number,boolean",schema:schema77.properties.parameters.additionalProperties.type,parentSchema:schema77.properties.parameters.additionalProperties,data:data26};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.properties.parameters.type,parentSchema:schema77.properties.parameters,data:data25};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.type,parentSchema:schema77,data};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "description")) || (key0 === "config")) || (key0 === "checkout")) || (key0 === "triggers"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema74,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema74.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.id.type,parentSchema:schema74.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.description.type,parentSchema:schema74.properties.description,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.config !== undefined){
+let data2 = data.config;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(((((key1 === "type") || (key1 === "file_path")) || (key1 === "file_type")) || (key1 === "vcs")) || (key1 === "hosted"))){
+const err4 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema74.properties.config,data:data2};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data2.type !== undefined){
+let data3 = data2.type;
+if(!((data3 === "vcs") || (data3 === "hosted"))){
+const err5 = {instancePath:instancePath+"/config/type",schemaPath:"#/properties/config/properties/type/enum",keyword:"enum",params:{allowedValues: schema74.properties.config.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.config.properties.type.enum,parentSchema:schema74.properties.config.properties.type,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data2.file_path !== undefined){
+let data4 = data2.file_path;
+if(typeof data4 === "string"){
+if(func3(data4) < 1){
+const err6 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema74.properties.config.properties.file_path,data:data4};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/config/file_path",schemaPath:"#/properties/config/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.config.properties.file_path.type,parentSchema:schema74.properties.config.properties.file_path,data:data4};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data2.file_type !== undefined){
+let data5 = data2.file_type;
+if(typeof data5 === "string"){
+if(func3(data5) < 1){
+const err8 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema74.properties.config.properties.file_type,data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/config/file_type",schemaPath:"#/properties/config/properties/file_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.config.properties.file_type.type,parentSchema:schema74.properties.config.properties.file_type,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data2.vcs !== undefined){
+let data6 = data2.vcs;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key2 in data6){
+if(!(((key2 === "provider") || (key2 === "repo_id")) || (key2 === "repo_full_name"))){
+const err10 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepoTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema75,data:data6};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data6.provider !== undefined){
+let data7 = data6.provider;
+if(typeof data7 === "string"){
+if(func3(data7) < 1){
+const err11 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepoTemplate/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.provider,data:data7};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/config/vcs/provider",schemaPath:"#/$defs/vcsRepoTemplate/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.provider.type,parentSchema:schema75.properties.provider,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data6.repo_id !== undefined){
+let data8 = data6.repo_id;
+if(typeof data8 === "string"){
+if(func3(data8) < 1){
+const err13 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.repo_id,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/config/vcs/repo_id",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.repo_id.type,parentSchema:schema75.properties.repo_id,data:data8};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data6.repo_full_name !== undefined){
+let data9 = data6.repo_full_name;
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err15 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.repo_full_name,data:data9};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/config/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.repo_full_name.type,parentSchema:schema75.properties.repo_full_name,data:data9};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/config/vcs",schemaPath:"#/$defs/vcsRepoTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema75.type,parentSchema:schema75,data:data6};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data2.hosted !== undefined){
+let data10 = data2.hosted;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+for(const key3 in data10){
+if(!(key3 === "provider")){
+const err18 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema74.properties.config.properties.hosted,data:data10};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data10.provider !== undefined){
+let data11 = data10.provider;
+if(typeof data11 === "string"){
+if(func3(data11) < 1){
+const err19 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema74.properties.config.properties.hosted.properties.provider,data:data11};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/config/hosted/provider",schemaPath:"#/properties/config/properties/hosted/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.config.properties.hosted.properties.provider.type,parentSchema:schema74.properties.config.properties.hosted.properties.provider,data:data11};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/config/hosted",schemaPath:"#/properties/config/properties/hosted/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.properties.config.properties.hosted.type,parentSchema:schema74.properties.config.properties.hosted,data:data10};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.properties.config.type,parentSchema:schema74.properties.config,data:data2};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.checkout !== undefined){
+let data12 = data.checkout;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key4 in data12){
+if(!(key4 === "vcs")){
+const err23 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema74.properties.checkout,data:data12};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data12.vcs !== undefined){
+let data13 = data12.vcs;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key5 in data13){
+if(!(((key5 === "provider") || (key5 === "repo_id")) || (key5 === "repo_full_name"))){
+const err24 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepoTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema75,data:data13};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data13.provider !== undefined){
+let data14 = data13.provider;
+if(typeof data14 === "string"){
+if(func3(data14) < 1){
+const err25 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepoTemplate/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.provider,data:data14};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/checkout/vcs/provider",schemaPath:"#/$defs/vcsRepoTemplate/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.provider.type,parentSchema:schema75.properties.provider,data:data14};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data13.repo_id !== undefined){
+let data15 = data13.repo_id;
+if(typeof data15 === "string"){
+if(func3(data15) < 1){
+const err27 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.repo_id,data:data15};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/checkout/vcs/repo_id",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.repo_id.type,parentSchema:schema75.properties.repo_id,data:data15};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data13.repo_full_name !== undefined){
+let data16 = data13.repo_full_name;
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+const err29 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_full_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema75.properties.repo_full_name,data:data16};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/checkout/vcs/repo_full_name",schemaPath:"#/$defs/vcsRepoTemplate/properties/repo_full_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.repo_full_name.type,parentSchema:schema75.properties.repo_full_name,data:data16};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/checkout/vcs",schemaPath:"#/$defs/vcsRepoTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema75.type,parentSchema:schema75,data:data13};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.properties.checkout.type,parentSchema:schema74.properties.checkout,data:data12};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.triggers !== undefined){
+let data17 = data.triggers;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key6 in data17){
+const _errs44 = errors;
+if(typeof key6 === "string"){
+if(func3(key6) < 1){
+const err33 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema74.properties.triggers.propertyNames,data:key6,propertyName:key6};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+var valid8 = _errs44 === errors;
+if(!valid8){
+const err34 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema74.properties.triggers.propertyNames,parentSchema:schema74.properties.triggers,data:data17};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+for(const key7 in data17){
+if(!(validate46(data17[key7], {instancePath:instancePath+"/triggers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key7,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/triggers",schemaPath:"#/properties/triggers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.properties.triggers.type,parentSchema:schema74.properties.triggers,data:data17};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.type,parentSchema:schema74,data};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((((((key0 === "create") || (key0 === "delete")) || (key0 === "settings")) || (key0 === "env")) || (key0 === "webhooks")) || (key0 === "pipelines")) || (key0 === "checkout_keys")) || (key0 === "extends"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema70,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.create !== undefined){
+let data0 = data.create;
+if(typeof data0 !== "boolean"){
+const err1 = {instancePath:instancePath+"/create",schemaPath:"#/properties/create/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema70.properties.create.type,parentSchema:schema70.properties.create,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.delete !== undefined){
+let data1 = data.delete;
+if(typeof data1 !== "boolean"){
+const err2 = {instancePath:instancePath+"/delete",schemaPath:"#/properties/delete/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema70.properties.delete.type,parentSchema:schema70.properties.delete,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.settings !== undefined){
+let data2 = data.settings;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!(func1.call(schema71.properties, key1))){
+const err3 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettingsTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema71,data:data2};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data2.enable_ai_error_summarization !== undefined){
+let data3 = data2.enable_ai_error_summarization;
+if(typeof data3 !== "boolean"){
+const err4 = {instancePath:instancePath+"/settings/enable_ai_error_summarization",schemaPath:"#/$defs/projectSettingsTemplate/properties/enable_ai_error_summarization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.enable_ai_error_summarization.type,parentSchema:schema71.properties.enable_ai_error_summarization,data:data3};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data2.enable_unversioned_config !== undefined){
+let data4 = data2.enable_unversioned_config;
+if(typeof data4 !== "boolean"){
+const err5 = {instancePath:instancePath+"/settings/enable_unversioned_config",schemaPath:"#/$defs/projectSettingsTemplate/properties/enable_unversioned_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.enable_unversioned_config.type,parentSchema:schema71.properties.enable_unversioned_config,data:data4};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data2.enable_auto_cancel_redundant_workflows !== undefined){
+let data5 = data2.enable_auto_cancel_redundant_workflows;
+if(typeof data5 !== "boolean"){
+const err6 = {instancePath:instancePath+"/settings/enable_auto_cancel_redundant_workflows",schemaPath:"#/$defs/projectSettingsTemplate/properties/enable_auto_cancel_redundant_workflows/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.enable_auto_cancel_redundant_workflows.type,parentSchema:schema71.properties.enable_auto_cancel_redundant_workflows,data:data5};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data2.enable_building_fork_prs !== undefined){
+let data6 = data2.enable_building_fork_prs;
+if(typeof data6 !== "boolean"){
+const err7 = {instancePath:instancePath+"/settings/enable_building_fork_prs",schemaPath:"#/$defs/projectSettingsTemplate/properties/enable_building_fork_prs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.enable_building_fork_prs.type,parentSchema:schema71.properties.enable_building_fork_prs,data:data6};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data2.is_build_prs_only !== undefined){
+let data7 = data2.is_build_prs_only;
+if(typeof data7 !== "boolean"){
+const err8 = {instancePath:instancePath+"/settings/is_build_prs_only",schemaPath:"#/$defs/projectSettingsTemplate/properties/is_build_prs_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.is_build_prs_only.type,parentSchema:schema71.properties.is_build_prs_only,data:data7};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data2.is_ssh_disabled !== undefined){
+let data8 = data2.is_ssh_disabled;
+if(typeof data8 !== "boolean"){
+const err9 = {instancePath:instancePath+"/settings/is_ssh_disabled",schemaPath:"#/$defs/projectSettingsTemplate/properties/is_ssh_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.is_ssh_disabled.type,parentSchema:schema71.properties.is_ssh_disabled,data:data8};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data2.is_running_disabled !== undefined){
+let data9 = data2.is_running_disabled;
+if(typeof data9 !== "boolean"){
+const err10 = {instancePath:instancePath+"/settings/is_running_disabled",schemaPath:"#/$defs/projectSettingsTemplate/properties/is_running_disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.is_running_disabled.type,parentSchema:schema71.properties.is_running_disabled,data:data9};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data2.can_pass_secrets_to_fork_pr_jobs !== undefined){
+let data10 = data2.can_pass_secrets_to_fork_pr_jobs;
+if(typeof data10 !== "boolean"){
+const err11 = {instancePath:instancePath+"/settings/can_pass_secrets_to_fork_pr_jobs",schemaPath:"#/$defs/projectSettingsTemplate/properties/can_pass_secrets_to_fork_pr_jobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.can_pass_secrets_to_fork_pr_jobs.type,parentSchema:schema71.properties.can_pass_secrets_to_fork_pr_jobs,data:data10};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data2.is_oss !== undefined){
+let data11 = data2.is_oss;
+if(typeof data11 !== "boolean"){
+const err12 = {instancePath:instancePath+"/settings/is_oss",schemaPath:"#/$defs/projectSettingsTemplate/properties/is_oss/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.is_oss.type,parentSchema:schema71.properties.is_oss,data:data11};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data2.can_set_github_status !== undefined){
+let data12 = data2.can_set_github_status;
+if(typeof data12 !== "boolean"){
+const err13 = {instancePath:instancePath+"/settings/can_set_github_status",schemaPath:"#/$defs/projectSettingsTemplate/properties/can_set_github_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.can_set_github_status.type,parentSchema:schema71.properties.can_set_github_status,data:data12};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data2.enable_dynamic_config !== undefined){
+let data13 = data2.enable_dynamic_config;
+if(typeof data13 !== "boolean"){
+const err14 = {instancePath:instancePath+"/settings/enable_dynamic_config",schemaPath:"#/$defs/projectSettingsTemplate/properties/enable_dynamic_config/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.enable_dynamic_config.type,parentSchema:schema71.properties.enable_dynamic_config,data:data13};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data2.is_admin_required_for_writing_settings !== undefined){
+let data14 = data2.is_admin_required_for_writing_settings;
+if(typeof data14 !== "boolean"){
+const err15 = {instancePath:instancePath+"/settings/is_admin_required_for_writing_settings",schemaPath:"#/$defs/projectSettingsTemplate/properties/is_admin_required_for_writing_settings/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.is_admin_required_for_writing_settings.type,parentSchema:schema71.properties.is_admin_required_for_writing_settings,data:data14};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data2.pr_only_branch_overrides !== undefined){
+let data15 = data2.pr_only_branch_overrides;
+if(Array.isArray(data15)){
+const len0 = data15.length;
+for(let i0=0; i0<len0; i0++){
+let data16 = data15[i0];
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+const err16 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettingsTemplate/properties/pr_only_branch_overrides/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema71.properties.pr_only_branch_overrides.items,data:data16};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/settings/pr_only_branch_overrides/" + i0,schemaPath:"#/$defs/projectSettingsTemplate/properties/pr_only_branch_overrides/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.pr_only_branch_overrides.items.type,parentSchema:schema71.properties.pr_only_branch_overrides.items,data:data16};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+let i1 = data15.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data15[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err18 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettingsTemplate/properties/pr_only_branch_overrides/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema71.properties.pr_only_branch_overrides,data:data15};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/settings/pr_only_branch_overrides",schemaPath:"#/$defs/projectSettingsTemplate/properties/pr_only_branch_overrides/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema71.properties.pr_only_branch_overrides.type,parentSchema:schema71.properties.pr_only_branch_overrides,data:data15};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/settings",schemaPath:"#/$defs/projectSettingsTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data:data2};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.env !== undefined){
+let data17 = data.env;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key2 in data17){
+const _errs41 = errors;
+if(typeof key2 === "string"){
+if(!pattern6.test(key2)){
+const err21 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapTemplate/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema72.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+var valid7 = _errs41 === errors;
+if(!valid7){
+const err22 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapTemplate/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema72.propertyNames,parentSchema:schema72,data:data17};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+for(const key3 in data17){
+let data18 = data17[key3];
+if(typeof data18 === "string"){
+if(func3(data18) < 1){
+const err23 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapTemplate/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema72.additionalProperties,data:data18};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/env/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapTemplate/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.additionalProperties.type,parentSchema:schema72.additionalProperties,data:data18};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data:data17};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.webhooks !== undefined){
+let data19 = data.webhooks;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(func3(key4) < 1){
+const err26 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema70.properties.webhooks.propertyNames,data:key4,propertyName:key4};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+var valid9 = _errs47 === errors;
+if(!valid9){
+const err27 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema70.properties.webhooks.propertyNames,parentSchema:schema70.properties.webhooks,data:data19};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key6 in data20){
+if(!(((((((key6 === "id") || (key6 === "url")) || (key6 === "events")) || (key6 === "scope")) || (key6 === "should_verify_tls")) || (key6 === "is_enabled")) || (key6 === "signing_secret"))){
+const err28 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhookTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema73,data:data20};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data20.id !== undefined){
+let data21 = data20.id;
+if(typeof data21 === "string"){
+if(!(formats0.test(data21))){
+const err29 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhookTemplate/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema73.properties.id,data:data21};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/id",schemaPath:"#/$defs/webhookTemplate/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.id.type,parentSchema:schema73.properties.id,data:data21};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data20.url !== undefined){
+let data22 = data20.url;
+if(typeof data22 === "string"){
+if(!pattern14.test(data22)){
+const err31 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhookTemplate/properties/url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"},message:"must match pattern \""+"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$"+"\"",schema:"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$",parentSchema:schema73.properties.url,data:data22};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/url",schemaPath:"#/$defs/webhookTemplate/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.url.type,parentSchema:schema73.properties.url,data:data22};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data20.events !== undefined){
+let data23 = data20.events;
+if(Array.isArray(data23)){
+if(data23.length < 1){
+const err33 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookTemplate/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema73.properties.events,data:data23};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+const len1 = data23.length;
+for(let i2=0; i2<len1; i2++){
+let data24 = data23[i2];
+if(!((data24 === "workflow-completed") || (data24 === "job-completed"))){
+const err34 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events/" + i2,schemaPath:"#/$defs/webhookTemplate/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema73.properties.events.items.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.events.items.enum,parentSchema:schema73.properties.events.items,data:data24};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+let i3 = data23.length;
+let j1;
+if(i3 > 1){
+outer0:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data23[i3], data23[j1])){
+const err35 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookTemplate/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema73.properties.events,data:data23};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/events",schemaPath:"#/$defs/webhookTemplate/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema73.properties.events.type,parentSchema:schema73.properties.events,data:data23};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data20.scope !== undefined){
+let data25 = data20.scope;
+if(!(data25 === "project")){
+const err37 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/scope",schemaPath:"#/$defs/webhookTemplate/properties/scope/enum",keyword:"enum",params:{allowedValues: schema73.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.scope.enum,parentSchema:schema73.properties.scope,data:data25};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data20.should_verify_tls !== undefined){
+let data26 = data20.should_verify_tls;
+if(typeof data26 !== "boolean"){
+const err38 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/should_verify_tls",schemaPath:"#/$defs/webhookTemplate/properties/should_verify_tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.should_verify_tls.type,parentSchema:schema73.properties.should_verify_tls,data:data26};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data20.is_enabled !== undefined){
+let data27 = data20.is_enabled;
+if(typeof data27 !== "boolean"){
+const err39 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/is_enabled",schemaPath:"#/$defs/webhookTemplate/properties/is_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.is_enabled.type,parentSchema:schema73.properties.is_enabled,data:data27};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data20.signing_secret !== undefined){
+let data28 = data20.signing_secret;
+if(typeof data28 === "string"){
+if(func3(data28) < 1){
+const err40 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhookTemplate/properties/signing_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema73.properties.signing_secret,data:data28};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/signing_secret",schemaPath:"#/$defs/webhookTemplate/properties/signing_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.signing_secret.type,parentSchema:schema73.properties.signing_secret,data:data28};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/webhooks/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/webhookTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data:data20};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema70.properties.webhooks.type,parentSchema:schema70.properties.webhooks,data:data19};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.pipelines !== undefined){
+let data29 = data.pipelines;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key7 in data29){
+const _errs69 = errors;
+if(typeof key7 === "string"){
+if(func3(key7) < 1){
+const err44 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema70.properties.pipelines.propertyNames,data:key7,propertyName:key7};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+var valid16 = _errs69 === errors;
+if(!valid16){
+const err45 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/propertyNames",keyword:"propertyNames",params:{propertyName: key7},message:"property name must be valid",schema:schema70.properties.pipelines.propertyNames,parentSchema:schema70.properties.pipelines,data:data29};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+for(const key8 in data29){
+if(!(validate45(data29[key8], {instancePath:instancePath+"/pipelines/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data29,parentDataProperty:key8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/pipelines",schemaPath:"#/properties/pipelines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema70.properties.pipelines.type,parentSchema:schema70.properties.pipelines,data:data29};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.checkout_keys !== undefined){
+let data31 = data.checkout_keys;
+if(Array.isArray(data31)){
+const len2 = data31.length;
+for(let i4=0; i4<len2; i4++){
+let data32 = data31[i4];
+if(!((data32 === "deploy-key") || (data32 === "user-key"))){
+const err47 = {instancePath:instancePath+"/checkout_keys/" + i4,schemaPath:"#/$defs/checkoutKeyTemplate/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data32};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+let i5 = data31.length;
+let j2;
+if(i5 > 1){
+outer1:
+for(;i5--;){
+for(j2 = i5; j2--;){
+if(func0(data31[i5], data31[j2])){
+const err48 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema70.properties.checkout_keys,data:data31};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+break outer1;
+}
+}
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/checkout_keys",schemaPath:"#/properties/checkout_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema70.properties.checkout_keys.type,parentSchema:schema70.properties.checkout_keys,data:data31};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data.extends !== undefined){
+let data33 = data.extends;
+if(Array.isArray(data33)){
+if(data33.length < 1){
+const err50 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema70.properties.extends,data:data33};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+const len3 = data33.length;
+for(let i6=0; i6<len3; i6++){
+let data34 = data33[i6];
+if(typeof data34 === "string"){
+if(func3(data34) < 1){
+const err51 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema70.properties.extends.items,data:data34};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/extends/" + i6,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema70.properties.extends.items.type,parentSchema:schema70.properties.extends.items,data:data34};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema70.properties.extends.type,parentSchema:schema70.properties.extends,data:data33};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+}
+else {
+const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema70.type,parentSchema:schema70,data};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema82 = {"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restrictionTemplate"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+const schema84 = {"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((key0 === "id") || (key0 === "env")) || (key0 === "restrictions")) || (key0 === "extends"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",schema:"uuid",parentSchema:schema82.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema82.properties.id.type,parentSchema:schema82.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.env !== undefined){
+let data1 = data.env;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key1 in data1){
+const _errs7 = errors;
+if(typeof key1 === "string"){
+if(!pattern6.test(key1)){
+const err3 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapTemplate/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema72.propertyNames,data:key1,propertyName:key1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapTemplate/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema72.propertyNames,parentSchema:schema72,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+for(const key2 in data1){
+let data2 = data1[key2];
+if(typeof data2 === "string"){
+if(func3(data2) < 1){
+const err5 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapTemplate/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema72.additionalProperties,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/envMapTemplate/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.additionalProperties.type,parentSchema:schema72.additionalProperties,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/env",schemaPath:"#/$defs/envMapTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.restrictions !== undefined){
+let data3 = data.restrictions;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 1){
+const err8 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restrictionTemplate/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema84,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(Object.keys(data4).length < 1){
+const err9 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restrictionTemplate/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema84,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+for(const key3 in data4){
+if(!(((key3 === "project") || (key3 === "expression")) || (key3 === "group"))){
+const err10 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restrictionTemplate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema84,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data4.project !== undefined){
+let data5 = data4.project;
+if(typeof data5 === "string"){
+if(!pattern7.test(data5)){
+const err11 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restrictionTemplate/properties/project/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$",parentSchema:schema84.properties.project,data:data5};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/restrictions/" + i0+"/project",schemaPath:"#/$defs/restrictionTemplate/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema84.properties.project.type,parentSchema:schema84.properties.project,data:data5};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data4.expression !== undefined){
+let data6 = data4.expression;
+if(typeof data6 === "string"){
+if(func3(data6) < 1){
+const err13 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restrictionTemplate/properties/expression/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema84.properties.expression,data:data6};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/restrictions/" + i0+"/expression",schemaPath:"#/$defs/restrictionTemplate/properties/expression/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema84.properties.expression.type,parentSchema:schema84.properties.expression,data:data6};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data4.group !== undefined){
+let data7 = data4.group;
+if(typeof data7 === "string"){
+if(func3(data7) < 1){
+const err15 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restrictionTemplate/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema84.properties.group,data:data7};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/restrictions/" + i0+"/group",schemaPath:"#/$defs/restrictionTemplate/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema84.properties.group.type,parentSchema:schema84.properties.group,data:data7};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/restrictions/" + i0,schemaPath:"#/$defs/restrictionTemplate/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.type,parentSchema:schema84,data:data4};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/restrictions",schemaPath:"#/properties/restrictions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema82.properties.restrictions.type,parentSchema:schema82.properties.restrictions,data:data3};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.extends !== undefined){
+let data8 = data.extends;
+if(Array.isArray(data8)){
+if(data8.length < 1){
+const err19 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema82.properties.extends,data:data8};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+let data9 = data8[i1];
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err20 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema82.properties.extends.items,data:data9};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/extends/" + i1,schemaPath:"#/properties/extends/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema82.properties.extends.items.type,parentSchema:schema82.properties.extends.items,data:data9};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/extends",schemaPath:"#/properties/extends/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema82.properties.extends.type,parentSchema:schema82.properties.extends,data:data8};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema82.type,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3332,7 +10994,7 @@ for(let i0=0; i0<len0; i0++){
 let data27 = data26[i0];
 if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 if(data27.endpoint === undefined){
-const err33 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'",schema:schema40.required,parentSchema:schema40,data:data27};
+const err33 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'",schema:schema44.required,parentSchema:schema44,data:data27};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3342,7 +11004,7 @@ vErrors.push(err33);
 errors++;
 }
 if(data27.protocol === undefined){
-const err34 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'",schema:schema40.required,parentSchema:schema40,data:data27};
+const err34 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'",schema:schema44.required,parentSchema:schema44,data:data27};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3353,7 +11015,7 @@ errors++;
 }
 for(const key7 in data27){
 if(!((((key7 === "endpoint") || (key7 === "protocol")) || (key7 === "insecure")) || (key7 === "headers"))){
-const err35 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema40,data:data27};
+const err35 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data:data27};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3366,8 +11028,8 @@ errors++;
 if(data27.endpoint !== undefined){
 let data28 = data27.endpoint;
 if(typeof data28 === "string"){
-if(!pattern8.test(data28)){
-const err36 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+:[0-9]{1,5}$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+:[0-9]{1,5}$"+"\"",schema:"^[A-Za-z0-9._-]+:[0-9]{1,5}$",parentSchema:schema40.properties.endpoint,data:data28};
+if(!pattern10.test(data28)){
+const err36 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+:[0-9]{1,5}$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+:[0-9]{1,5}$"+"\"",schema:"^[A-Za-z0-9._-]+:[0-9]{1,5}$",parentSchema:schema44.properties.endpoint,data:data28};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3378,7 +11040,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.endpoint.type,parentSchema:schema40.properties.endpoint,data:data28};
+const err37 = {instancePath:instancePath+"/otel_exporters/" + i0+"/endpoint",schemaPath:"#/$defs/otelExporter/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.endpoint.type,parentSchema:schema44.properties.endpoint,data:data28};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3391,7 +11053,7 @@ errors++;
 if(data27.protocol !== undefined){
 let data29 = data27.protocol;
 if(!((data29 === "grpc") || (data29 === "http"))){
-const err38 = {instancePath:instancePath+"/otel_exporters/" + i0+"/protocol",schemaPath:"#/$defs/otelExporter/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema40.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema40.properties.protocol.enum,parentSchema:schema40.properties.protocol,data:data29};
+const err38 = {instancePath:instancePath+"/otel_exporters/" + i0+"/protocol",schemaPath:"#/$defs/otelExporter/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema44.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema44.properties.protocol.enum,parentSchema:schema44.properties.protocol,data:data29};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3404,7 +11066,7 @@ errors++;
 if(data27.insecure !== undefined){
 let data30 = data27.insecure;
 if(typeof data30 !== "boolean"){
-const err39 = {instancePath:instancePath+"/otel_exporters/" + i0+"/insecure",schemaPath:"#/$defs/otelExporter/properties/insecure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema40.properties.insecure.type,parentSchema:schema40.properties.insecure,data:data30};
+const err39 = {instancePath:instancePath+"/otel_exporters/" + i0+"/insecure",schemaPath:"#/$defs/otelExporter/properties/insecure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema44.properties.insecure.type,parentSchema:schema44.properties.insecure,data:data30};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3420,8 +11082,8 @@ if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 for(const key8 in data31){
 const _errs73 = errors;
 if(typeof key8 === "string"){
-if(!pattern9.test(key8)){
-const err40 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+^_`|~-]+$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+^_`|~-]+$"+"\"",schema:"^[A-Za-z0-9!#$%&'*+^_`|~-]+$",parentSchema:schema40.properties.headers.propertyNames,data:key8,propertyName:key8};
+if(!pattern11.test(key8)){
+const err40 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+^_`|~-]+$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+^_`|~-]+$"+"\"",schema:"^[A-Za-z0-9!#$%&'*+^_`|~-]+$",parentSchema:schema44.properties.headers.propertyNames,data:key8,propertyName:key8};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3433,7 +11095,7 @@ errors++;
 }
 var valid13 = _errs73 === errors;
 if(!valid13){
-const err41 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key8},message:"property name must be valid",schema:schema40.properties.headers.propertyNames,parentSchema:schema40.properties.headers,data:data31};
+const err41 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key8},message:"property name must be valid",schema:schema44.properties.headers.propertyNames,parentSchema:schema44.properties.headers,data:data31};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3447,7 +11109,7 @@ for(const key9 in data31){
 let data32 = data31[key9];
 if(typeof data32 === "string"){
 if(func3(data32) < 1){
-const err42 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.headers.additionalProperties,data:data32};
+const err42 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.headers.additionalProperties,data:data32};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3458,7 +11120,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.headers.additionalProperties.type,parentSchema:schema40.properties.headers.additionalProperties,data:data32};
+const err43 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/otelExporter/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.headers.additionalProperties.type,parentSchema:schema44.properties.headers.additionalProperties,data:data32};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3470,7 +11132,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.properties.headers.type,parentSchema:schema40.properties.headers,data:data31};
+const err44 = {instancePath:instancePath+"/otel_exporters/" + i0+"/headers",schemaPath:"#/$defs/otelExporter/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.properties.headers.type,parentSchema:schema44.properties.headers,data:data31};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3482,7 +11144,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data:data27};
+const err45 = {instancePath:instancePath+"/otel_exporters/" + i0,schemaPath:"#/$defs/otelExporter/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data:data27};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3510,7 +11172,7 @@ if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 for(const key10 in data33){
 const _errs79 = errors;
 if(typeof key10 === "string"){
-if(!pattern10.test(key10)){
+if(!pattern12.test(key10)){
 const err47 = {instancePath:instancePath+"/projects",schemaPath:"#/properties/projects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$"},message:"must match pattern \""+"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$"+"\"",schema:"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$",parentSchema:schema32.properties.projects.propertyNames,data:key10,propertyName:key10};
 if(vErrors === null){
 vErrors = [err47];
@@ -3534,8 +11196,8 @@ errors++;
 }
 }
 for(const key11 in data33){
-if(!(validate26(data33[key11], {instancePath:instancePath+"/projects/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data33,parentDataProperty:key11,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate30(data33[key11], {instancePath:instancePath+"/projects/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data33,parentDataProperty:key11,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 }
@@ -3652,8 +11314,8 @@ if(data39.projects !== undefined){
 let data40 = data39.projects;
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 for(const key13 in data40){
-if(!(validate26(data40[key13], {instancePath:instancePath+"/templates/projects/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data40,parentDataProperty:key13,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate44(data40[key13], {instancePath:instancePath+"/templates/projects/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data40,parentDataProperty:key13,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
@@ -3673,8 +11335,8 @@ if(data39.contexts !== undefined){
 let data42 = data39.contexts;
 if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
 for(const key14 in data42){
-if(!(validate24(data42[key14], {instancePath:instancePath+"/templates/contexts/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data42,parentDataProperty:key14,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate50(data42[key14], {instancePath:instancePath+"/templates/contexts/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data42,parentDataProperty:key14,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
@@ -3710,7 +11372,7 @@ for(let i3=0; i3<len3; i3++){
 let data45 = data44[i3];
 if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
 if(data45.from === undefined){
-const err60 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema53.required,parentSchema:schema53,data:data45};
+const err60 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema85.required,parentSchema:schema85,data:data45};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3720,7 +11382,7 @@ vErrors.push(err60);
 errors++;
 }
 if(data45.to === undefined){
-const err61 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema53.required,parentSchema:schema53,data:data45};
+const err61 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema85.required,parentSchema:schema85,data:data45};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3731,7 +11393,7 @@ errors++;
 }
 for(const key15 in data45){
 if(!((key15 === "from") || (key15 === "to"))){
-const err62 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema53,data:data45};
+const err62 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema85,data:data45};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3745,7 +11407,7 @@ if(data45.from !== undefined){
 let data46 = data45.from;
 if(typeof data46 === "string"){
 if(func3(data46) < 1){
-const err63 = {instancePath:instancePath+"/moved/" + i3+"/from",schemaPath:"#/$defs/moved/properties/from/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.from,data:data46};
+const err63 = {instancePath:instancePath+"/moved/" + i3+"/from",schemaPath:"#/$defs/moved/properties/from/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema85.properties.from,data:data46};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3756,7 +11418,7 @@ errors++;
 }
 }
 else {
-const err64 = {instancePath:instancePath+"/moved/" + i3+"/from",schemaPath:"#/$defs/moved/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.from.type,parentSchema:schema53.properties.from,data:data46};
+const err64 = {instancePath:instancePath+"/moved/" + i3+"/from",schemaPath:"#/$defs/moved/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema85.properties.from.type,parentSchema:schema85.properties.from,data:data46};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3770,7 +11432,7 @@ if(data45.to !== undefined){
 let data47 = data45.to;
 if(typeof data47 === "string"){
 if(func3(data47) < 1){
-const err65 = {instancePath:instancePath+"/moved/" + i3+"/to",schemaPath:"#/$defs/moved/properties/to/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.to,data:data47};
+const err65 = {instancePath:instancePath+"/moved/" + i3+"/to",schemaPath:"#/$defs/moved/properties/to/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema85.properties.to,data:data47};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3781,7 +11443,7 @@ errors++;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/moved/" + i3+"/to",schemaPath:"#/$defs/moved/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.to.type,parentSchema:schema53.properties.to,data:data47};
+const err66 = {instancePath:instancePath+"/moved/" + i3+"/to",schemaPath:"#/$defs/moved/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema85.properties.to.type,parentSchema:schema85.properties.to,data:data47};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3793,7 +11455,7 @@ errors++;
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data:data45};
+const err67 = {instancePath:instancePath+"/moved/" + i3,schemaPath:"#/$defs/moved/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema85.type,parentSchema:schema85,data:data45};
 if(vErrors === null){
 vErrors = [err67];
 }

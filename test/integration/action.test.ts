@@ -1,20 +1,28 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: action.yml's ${{ }} expressions are matched literally
 /**
- * The GitHub Action (action.yml, action/waybill-action.mjs; issue 20). Its script is run as
- * the composite step runs it, with the environment GitHub gives it, against the emulator
- * and a local stand-in for the part of GitHub's REST API it uses: list an issue's comments
- * (paged with `Link` headers), create one, update one. A second run on the same pull
- * request updates the first run's comment (found on page 2, past 120 other comments); a
- * drift or a plan of another config gets its own comment; the job's exit code follows
- * waybill's; outside a pull request no GitHub call is made.
+ * The GitHub Action (action.yml, action/waybill-action.mjs; issues 20 and 30). Its script
+ * is run as the composite step runs it, with the environment GitHub gives it, against the
+ * emulator and a local stand-in for the part of GitHub's REST API it uses: who am I (GET
+ * /user, 403 for an installation token), list an issue's comments (paged with `Link`
+ * headers), create one, update one. It runs the release's single file (bundled here as
+ * `npm run release -- --action` does) after checking its sha256, with an `npm` and an
+ * `npx` first on PATH that record any call (none may happen). A second run on the same
+ * pull request updates the first run's comment (found on page 2, past 120 other
+ * comments); a comment that carries the marker but was written by someone else is never
+ * edited; a drift or a plan of another config gets its own comment; the job's exit code
+ * follows waybill's; outside a pull request no GitHub call is made; apply runs on a push
+ * with auto-approve, is refused on a pull request unless allowed, and its log is text.
  */
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chmod, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { bundle } from "../../scripts/release.js";
 import { startEmulator } from "../../src/emulator/index.js";
-import { CLI_BIN, expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
 import { runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
@@ -23,16 +31,27 @@ const GH_TOKEN = "ghs_test-token-0123456789";
 const REPO = "acme/platform";
 const PR = 7;
 
+const USER_TOKEN = "ghp_user-token-0123456789";
+
 interface Comment {
   id: number;
   body: string;
+  user: { login: string; type: string };
 }
 
-/** GitHub's issue-comment routes, as far as the action uses them. */
+const BOT = { login: "github-actions[bot]", type: "Bot" };
+const ALICE = { login: "alice", type: "User" };
+
+/**
+ * GitHub's issue-comment routes, as far as the action uses them. GH_TOKEN is an
+ * installation token (github-actions[bot]; GET /user answers 403 as GitHub does for one),
+ * USER_TOKEN is alice's.
+ */
 const fakeGitHub = () => {
   const comments: Comment[] = Array.from({ length: 120 }, (_, i) => ({
     id: i + 1,
     body: `an unrelated comment ${i + 1}`,
+    user: { login: `user${i}`, type: "User" },
   }));
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -47,7 +66,18 @@ const fakeGitHub = () => {
         res.writeHead(status, { "content-type": "application/json", ...headers });
         res.end(JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${GH_TOKEN}`) return send(401, {});
+      const author =
+        req.headers.authorization === `Bearer ${GH_TOKEN}`
+          ? BOT
+          : req.headers.authorization === `Bearer ${USER_TOKEN}`
+            ? ALICE
+            : undefined;
+      if (author === undefined) return send(401, {});
+      if (req.method === "GET" && url.pathname === "/user") {
+        return author === BOT
+          ? send(403, { message: "Resource not accessible by integration" })
+          : send(200, { ...ALICE, id: 42 });
+      }
       const list = `/repos/${REPO}/issues/${PR}/comments`;
       if (req.method === "GET" && url.pathname === list) {
         const perPage = Number(url.searchParams.get("per_page") ?? 30);
@@ -64,13 +94,19 @@ const fakeGitHub = () => {
         return send(200, items, link);
       }
       if (req.method === "POST" && url.pathname === list) {
-        const c = { id: 1000 + comments.length, body: (JSON.parse(raw) as { body: string }).body };
+        const c = {
+          id: 1000 + comments.length,
+          body: (JSON.parse(raw) as { body: string }).body,
+          user: author,
+        };
         comments.push(c);
         return send(201, { ...c, html_url: `https://github.example/${REPO}/pull/${PR}#c${c.id}` });
       }
       const m = new RegExp(`^/repos/${REPO}/issues/comments/(\\d+)$`).exec(url.pathname);
       const target = comments.find((c) => String(c.id) === m?.[1]);
       if (req.method === "PATCH" && target) {
+        // GitHub lets only the author (or a maintainer's token) edit; the stand-in is as
+        // permissive as a maintainer's token, so an edit of a foreign comment would land.
         target.body = (JSON.parse(raw) as { body: string }).body;
         return send(200, { ...target, html_url: `https://github.example/c${target.id}` });
       }
@@ -86,9 +122,31 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   let gh: ReturnType<typeof fakeGitHub>;
   let ghUrl: string;
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  let bin: string;
+  let sumFile: string;
+  let shimPath: string;
+  let npmCalls: string;
 
   beforeAll(async () => {
     tmp = await makeTempDir("waybill-action-");
+    // The release's single file, as `npm run release -- --action` writes it for the Action.
+    bin = tmp.path("action/waybill.mjs");
+    await tmp.write("action/.keep", "");
+    await bundle(bin);
+    const hex = createHash("sha256")
+      .update(await readFile(bin))
+      .digest("hex");
+    sumFile = await tmp.write("action/waybill.mjs.sha256", `${hex}  waybill.mjs\n`);
+    // npm and npx shims first on PATH: they record the call and fail.
+    npmCalls = tmp.path("npm-calls.log");
+    for (const name of ["npm", "npx"]) {
+      const shim = await tmp.write(
+        `shims/${name}`,
+        `#!/bin/sh\necho "${name} $*" >> "${npmCalls}"\nexit 1\n`,
+      );
+      await chmod(shim, 0o755);
+    }
+    shimPath = `${tmp.path("shims")}:${process.env.PATH ?? ""}`;
     const demo = await readFile(join(REPO_ROOT, "examples", "demo", "waybill.yaml"), "utf8");
     await tmp.write("infra/waybill.yaml", demo);
     await tmp.write("other/waybill.yaml", demo);
@@ -111,7 +169,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   /** Run the action's step: inputs as action.yml maps them, plus GitHub's variables. */
   const runAction = async (
     inputs: Record<string, string>,
-    event: "pull_request" | "push" = "pull_request",
+    event: "pull_request" | "pull_request_target" | "push" = "pull_request",
+    serviceUrl?: string,
   ) => {
     const stamp = `${Date.now()}-${Math.random()}`;
     const outputFile = tmp.path(`output-${stamp}`);
@@ -119,10 +178,10 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     await tmp.write(`output-${stamp}`, "");
     await tmp.write(`summary-${stamp}`, "");
     const env = {
-      PATH: process.env.PATH ?? "",
+      PATH: shimPath,
       NO_COLOR: "1",
       ...DEMO_SECRETS,
-      SERVICE_BASE_URL: emulator.url,
+      SERVICE_BASE_URL: serviceUrl ?? emulator.url,
       SERVICE_TOKEN: DEMO_TOKEN,
       GITHUB_EVENT_NAME: event,
       GITHUB_EVENT_PATH: tmp.path("pr-event.json"),
@@ -131,7 +190,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summaryFile,
       WAYBILL_GITHUB_TOKEN: GH_TOKEN,
-      WAYBILL_BIN: CLI_BIN,
+      WAYBILL_BIN: bin,
+      WAYBILL_BIN_SHA256: sumFile,
       WAYBILL_COMMENT: "true",
       WAYBILL_FORMAT: "",
       WAYBILL_ARGS: "",
@@ -145,7 +205,11 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
         .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
     );
     const summary = await readFile(summaryFile, "utf8");
-    expectNoSecrets({ stdout, stderr, summary }, [...Object.values(DEMO_SECRETS), GH_TOKEN]);
+    expectNoSecrets({ stdout, stderr, summary }, [
+      ...Object.values(DEMO_SECRETS),
+      GH_TOKEN,
+      USER_TOKEN,
+    ]);
     return { code, stdout, stderr, outputs, summary };
   };
 
@@ -178,6 +242,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(ours()[0]?.id).toBe(created?.id);
     expect(ours()[0]?.body).toContain("Plan: 1 to create");
     expect(gh.requests).toEqual([
+      "GET /user",
       `GET /repos/${REPO}/issues/${PR}/comments?per_page=100`,
       `GET /repos/${REPO}/issues/${PR}/comments?per_page=100&page=2`,
       `PATCH /repos/${REPO}/issues/comments/${created?.id}`,
@@ -262,10 +327,245 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(r.stderr).toContain("input command must be one of validate, plan, apply, drift");
   });
 
-  it("action.yml declares the inputs and runs the script", async () => {
+  it("a comment with the marker written by someone else is never edited", async () => {
+    const marker = "<!-- waybill-action: plan infra/waybill.yaml -->";
+    const byMallory = {
+      id: 5000,
+      body: `${marker}\nNo changes. (written by mallory)`,
+      user: { login: "mallory", type: "User" },
+    };
+    // A bot whose login is not ours, and a user named like our bot (type User).
+    const byOtherBot = {
+      id: 5001,
+      body: `${marker}\nother bot`,
+      user: { login: "evil[bot]", type: "Bot" },
+    };
+    const byLookalike = {
+      id: 5002,
+      body: `${marker}\nlookalike`,
+      user: { login: "github-actions[bot]", type: "User" },
+    };
+    // Put them first: a search by marker alone would take one of them.
+    gh.comments.unshift(byMallory, byOtherBot, byLookalike);
+    const before = gh.comments.map((c) => ({ ...c }));
+    gh.requests.length = 0;
+    const r = await runAction({ WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" });
+    expect(r.code, r.stderr).toBe(0);
+    for (const foreign of [byMallory, byOtherBot, byLookalike]) {
+      expect(gh.comments.find((c) => c.id === foreign.id)).toEqual(
+        before.find((c) => c.id === foreign.id),
+      );
+      expect(gh.requests).not.toContain(`PATCH /repos/${REPO}/issues/comments/${foreign.id}`);
+    }
+    // Our own comment of the first test is the one updated.
+    const own = gh.comments.filter((c) => c.body.startsWith(marker) && c.user === BOT);
+    expect(own).toHaveLength(1);
+    expect(r.outputs["comment-id"]).toBe(String(own[0]?.id));
+
+    // With a user's token, the identity is GET /user's: alice's comment is hers to update,
+    // the bot's is not.
+    const byAlice = { id: 5003, body: `${marker}\nold`, user: ALICE };
+    gh.comments.push(byAlice);
+    const asAlice = await runAction({
+      WAYBILL_COMMAND: "plan",
+      WAYBILL_CONFIG: "infra/waybill.yaml",
+      WAYBILL_GITHUB_TOKEN: USER_TOKEN,
+    });
+    expect(asAlice.code, asAlice.stderr).toBe(0);
+    expect(asAlice.outputs["comment-id"]).toBe("5003");
+    expect(gh.comments.find((c) => c.id === 5003)?.body).toContain("Plan: 2 to create");
+    expect(own[0]?.body).not.toContain("(written by mallory)");
+    gh.comments.splice(gh.comments.indexOf(byMallory), 1);
+    gh.comments.splice(gh.comments.indexOf(byOtherBot), 1);
+    gh.comments.splice(gh.comments.indexOf(byLookalike), 1);
+    gh.comments.splice(gh.comments.indexOf(byAlice), 1);
+  });
+
+  it("apply on a push with auto-approve applies, logs text and writes the job summary", async () => {
+    const seed = JSON.parse(
+      await readFile(join(REPO_ROOT, "examples", "demo", "seed.json"), "utf8"),
+    );
+    const own = await startEmulator({ seed });
+    try {
+      const refused = await runAction(
+        { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml" },
+        "push",
+        own.url,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('set auto-approve: "true", or pass a saved plan');
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_AUTO_APPROVE: "true",
+        },
+        "push",
+        own.url,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(
+        "waybill apply -c infra/waybill.yaml --format text --auto-approve",
+      );
+      expect(r.stdout).not.toContain("--format markdown");
+      expect(r.stdout).toMatch(/\d+ done, 0 failed, 0 skipped\./);
+      expect(r.outputs["exit-code"]).toBe("0");
+      expect(r.summary).toMatch(/^### `waybill apply` exited 0\n\n```\n/);
+      expect(r.summary).toMatch(/\d+ done, 0 failed, 0 skipped\./);
+      // Applied for real: a second plan has nothing to do.
+      const after = await runAction(
+        { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" },
+        "push",
+        own.url,
+      );
+      expect(after.outputs["exit-code"]).toBe("0");
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("apply on a push of a saved plan: the file is the approval", async () => {
+    const seed = JSON.parse(
+      await readFile(join(REPO_ROOT, "examples", "demo", "seed.json"), "utf8"),
+    );
+    const own = await startEmulator({ seed });
+    try {
+      const saved = tmp.path("reviewed.json");
+      const planned = await runAction(
+        {
+          WAYBILL_COMMAND: "plan",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_ARGS: `--out ${saved}`,
+        },
+        "push",
+        own.url,
+      );
+      expect(planned.outputs["exit-code"]).toBe("2");
+      const r = await runAction(
+        { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml", WAYBILL_ARGS: saved },
+        "push",
+        own.url,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain("--auto-approve");
+      expect(r.summary).toMatch(/\d+ done, 0 failed, 0 skipped\./);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("apply on a pull request is refused before anything runs, unless allow-apply-on-pr", async () => {
+    for (const event of ["pull_request", "pull_request_target"] as const) {
+      gh.requests.length = 0;
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_AUTO_APPROVE: "true",
+        },
+        event,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`refusing command apply on a ${event} event`);
+      expect(r.stdout).not.toContain("waybill apply -c");
+      expect(gh.requests).toEqual([]);
+    }
+    // Allowed: it runs (and the CLI asks for the approval it was not given).
+    const allowed = await runAction({
+      WAYBILL_COMMAND: "apply",
+      WAYBILL_CONFIG: "infra/waybill.yaml",
+      WAYBILL_ALLOW_APPLY_ON_PR: "true",
+    });
+    expect(allowed.stdout).toContain("waybill apply -c infra/waybill.yaml --format text");
+    expect(allowed.stderr).toContain("cannot ask for approval");
+    const markdown = await runAction(
+      {
+        WAYBILL_COMMAND: "apply",
+        WAYBILL_CONFIG: "infra/waybill.yaml",
+        WAYBILL_FORMAT: "markdown",
+      },
+      "push",
+    );
+    expect(markdown.code).toBe(1);
+    expect(markdown.stderr).toContain('apply\'s output is text or json, not "markdown"');
+  });
+
+  it("runs only a single file whose sha256 matches, and never npm", async () => {
+    const tampered = await tmp.write(
+      "tampered/waybill.mjs",
+      `${await readFile(bin, "utf8")}\nconsole.error("tampered");\n`,
+    );
+    const r = await runAction({
+      WAYBILL_COMMAND: "validate",
+      WAYBILL_CONFIG: "infra/waybill.yaml",
+      WAYBILL_BIN: tampered,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /has sha256 [0-9a-f]{64}, not [0-9a-f]{64} as .* says: refusing to run it/,
+    );
+    expect(r.stderr).not.toContain("tampered\n");
+    const missing = await runAction({
+      WAYBILL_COMMAND: "validate",
+      WAYBILL_CONFIG: "infra/waybill.yaml",
+      WAYBILL_BIN: tmp.path("nowhere/waybill.mjs"),
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("holds no released waybill.mjs");
+    // The shims are first on PATH and work: a call would have been recorded.
+    expect(await readFile(npmCalls, "utf8").catch(() => "")).toBe("");
+  });
+
+  it("passes allowed-orgs to the CLI as WAYBILL_ALLOWED_ORGS, and never the GitHub token", async () => {
+    // A stand-in for the single file that prints what it was given (with its own sha256).
+    const probe = await tmp.write(
+      "probe/waybill.mjs",
+      "console.log(JSON.stringify({ allowed: process.env.WAYBILL_ALLOWED_ORGS ?? null, token: process.env.WAYBILL_GITHUB_TOKEN ?? null, argv: process.argv.slice(2) }));\n",
+    );
+    const probeSum = await tmp.write(
+      "probe/waybill.mjs.sha256",
+      `${createHash("sha256")
+        .update(await readFile(probe))
+        .digest("hex")}  waybill.mjs\n`,
+    );
+    const seen = async (inputs: Record<string, string>) => {
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "validate",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_BIN: probe,
+          WAYBILL_BIN_SHA256: probeSum,
+          WAYBILL_COMMENT: "false",
+          ...inputs,
+        },
+        "push",
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const line = r.stdout.split("\n").find((l) => l.startsWith("{")) ?? "{}";
+      return JSON.parse(line) as { allowed: string | null; token: string | null };
+    };
+    expect(await seen({ WAYBILL_INPUT_ALLOWED_ORGS: " gh/acme,gh/beta " })).toMatchObject({
+      allowed: "gh/acme,gh/beta",
+      token: null,
+    });
+    // The input left empty: the job's own WAYBILL_ALLOWED_ORGS passes through.
+    expect(
+      await seen({ WAYBILL_INPUT_ALLOWED_ORGS: "", WAYBILL_ALLOWED_ORGS: "gh/acme" }),
+    ).toMatchObject({ allowed: "gh/acme" });
+  });
+
+  it("action.yml: Node pinned by commit, the single file and its sha256, no npm, the inputs", async () => {
     const doc = parse(await readFile(join(REPO_ROOT, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;
-      runs: { using: string; steps: { run?: string; env?: Record<string, string> }[] };
+      runs: {
+        using: string;
+        steps: {
+          uses?: string;
+          with?: Record<string, string>;
+          run?: string;
+          env?: Record<string, string>;
+        }[];
+      };
     };
     expect(Object.keys(doc.inputs)).toEqual([
       "command",
@@ -274,17 +574,37 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       "format",
       "args",
       "github-token",
+      "auto-approve",
+      "allow-apply-on-pr",
+      "allowed-orgs",
+      "comment-author",
     ]);
     expect(doc.runs.using).toBe("composite");
+    const node = doc.runs.steps.find((s) => s.uses?.startsWith("actions/setup-node@"));
+    expect(node?.uses).toMatch(/^actions\/setup-node@[0-9a-f]{40}$/);
+    expect(node?.with?.["node-version"]).toBe("20.x");
+    for (const step of doc.runs.steps) {
+      expect(step.run ?? "").not.toMatch(/\b(npm|npx|yarn|pnpm)\b/);
+      if (step.uses) expect(step.uses).toMatch(/@[0-9a-f]{40}$/);
+    }
     const step = doc.runs.steps.find((s) => s.run?.includes("action/waybill-action.mjs"));
+    expect(step?.env?.WAYBILL_BIN).toBe("${{ github.action_path }}/action/waybill.mjs");
+    expect(step?.env?.WAYBILL_BIN_SHA256).toBe(
+      "${{ github.action_path }}/action/waybill.mjs.sha256",
+    );
     expect(Object.keys(step?.env ?? {}).sort()).toEqual([
+      "WAYBILL_ALLOW_APPLY_ON_PR",
       "WAYBILL_ARGS",
+      "WAYBILL_AUTO_APPROVE",
       "WAYBILL_BIN",
+      "WAYBILL_BIN_SHA256",
       "WAYBILL_COMMAND",
       "WAYBILL_COMMENT",
+      "WAYBILL_COMMENT_AUTHOR",
       "WAYBILL_CONFIG",
       "WAYBILL_FORMAT",
       "WAYBILL_GITHUB_TOKEN",
+      "WAYBILL_INPUT_ALLOWED_ORGS",
     ]);
   });
 });

@@ -66,7 +66,7 @@ describe("waybill completion", () => {
       const afterOption = complete("waybill", "apply", "--auto-approve", "--allow-m");
       const got = results();
       expect(got[all]).toEqual(expect.arrayContaining([...commands, "--version", "--help"]));
-      expect(got[show]).toEqual(["show"]);
+      expect(got[show]).toEqual(["show", "schema"]);
       expect(got[planF]).toEqual(["--format", "--force-secrets"]);
       expect(got[planFormat]).toEqual(["text", "json", "markdown"]);
       expect(got[validateG]).toEqual(["github"]);
@@ -130,6 +130,7 @@ describe("waybill completion", () => {
           .map((l) => l.split("\t")[0] ?? "");
       };
       expect(complete("waybill sh")).toEqual(["show"]);
+      expect(complete("waybill sc")).toEqual(["schema"]);
       expect(complete("waybill plan --format ")).toEqual(["json", "markdown", "text"]);
       expect(complete("waybill completion ")).toEqual(["bash", "fish", "zsh"]);
     } finally {

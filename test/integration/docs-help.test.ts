@@ -43,6 +43,8 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   "waybill plan -c infra/waybill.yaml --out plan.json\nwaybill show plan.json": [0, 0],
   "waybill plan -c infra/waybill.yaml --out plan.json\nwaybill show plan.json --format markdown > plan.md":
     [0, 0],
+  "waybill schema > waybill.schema.json": [0],
+  "waybill schema plan": [0],
   "waybill completion bash > waybill.bash": [0],
   "waybill completion zsh > _waybill": [0],
   "waybill version": [0],
@@ -119,6 +121,7 @@ describe("--help examples", async () => {
       "force-unlock",
       "emulator",
       "show",
+      "schema",
       "completion",
       "version",
     ]);

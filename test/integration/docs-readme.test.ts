@@ -1,6 +1,6 @@
 /**
  * Every command in README.md's fenced `sh` blocks runs, in order, against the emulator the
- * README itself starts (`npx waybill emulator --seed examples/demo/seed.json ...`), and
+ * README itself starts (`node bin/waybill.js emulator --seed examples/demo/seed.json ...`), and
  * exits with the code written next to it (`# exit N`; no comment means 0). The two
  * install/test commands are the only lines not run here: `npm run demo` is run by
  * docs-demo.test.ts, and `npm test` is this suite.

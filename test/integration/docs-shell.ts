@@ -93,7 +93,7 @@ export interface WaybillLine {
   readonly line: string;
   /** `VAR=value` assignments before the command. */
   readonly env: Readonly<Record<string, string>>;
-  /** Arguments after `waybill` (or `npx waybill`). */
+  /** Arguments after `waybill` (or `node bin/waybill.js`, this checkout's build). */
   readonly args: readonly string[];
   readonly stdoutTo?: string;
   readonly stderrTo?: string;
@@ -121,7 +121,7 @@ export const parseWaybillLine = (
     if (!m?.[1]) break;
     env[m[1]] = m[2] ?? "";
   }
-  if (tokens[k]?.text === "npx" && tokens[k + 1]?.text === "waybill") k += 2;
+  if (tokens[k]?.text === "node" && tokens[k + 1]?.text === "bin/waybill.js") k += 2;
   else if (tokens[k]?.text === "waybill") k += 1;
   else return undefined;
   const args: string[] = [];

@@ -131,7 +131,7 @@ describe("waybill emulator (in-process)", () => {
 });
 
 describe("waybill emulator (real process)", () => {
-  it("npx waybill emulator --seed examples/demo/seed.json serves the seed until SIGTERM", async () => {
+  it("node bin/waybill.js emulator --seed examples/demo/seed.json serves the seed until SIGTERM", async () => {
     const child = spawn(
       process.execPath,
       ["bin/waybill.js", "emulator", "--seed", "examples/demo/seed.json"],

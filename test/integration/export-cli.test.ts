@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Seed } from "../../src/emulator/index.js";
 import { parseAddress } from "../../src/model/address.js";
-import { expectNoSecrets, makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
+import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 
 /** `  NAME  address` lines of the stderr list → name and address. */
@@ -190,6 +190,32 @@ describe("waybill export", () => {
       valuesFor(neededVariables(r.stderr), state),
     );
     expect(plan.code).toBe(0);
+  });
+
+  it("names its schema by a relative path and writes that file next to its own (-o DIR/ and -o FILE)", async () => {
+    const schema = await readFile(join(REPO_ROOT, "schemas", "waybill.schema.json"), "utf8");
+    const out = join(tmp.dir, "with-schema") + "/";
+    const folder = await run(["export", "--org", "gh/acme", "--project", "gh/acme/api", "-o", out]);
+    expect(folder.code, folder.stderr).toBe(0);
+    for (const name of ["org.yaml", "project-api.yaml"]) {
+      const text = await readFile(join(out, name), "utf8");
+      expect(text.split("\n")[0]).toBe("# yaml-language-server: $schema=./waybill.schema.json");
+    }
+    expect(await readFile(join(out, "waybill.schema.json"), "utf8")).toBe(schema);
+    expect(folder.stderr).toContain("waybill.schema.json to ");
+    // The folder still validates: the schema file is not read as config.
+    expect((await run(["validate", "-c", out, "--skip-secrets"])).code).toBe(0);
+
+    const single = join(tmp.dir, "single", "one.yaml");
+    await tmp.write("single/.keep", "");
+    const file = await run(["export", "--org", "gh/acme", "-o", single]);
+    expect(file.code, file.stderr).toBe(0);
+    expect(await readFile(join(tmp.dir, "single", "waybill.schema.json"), "utf8")).toBe(schema);
+    // On stdout, the header says how to write it.
+    const stdout = await run(["export", "--org", "gh/acme"]);
+    expect(stdout.stdout).toMatch(
+      /^# yaml-language-server: \$schema=\.\/waybill\.schema\.json\n# \(the schema: `waybill schema > waybill\.schema\.json` next to this file/,
+    );
   });
 
   it("writes one file with -o FILE, mode 0600", async () => {

@@ -1,6 +1,7 @@
 // Post a file as ONE comment on the open GitHub pull request of a branch, updating the
 // previous one in place: the comment is found again by a marker (an HTML comment, which
-// GitHub does not show). Node 20, no dependencies.
+// GitHub does not show) AND its author, the token's own user (GET /user): a comment
+// someone else wrote with the marker is never edited. Node 20, no dependencies.
 //
 //   GITHUB_TOKEN=... GITHUB_REPOSITORY=acme/platform \
 //     node scripts/upsert-pr-comment.mjs --marker "<!-- waybill-plan -->" --branch feature --body plan.md
@@ -38,6 +39,13 @@ const call = async (method, path, body) => {
   return res.json();
 };
 
+// The token's identity (a user's or a bot account's token: GET /user answers for both).
+const me = await call("GET", "/user");
+const ours = (c) =>
+  typeof c.body === "string" &&
+  c.body.startsWith(values.marker) &&
+  c.user?.login === me.login &&
+  c.user?.type === me.type;
 const [owner] = repository.split("/");
 const pulls = await call(
   "GET",
@@ -56,7 +64,7 @@ for (let page = 1; !previous; page++) {
     "GET",
     `/repos/${repository}/issues/${number}/comments?per_page=100&page=${page}`,
   );
-  previous = comments.find((c) => typeof c.body === "string" && c.body.startsWith(values.marker));
+  previous = comments.find(ours);
   if (comments.length < 100) break;
 }
 if (previous) {
