@@ -50,7 +50,11 @@ const deref = (root: JsonSchema, s: JsonSchema | undefined): JsonSchema | undefi
   return cur;
 };
 
-/** The alternatives a schema offers (itself, and its allOf / anyOf / oneOf members). */
+/**
+ * The alternatives a schema offers: itself, its allOf / anyOf / oneOf members, and the
+ * branches of an if/then/else (a project or context with `extends` takes its fragment
+ * definition, one without it the strict one: the same keys in the same order).
+ */
 const alternatives = (root: JsonSchema, s: JsonSchema | undefined): JsonSchema[] => {
   const d = deref(root, s);
   if (!d) return [];
@@ -58,6 +62,10 @@ const alternatives = (root: JsonSchema, s: JsonSchema | undefined): JsonSchema[]
   for (const k of ["allOf", "anyOf", "oneOf"]) {
     const list = d[k];
     if (Array.isArray(list)) for (const m of list) out.push(...alternatives(root, obj(m)));
+  }
+  for (const k of ["else", "then"]) {
+    const branch = obj(d[k]);
+    if (branch) out.push(...alternatives(root, branch));
   }
   return out;
 };
