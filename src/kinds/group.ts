@@ -54,7 +54,7 @@ const NO_UPDATE = "a group has no update route (spec: api-v2-v1.md), so it is re
  * The slugs' first segments of the OAuth VCS providers (`gh`, `github`, `bb`, `bitbucket`):
  * an org whose slug starts with one is tied to that provider. Any other first segment is
  * the service's own ("for app-based providers the vcs-slug is a service-native token",
- * spec: api-v2-v1.md conventions): a standalone org, the only kind where groups are
+ * spec: api-v2-v1.md Resources and their fields): a standalone org, the only kind where groups are
  * created ("standalone orgs only", spec: api-v2-v1.md Endpoints (V2)).
  * Decision (the spec names no provider): these four, as our emulator reads them.
  */
