@@ -29,6 +29,7 @@ import { kindOf } from "../kinds/registry.js";
 import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { Plan } from "../plan/types.js";
+import { replacedNote } from "../render/common.js";
 import { renderTextLines } from "../render/index.js";
 import { stripControls } from "../render/sanitize.js";
 import { runPlan } from "../run/plan-run.js";
@@ -381,9 +382,9 @@ const checkGuards = (flags: ApplyFlags, plan: Plan): void => {
   if (plan.guards.mass_delete_exceeded && !flags.allowMassDelete) {
     const over = plan.guards.mass_delete
       .filter((g) => g.exceeds)
-      .map((g) => `${g.collection} (${g.delete_count} of ${g.live_count})`);
+      .map((g) => `${g.collection} (${g.delete_count} of ${g.live_count}${replacedNote(g)})`);
     throw new GuardError(
-      `the plan deletes more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
+      `the plan deletes (or re-creates) more than 3 items and more than 25% of ${over.join(", ")}; review it and pass --allow-mass-delete to apply it`,
     );
   }
   const projectDeletes = plan.changes.filter(

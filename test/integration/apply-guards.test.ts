@@ -133,6 +133,7 @@ describe("waybill apply: approval, guards, saved plans", () => {
     const r = await run(["apply", "-c", suite.files.unsignedHooks, "--auto-approve"]);
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/--allow-mass-delete/);
+    expect(r.stderr).toMatch(/\(4 of 4, each re-created \(a replace deletes the live item\)\)/);
     expect(configWrites(await suite.emulator.requests())).toEqual([]);
     const ok = await run([
       "apply",
