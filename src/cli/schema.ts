@@ -32,7 +32,7 @@ export const schemaText = (which: keyof typeof SCHEMAS): string => {
 };
 
 /**
- * `waybill schema [config|plan]` (design.md §4 "Integration"): prints the JSON Schema of
+ * `waybill schema [config|plan]` (design.md, Additions: "Integration"): prints the JSON Schema of
  * the config (default) or of a saved plan, exactly the file the package ships in schemas/.
  * Decision: no network and no URL: the schema travels with the binary (the npm package,
  * and the single file, which has no schemas/ folder), so an editor can use it offline.
