@@ -38,7 +38,7 @@ type GroupRef = string | { readonly pending: string } | undefined;
 
 /** The group id a pair names: its id, a pending create, or undefined (unknown name). */
 const groupOf = (m: DesiredSsoGroupMapping, env: KindRefs): GroupRef =>
-  isGroupName(m.group) ? env.groupId(m.group) : m.group;
+  isGroupName(m.group) ? env.refId("group", m.group) : m.group;
 
 /** Pairs in the order they are sent: by IdP group name, then group. */
 const byPair = (a: readonly [string, string], b: readonly [string, string]): number =>
@@ -192,6 +192,38 @@ export const ssoGroupMappingsKind: ResourceKind<
     }
   },
   rename: cannotRename("the SSO group mappings are one set per org: they have no name"),
+  // Issue 17: each pair's group, by name (declared, then live) or id.
+  references: [
+    {
+      field: "mappings[].group",
+      to: "group",
+      by: ["name", "id"],
+      writtenAs: (name) => `group: ${name}`,
+      written: function* (org) {
+        for (const [i, m] of (org.sso_group_mappings?.mappings ?? []).entries()) {
+          yield {
+            address: addr.ssoGroupMappings(),
+            value: m.group,
+            form: isGroupName(m.group) ? "name" : "id",
+            source: m.source,
+            path: `sso_group_mappings.${i}.group`,
+          };
+        }
+      },
+      liveIds: (before) =>
+        (Array.isArray(before.mappings) ? before.mappings : []).flatMap((m) => {
+          const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
+          return typeof id === "string" ? [id] : [];
+        }),
+      // Export writes each pair's group by name (`group_name`) when the groups were read.
+      named: (l, nameOf) => ({
+        mappings: l.mappings.map((m) => {
+          const name = nameOf(m.group_id);
+          return name === undefined || !isGroupName(name) ? m : { ...m, group_name: name };
+        }),
+      }),
+    },
+  ],
   collection: {
     name: "sso_group_mappings",
     segment: { name: "sso_group_mappings", keyed: false },

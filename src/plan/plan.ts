@@ -17,7 +17,8 @@ import type {
   Within,
 } from "../kinds/contract.js";
 import { mergeOrgDeclarations } from "../kinds/org-merge.js";
-import { childKinds, KINDS } from "../kinds/registry.js";
+import { referenceResolver, referencesOnDeletedItems } from "../kinds/references.js";
+import { ALL_KINDS, childKinds, KINDS } from "../kinds/registry.js";
 import { maskLike } from "../kinds/values.js";
 import {
   type AddressSegment,
@@ -40,7 +41,6 @@ import { type FieldIgnored, fieldIgnoredMatcher, withoutIgnoredFields } from "./
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { maskLiveSecrets } from "./mask-live.js";
 import { maskPlanUrls } from "./mask-urls.js";
-import { lastGroupRestrictionRemoved, restrictionsOnDeletedGroups } from "./refusals.js";
 import type { Change, KeptUnlisted, ParamValue, Plan, PlanOptions } from "./types.js";
 
 /**
@@ -895,7 +895,7 @@ export const planAhead = (desired: DesiredConfig, options: PlanOptions = {}): Pl
             orgWide = true;
             return undefined;
           },
-          groupId: () => {
+          refId: () => {
             orgWide = true;
             return undefined;
           },
@@ -986,11 +986,6 @@ export const planChanges = (
     // Decision: a restriction may name its project by id (design.md config example: "project
     // slug (or id)"): a known project id, or any UUID, is taken as the id itself.
     const knownIds = new Set([...found.values(), ...(liveOrg.projectIds?.values() ?? [])]);
-    // Issue 17: a group named in a restriction is a declared group (created by this plan
-    // when it is not live yet) or a live one; declared first (design.md §3 "More kinds").
-    const liveGroups = new Map((liveOrg.groups ?? []).map((g) => [g.name, g.id]));
-    const declaredGroups = new Set(org.groups?.keys() ?? []);
-    let plannedGroups: Set<string> | undefined;
     const ctx: OrgCtx = {
       env: {
         orgId: liveOrg.id,
@@ -998,25 +993,9 @@ export const planChanges = (
           found.get(s) ??
           liveOrg.projectIds?.get(s) ??
           (knownIds.has(s) || isUuid(s) ? s : undefined),
-        groupId: (name) => {
-          const address = addr.group(name);
-          // Groups are planned before contexts (registry order): a group this plan creates
-          // or re-creates gets its id at apply.
-          plannedGroups ??= new Set(
-            acc.changes
-              .filter(
-                (c) =>
-                  c.org === org.slug &&
-                  c.resource_type === "group" &&
-                  (c.action === "create" || c.action === "replace"),
-              )
-              .map((c) => c.address),
-          );
-          if (plannedGroups.has(address)) return { pending: address };
-          return (
-            liveGroups.get(name) ?? (declaredGroups.has(name) ? { pending: address } : undefined)
-          );
-        },
+        // Issue 17: a reference by name names a declared item (created by this plan when
+        // it is not live yet) or a live one; declared first (design.md §3 "More kinds").
+        refId: referenceResolver(org, liveOrg, acc.changes),
       },
       ...orgStatics(org, forced, options),
       acc,
@@ -1024,8 +1003,8 @@ export const planChanges = (
     planOrg(ctx, org, liveOrg, ahead);
     // Issue 28: what the service would undo or refuse, before anything is written.
     const refused = [
-      ...restrictionsOnDeletedGroups(org, liveOrg, acc.changes, ctx.ignored),
-      ...lastGroupRestrictionRemoved(org, liveOrg, acc.changes),
+      ...referencesOnDeletedItems(org, liveOrg, acc.changes, ctx.ignored),
+      ...ALL_KINDS.flatMap((kind) => kind.refusePlan?.(org, liveOrg, acc.changes) ?? []),
     ];
     if (refused.length > 0) throw new PlanError(refused.join("\n"));
   }
