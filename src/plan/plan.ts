@@ -17,8 +17,8 @@ import type {
   Within,
 } from "../kinds/contract.js";
 import { mergeOrgDeclarations } from "../kinds/org-merge.js";
-import { referenceResolver, referencesOnDeletedItems } from "../kinds/references.js";
-import { ALL_KINDS, childKinds, KINDS } from "../kinds/registry.js";
+import { type Kinds, referenceResolver, referencesOnDeletedItems } from "../kinds/references.js";
+import { ALL_KINDS, childKindsIn, KINDS } from "../kinds/registry.js";
 import { maskLike } from "../kinds/values.js";
 import {
   type AddressSegment,
@@ -71,6 +71,8 @@ interface Acc {
 
 interface OrgCtx {
   readonly slug: string;
+  /** The kinds the walk visits (the registry's unless a test gives its own). */
+  readonly kinds: Kinds;
   readonly env: Omit<KindEnv, "forceSecrets">;
   readonly ignored: (address: string) => boolean;
   /** `ignore_fields` (issue 32): fields of existing items the plan leaves alone. */
@@ -598,9 +600,9 @@ const itemAddress = (node: WalkNode, kind: AnyKind, key: string): string =>
  * below it (a context's env vars and restrictions, a pipeline's triggers).
  */
 const holdsOf =
-  (kind: AnyKind, within: Within) =>
+  (kinds: Kinds, kind: AnyKind, within: Within) =>
   (l: unknown): number =>
-    childKinds(kind.type as ParentName).reduce(
+    childKindsIn(kinds, kind.type as ParentName).reduce(
       (n, child) => n + (child.collection.liveIn(l as never, within)?.length ?? 0),
       0,
     );
@@ -630,7 +632,7 @@ const planCollection = (
     params: node.params,
     ...(col.keyParam ? { itemParams: (k: string) => ({ [col.keyParam as string]: k }) } : {}),
     ...(col.deleteNote ? { deleteExtra: (l: unknown) => col.deleteNote?.(l) ?? NO_NOTE } : {}),
-    holds: holdsOf(kind, within),
+    holds: holdsOf(ctx.kinds, kind, within),
   };
   if (node.replaced && declared === undefined) {
     // Decision: the collection is not managed here, but its items cannot outlive their
@@ -682,7 +684,7 @@ const planCollection = (
     );
     if (why !== undefined) throw new PlanError(`${m.address}: ${why}`);
   }
-  const children = childKinds(kind.type as ParentName);
+  const children = childKindsIn(ctx.kinds, kind.type as ParentName);
   if (children.length === 0) return;
   for (const m of res.matched) {
     const replaced = m.action === "replace";
@@ -800,7 +802,8 @@ const planProject = (
       replaced: false,
     };
     const within: Within = { org: liveOrg };
-    for (const kind of childKinds("project")) planCollection(ctx, org, within, pending, kind);
+    for (const kind of childKindsIn(ctx.kinds, "project"))
+      planCollection(ctx, org, within, pending, kind);
     return;
   }
   if (lp === undefined) {
@@ -820,7 +823,8 @@ const planProject = (
     replaced: false,
   };
   const within: Within = { org: liveOrg, project: lp };
-  for (const kind of childKinds("project")) planCollection(ctx, org, within, node, kind);
+  for (const kind of childKindsIn(ctx.kinds, "project"))
+    planCollection(ctx, org, within, node, kind);
 };
 
 /** An empty accumulator. */
@@ -925,6 +929,7 @@ const orgStatics = (
   options: PlanOptions,
 ): Omit<OrgCtx, "env" | "acc"> => ({
   slug: org.slug,
+  kinds: options.kinds ?? ALL_KINDS,
   ignored: globMatcher(org.ignore),
   fieldIgnored: fieldIgnoredMatcher(org.ignore_fields),
   keptUnlisted: globMatcher(org.keep_unlisted ?? []),
@@ -944,7 +949,8 @@ const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg, ahead?: PlanAhead)
     params: { org_id: live.id },
     replaced: false,
   };
-  for (const kind of childKinds("org")) planCollection(ctx, parents, { org: live }, node, kind);
+  for (const kind of childKindsIn(ctx.kinds, "org"))
+    planCollection(ctx, parents, { org: live }, node, kind);
   for (const [slug, dp] of org.projects) {
     const part = ahead?.parts.get(`${org.slug}\u0000${slug}`);
     if (
@@ -995,7 +1001,7 @@ export const planChanges = (
           (knownIds.has(s) || isUuid(s) ? s : undefined),
         // Issue 17: a reference by name names a declared item (created by this plan when
         // it is not live yet) or a live one; declared first (design.md §3 "More kinds").
-        refId: referenceResolver(org, liveOrg, acc.changes),
+        refId: referenceResolver(org, liveOrg, acc.changes, options.kinds),
       },
       ...orgStatics(org, forced, options),
       acc,
@@ -1003,8 +1009,8 @@ export const planChanges = (
     planOrg(ctx, org, liveOrg, ahead);
     // Issue 28: what the service would undo or refuse, before anything is written.
     const refused = [
-      ...referencesOnDeletedItems(org, liveOrg, acc.changes, ctx.ignored),
-      ...ALL_KINDS.flatMap((kind) => kind.refusePlan?.(org, liveOrg, acc.changes) ?? []),
+      ...referencesOnDeletedItems(org, liveOrg, acc.changes, ctx.ignored, ctx.kinds),
+      ...ctx.kinds.flatMap((kind) => kind.refusePlan?.(org, liveOrg, acc.changes) ?? []),
     ];
     if (refused.length > 0) throw new PlanError(refused.join("\n"));
   }
@@ -1022,6 +1028,7 @@ export const planChanges = (
     matchTarget: targets === undefined ? undefined : globMatcher(targets),
     skipSecrets: options.skipSecrets ?? false,
     kept: acc.kept,
+    ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
   });
 };
 
