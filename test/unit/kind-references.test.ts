@@ -86,7 +86,7 @@ const channelKind: ResourceKind<DesiredChannel, LiveChannel, "org"> = {
       param_fields: { group_id: "group_id" },
     }),
   ],
-  refParams: (d, env) => {
+  refParams: (d, env): Readonly<Record<string, string | { readonly pending: string }>> => {
     const id = env.refId("group", d.group);
     return id === undefined ? {} : { group_id: id };
   },
