@@ -18,7 +18,6 @@ import type { LiveGroup } from "../model/live.js";
 import { call } from "./calls.js";
 import { compareFields, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
-import { isGroupName } from "./context-restriction.js";
 import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { listV2Items, scopeId } from "./listing.js";
@@ -135,14 +134,10 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     ),
   livePlace: {
     under: "org",
-    // Also when a restriction or the SSO mappings may name a group by name (issue 17): the
-    // name is resolved through the org's groups.
-    readFor: (org) =>
-      org.groups !== undefined ||
-      org.sso_group_mappings !== undefined ||
-      [...(org.contexts?.values() ?? [])].some((c) =>
-        (c.restrictions ?? []).some((r) => r.type === "group" && isGroupName(r.group)),
-      ),
+    // Also when the SSO mappings are declared (issue 17: drift and export name their groups);
+    // a reference that names a group by name has the groups read too (the live reader asks
+    // src/kinds/references.ts `namesWritten`).
+    readFor: (org) => org.groups !== undefined || org.sso_group_mappings !== undefined,
     store: (items) => ({ groups: items }),
     stored: (org) => org.groups,
   },

@@ -113,6 +113,20 @@ export const referenceResolver = (
   };
 };
 
+/**
+ * Whether an org declaration writes a name that refers to an item of kind `to`: the live
+ * reader then reads that kind (a name is resolved through its live items), whether or not
+ * the config manages it.
+ */
+export const namesWritten = (
+  org: DesiredOrg,
+  to: ResourceType,
+  kinds: Kinds = ALL_KINDS,
+): boolean =>
+  referring(kinds).some(
+    ({ ref }) => ref.to === to && [...ref.written(org)].some((w) => w.form === "name"),
+  );
+
 /** A reference written by name that the org has nowhere (src/run turns it into a diagnostic). */
 export interface UnknownName {
   readonly org: string;

@@ -25,7 +25,7 @@ import { isUuid } from "../core/uuid.js";
 import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
 import { isProjectName } from "../kinds/project.js";
-import { namedReferences } from "../kinds/references.js";
+import { namedReferences, namesWritten } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
 import { holdsNothing } from "../lock/claim-content.js";
@@ -116,7 +116,11 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
       slug,
       orgReads: new Set(
         kindsUnder("org")
-          .filter(({ place }) => decls.some((o) => place.readFor(o)))
+          // A kind is also read when a reference names one of its items by name
+          // (src/kinds/references.ts): the name is resolved through its live items.
+          .filter(({ kind, place }) =>
+            decls.some((o) => place.readFor(o) || namesWritten(o, kind.type)),
+          )
           .map(({ kind }) => kind.type),
       ),
       contextsByName,

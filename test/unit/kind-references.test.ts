@@ -11,7 +11,7 @@ import { call } from "../../src/kinds/calls.js";
 import { newComparison } from "../../src/kinds/compare.js";
 import type { DocMap } from "../../src/kinds/config-doc.js";
 import { cannotRename, type ResourceKind } from "../../src/kinds/contract.js";
-import { namedReferences } from "../../src/kinds/references.js";
+import { namedReferences, namesWritten } from "../../src/kinds/references.js";
 import { ALL_KINDS } from "../../src/kinds/registry.js";
 import { toJson } from "../../src/kinds/values.js";
 import type { ResourceType } from "../../src/model/address.js";
@@ -257,6 +257,14 @@ describe("a fixture kind that names groups by name", () => {
     expect(graph.map((o) => o.address)).toEqual(['channel["alerts"]', 'group["old"]']);
     const groupDelete = graph.find((o) => o.address === 'group["old"]');
     expect(groupDelete?.after).toContain(graph[0]?.id);
+  });
+
+  it("has the live reader read the groups when it names one by name", () => {
+    const org = withChannels(dOrg(), undefined, [["alerts", "ops", 9]]);
+    expect(namesWritten(org, "group", KINDS_WITH_CHANNELS)).toBe(true);
+    expect(namesWritten(withChannels(dOrg(), undefined, []), "group", KINDS_WITH_CHANNELS)).toBe(
+      false,
+    );
   });
 
   it("maps ids back to names for drift and export", () => {
