@@ -1,0 +1,66 @@
+/**
+ * `defineKind`: a kind with the defaults most kinds share filled in (issue 31: a slimmer
+ * contract), so a module states only what is particular to it. The result is a full
+ * `ResourceKind`: the planner and the registry see no difference. A member a kind gives
+ * always wins over its default.
+ *
+ * Defaults:
+ * - `liveAddressKey`: the `liveKey` (an unmatched live item is addressed by its identity);
+ * - `pinnedId`: none (the kind has no `id:` pin);
+ * - `unresolvedSecrets`: none (the kind holds no secret);
+ * - `fingerprint`: the live item as it was read (it holds no secret part);
+ * - `unmanaged`: listed, keyed by `liveAddressKey`;
+ * - `livePlace` (when the parent is the org, a context or a project): the items are kept in
+ *   the parent's live record under the kind's YAML key (`config.yamlKey`), and read when the
+ *   parent's declaration has that key.
+ */
+import type { LivePlaceUnder, ParentName, ResourceKind, UnmanagedLine } from "./contract.js";
+import { toJson } from "./values.js";
+
+type Defaulted =
+  | "liveAddressKey"
+  | "pinnedId"
+  | "unresolvedSecrets"
+  | "fingerprint"
+  | "unmanaged"
+  | "livePlace";
+
+/** A kind's module as written: the contract, with the defaulted members optional. */
+export type KindSpec<D, L, P extends ParentName> = Omit<ResourceKind<D, L, P>, Defaulted> &
+  Partial<Pick<ResourceKind<D, L, P>, Defaulted>>;
+
+/** The place of a kind kept under its YAML key in an org, context or project record. */
+const placeByYamlKey = <L, P extends ParentName>(
+  parent: P,
+  yamlKey: string,
+): LivePlaceUnder<L, P> => {
+  if (parent === "pipeline") {
+    throw new Error(`a kind under a pipeline gives its livePlace (${yamlKey})`);
+  }
+  const get = (record: unknown): readonly L[] | undefined =>
+    (record as Record<string, readonly L[] | undefined>)[yamlKey];
+  return {
+    under: parent,
+    readFor: (decl: unknown) =>
+      decl !== undefined && (decl as Record<string, unknown>)[yamlKey] !== undefined,
+    store: (items: readonly L[]) => ({ [yamlKey]: items }),
+    stored: get,
+  } as unknown as LivePlaceUnder<L, P>;
+};
+
+/** A full kind from its module's spec, the shared defaults filled in. */
+export const defineKind = <D, L, P extends ParentName>(
+  spec: KindSpec<D, L, P>,
+): ResourceKind<D, L, P> => {
+  const liveAddressKey = spec.liveAddressKey ?? spec.liveKey;
+  const unmanaged: UnmanagedLine<L> = spec.unmanaged ?? { listed: true, key: liveAddressKey };
+  return {
+    ...spec,
+    liveAddressKey,
+    pinnedId: spec.pinnedId ?? (() => undefined),
+    unresolvedSecrets: spec.unresolvedSecrets ?? (() => []),
+    fingerprint: spec.fingerprint ?? ((l) => toJson(l)),
+    unmanaged,
+    livePlace: spec.livePlace ?? placeByYamlKey<L, P>(spec.parent, spec.config.yamlKey),
+  };
+};
