@@ -18,10 +18,9 @@ import type { LiveGroup } from "../model/live.js";
 import { call } from "./calls.js";
 import { compareFields, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
-import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { listV2Items, scopeId } from "./listing.js";
-import { toJson } from "./values.js";
 
 /** A group as written under the org's `groups:` map (the key is its name). */
 export interface RawGroup {
@@ -56,7 +55,7 @@ export { isVcsOrgSlug } from "./listing.js";
 export const GROUP_DESTROYS =
   "deleting a group also removes its members and role grants (spec: api-v2-v1.md); a re-created group starts empty";
 
-export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
+export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
   type: "group",
   parent: "org",
   // Decision: delete first. The spec says nothing of two groups with one name; our emulator
@@ -68,9 +67,7 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     "no update route, and a second group of one name may be refused: the old group is deleted, then created again (its members and role grants are lost either way)",
   desiredKey: (d) => d.name,
   liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
   liveId: (l) => l.id,
-  pinnedId: () => undefined,
   desiredView: (d) => ({
     name: d.name,
     ...(d.description === undefined ? {} : { description: d.description }),
@@ -90,7 +87,6 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     }
     return acc;
   },
-  unresolvedSecrets: () => [],
   toConfig: (items) => {
     const byName = groupBy(items, (g) => g.name);
     return [...byName.keys()].sort().map((name) => {
@@ -141,7 +137,6 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     store: (items) => ({ groups: items }),
     stored: (org) => org.groups,
   },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: {
     by: "relist",
     matches: (d, _after, l) =>
@@ -152,7 +147,6 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
       ? "The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups, spec: api-v2-v1.md Endpoints (V2)); in an org tied to a VCS provider, manage groups there and leave `groups:` out."
       : undefined,
   destroys: GROUP_DESTROYS,
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const g of org.groups?.values() ?? []) yield { address: addr.group(g.name), item: g };
   },
@@ -180,4 +174,4 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
       ...(raw?.description !== undefined && { description: ctx.text(raw.description) }),
     }),
   },
-};
+});

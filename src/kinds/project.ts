@@ -20,8 +20,8 @@ import type { DesiredProject } from "../model/desired.js";
 import type { LiveProject } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
-import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { foundProjects, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
 
@@ -36,20 +36,17 @@ const readCreated = (body: unknown): Readonly<Record<string, string>> => {
   return typeof slug === "string" ? { slug } : {};
 };
 
-export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
+export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
   type: "project",
   parent: "org",
   replaceOrder: "never",
   replaceOrderWhy: "a project is created or deleted only when the config says so, never replaced",
   desiredKey: (d) => d.slug,
   liveKey: (l) => l.slug,
-  liveAddressKey: (l) => l.slug,
   liveId: (l) => l.id,
-  pinnedId: () => undefined,
   desiredView: (d) => ({ name: projectName(d.slug) }),
   liveView: (l) => ({ slug: l.slug, ...(l.name === undefined ? {} : { name: l.name }) }),
   compare: () => newComparison(),
-  unresolvedSecrets: () => [],
   // Export writes projects itself (src/export): their children are the kinds.
   toConfig: () => [],
   createCalls: () => [
@@ -147,4 +144,4 @@ export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
       throw new Error("projects are built by the loader (src/config/build.ts buildProject)");
     },
   },
-};
+});

@@ -22,8 +22,9 @@ import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import type { DocMap } from "./config-doc.js";
 import { isGroupName } from "./context-restriction.js";
-import type { KindRefs, ResourceKind } from "./contract.js";
+import type { KindRefs } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { scopeId } from "./listing.js";
 import { type JsonObject, type JsonValue, toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
@@ -85,20 +86,18 @@ const readMapping = (x: unknown): { idp_group_name: string; group_id: string } =
   return { idp_group_name: idp, group_id: id };
 };
 
-export const ssoGroupMappingsKind: ResourceKind<
+export const ssoGroupMappingsKind = defineKind<
   DesiredSsoGroupMappings,
   LiveSsoGroupMappings,
   "org"
-> = {
+>({
   type: "sso_group_mappings",
   parent: "org",
   replaceOrder: "never",
   replaceOrderWhy: "a singleton: the set always exists (maybe empty) and a PUT replaces it",
   desiredKey: () => "sso_group_mappings",
   liveKey: () => "sso_group_mappings",
-  liveAddressKey: () => "sso_group_mappings",
   liveId: () => undefined,
-  pinnedId: () => undefined,
   desiredView: (d, env) => ({ mappings: desiredWire(d, env) }),
   liveView: (l) => ({ mappings: liveWire(l) }),
   compare: (d, l, env) => {
@@ -117,7 +116,6 @@ export const ssoGroupMappingsKind: ResourceKind<
     }
     return acc;
   },
-  unresolvedSecrets: () => [],
   // Export writes each pair's group by name when the groups were read, else by id.
   toConfig: (items) =>
     items.map((l) => {
@@ -249,4 +247,4 @@ export const ssoGroupMappingsKind: ResourceKind<
       })),
     }),
   },
-};
+});
