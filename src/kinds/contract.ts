@@ -372,7 +372,7 @@ export type AfterCreateStep = {
 };
 
 /**
- * The parents of the planner's walk (src/plan/plan.ts), by name: the org, a project, or a
+ * The parents of the planner's walk (src/plan/walk.ts), by name: the org, a project, or a
  * matched item of a kind that has children. `live` is the parent's live item (a parent the
  * plan creates has none: its children are all created).
  */
@@ -402,7 +402,7 @@ export interface PlannedItem<D> {
 }
 
 /**
- * A kind's collection under its parent, as the planner walks it (src/plan/plan.ts): where
+ * A kind's collection under its parent, as the planner walks it (src/plan/walk.ts): where
  * its items are in the desired and live models, how they are addressed, and the few rules
  * that tie it to its parent. The walk is generic: a kind whose parent is `project` is
  * planned under every declared project without a line in src/plan.

@@ -8,7 +8,7 @@
  *
  * A project is never created or deleted by its presence or absence in the config: only
  * `create: true` (create it when the look-up finds none) and `delete: true` (apply needs
- * `--allow-project-delete`). The planner's project walk (src/plan/plan.ts `planProject`)
+ * `--allow-project-delete`). The planner's project walk (src/plan/projects.ts `planProject`)
  * plans these two changes and the project's children; the generic collection walk, the live
  * reader and export leave the kind alone (`collection.desiredIn` is never set, `readFor` is
  * false, `config.builtByLoader`), since a project is the parent every project kind hangs off.
@@ -129,7 +129,7 @@ export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
   collection: {
     name: "projects",
     segment: { name: "project", keyed: true },
-    // Never the generic walk's: src/plan/plan.ts planProject plans projects.
+    // Never the generic walk's: src/plan/projects.ts planProject plans projects.
     desiredIn: () => undefined,
     liveIn: () => undefined,
     addressKey: (d) => d.slug,
