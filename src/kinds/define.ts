@@ -64,3 +64,53 @@ export const defineKind = <D, L, P extends ParentName>(
     livePlace: spec.livePlace ?? placeByYamlKey<L, P>(spec.parent, spec.config.yamlKey),
   };
 };
+
+/** The members a walked parent's module leaves out (the walks that would use them skip it). */
+type ParentStubs = "toConfig" | "livePlace" | "unmanaged" | "updateCalls" | "collection" | "config";
+
+/**
+ * A kind that is a parent the walks handle themselves (a project: the planner's project
+ * walk plans its create and delete, the live reader resolves it, the loader builds it and
+ * export writes it), as its module states it: without the members those walks never ask —
+ * no export entries, no live place, no unmanaged line, no update (it is created or deleted
+ * only), no generic collection (`desiredIn`/`liveIn`), no config builder
+ * (`config.builtByLoader`). `defineWalkedParent` gives them, as the contract needs them.
+ */
+export type WalkedParentSpec<D, L> = Omit<KindSpec<D, L, "org">, ParentStubs> & {
+  /** Why drift never lists it as unmanaged. */
+  readonly unmanagedWhy: string;
+  readonly collection: Pick<
+    ResourceKind<D, L, "org">["collection"],
+    "name" | "segment" | "addressKey" | "onParentDelete"
+  >;
+  readonly config: Pick<ResourceKind<D, L, "org">["config"], "yamlKey" | "shape" | "schemaDef">;
+};
+
+export const defineWalkedParent = <D, L>(
+  spec: WalkedParentSpec<D, L>,
+): ResourceKind<D, L, "org"> => {
+  const { unmanagedWhy, collection, config, ...rest } = spec;
+  return defineKind<D, L, "org">({
+    ...rest,
+    // Export writes it itself (src/export): its children are the kinds.
+    toConfig: () => [],
+    updateCalls: () => [],
+    // The live reader resolves it itself (src/live/read-live-state.ts).
+    livePlace: {
+      under: "org",
+      readFor: () => false,
+      store: () => ({}),
+      stored: () => undefined,
+    },
+    unmanaged: { listed: false, why: unmanagedWhy },
+    // Never the generic walk's (src/plan/projects.ts plans it).
+    collection: { ...collection, desiredIn: () => undefined, liveIn: () => undefined },
+    config: {
+      ...config,
+      builtByLoader: true,
+      build: () => {
+        throw new Error(`${String(spec.type)} items are built by the loader (src/config/build.ts)`);
+      },
+    },
+  });
+};

@@ -21,7 +21,7 @@ import type { LiveProject } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineWalkedParent } from "./define.js";
 import { foundProjects, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
 
@@ -36,7 +36,7 @@ const readCreated = (body: unknown): Readonly<Record<string, string>> => {
   return typeof slug === "string" ? { slug } : {};
 };
 
-export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
+export const projectKind = defineWalkedParent<DesiredProject, LiveProject>({
   type: "project",
   parent: "org",
   replaceOrder: "never",
@@ -47,8 +47,6 @@ export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
   desiredView: (d) => ({ name: projectName(d.slug) }),
   liveView: (l) => ({ slug: l.slug, ...(l.name === undefined ? {} : { name: l.name }) }),
   compare: () => newComparison(),
-  // Export writes projects itself (src/export): their children are the kinds.
-  toConfig: () => [],
   createCalls: () => [
     call("create", "POST", "/organization/{org_id}/project", {
       api: "v2",
@@ -57,7 +55,6 @@ export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
       note: "not idempotent: an uncertain create is re-listed by name before any retry",
     }),
   ],
-  updateCalls: () => [],
   deleteCalls: () => [
     call("delete", "DELETE", "/project/{project_slug}", {
       api: "v2",
@@ -91,17 +88,7 @@ export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
         };
       });
   },
-  livePlace: {
-    under: "org",
-    // The live reader resolves declared projects itself (src/live/read-live-state.ts).
-    readFor: () => false,
-    store: () => ({}),
-    stored: () => undefined,
-  },
-  unmanaged: {
-    listed: false,
-    why: "projects are declared one by one: leaving one out never deletes it",
-  },
+  unmanagedWhy: "projects are declared one by one: leaving one out never deletes it",
   adopt: {
     by: "relist",
     matches: (d, _after, l) => (l.name ?? projectName(l.slug)) === projectName(d.slug),
@@ -129,9 +116,6 @@ export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
   collection: {
     name: "projects",
     segment: { name: "project", keyed: true },
-    // Never the generic walk's: src/plan/projects.ts planProject plans projects.
-    desiredIn: () => undefined,
-    liveIn: () => undefined,
     addressKey: (d) => d.slug,
     onParentDelete: "cascades",
   },
@@ -139,9 +123,5 @@ export const projectKind = defineKind<DesiredProject, LiveProject, "org">({
     yamlKey: "projects",
     shape: "map",
     schemaDef: "project",
-    builtByLoader: true,
-    build: () => {
-      throw new Error("projects are built by the loader (src/config/build.ts buildProject)");
-    },
   },
 });

@@ -58,3 +58,21 @@ describe("defineKind", () => {
     expect(KINDS.checkout_key.unresolvedSecrets({} as never)).toEqual([]);
   });
 });
+
+describe("defineWalkedParent (the project kind)", () => {
+  it("gives the members the walks never ask of a project, as the contract needs them", () => {
+    const p = KINDS.project;
+    expect(p.toConfig([], {} as never, {} as never)).toEqual([]);
+    expect(p.updateCalls([])).toEqual([]);
+    expect(p.livePlace.readFor({} as never)).toBe(false);
+    expect(p.livePlace.store([])).toEqual({});
+    expect(p.unmanaged).toEqual({
+      listed: false,
+      why: "projects are declared one by one: leaving one out never deletes it",
+    });
+    expect(p.collection.desiredIn({} as never)).toBeUndefined();
+    expect(p.collection.liveIn({} as never, {} as never)).toBeUndefined();
+    expect(p.config.builtByLoader).toBe(true);
+    expect(() => p.config.build({} as never, "x", {} as never, [])).toThrow(/built by the loader/);
+  });
+});
