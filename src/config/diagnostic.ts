@@ -64,7 +64,7 @@ export const DIAGNOSTIC_CODES = [
   "groups_not_standalone",
   // references the service does not know (found at plan time, src/run/unknown-projects.ts)
   "unknown_project",
-  // a restriction's group name the org does not have (src/run/unknown-groups.ts)
+  // a restriction's group name the org does not have (src/kinds/references.ts)
   "unknown_group",
   // secret references
   "env_missing",

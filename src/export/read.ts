@@ -7,10 +7,11 @@ import type { ReadOnlyApi } from "../api/types.js";
 import type { OrgAttributes, ProjectAttributes } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
 import { requireId } from "../kinds/listing.js";
+import { namedReferences } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
-import { namedGroups, namedMappings, resolveRestrictionKeys } from "../live/restriction-keys.js";
+import { resolveRestrictionKeys } from "../live/restriction-keys.js";
 import { markSynthetic, probeSynthetic } from "../live/synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "../live/walk.js";
 import { isLockContextName } from "../lock/claim.js";
@@ -85,22 +86,15 @@ export const readExportSnapshot = async (
     Promise.all(contexts.map((c) => readContext(api, c, orgId))),
     Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),
   ]);
-  const merged = mergeParts(orgParts) as Partial<LiveOrg>;
-  const mappings = namedMappings(merged.sso_group_mappings, merged.groups);
-  const parts = mappings === undefined ? merged : { ...merged, sso_group_mappings: mappings };
-  const read: LiveOrg = {
+  // Issue 17: references by id are written by the referred item's name where it was read.
+  const read: LiveOrg = namedReferences({
     status: "found",
     id: orgId,
     slug: orgSlug,
-    ...parts,
-    // Issue 17: group restrictions are written by the group's name.
-    contexts: namedGroups(
-      await resolveRestrictionKeys(api, orgId, contextReads, projectIdBySlug),
-      orgId,
-      parts.groups,
-    ),
+    ...(mergeParts(orgParts) as Partial<LiveOrg>),
+    contexts: await resolveRestrictionKeys(api, orgId, contextReads, projectIdBySlug),
     projects: new Map(projectReads.map((p) => [p.slug, p])),
-  };
+  });
   // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is
   // not fetchable by id without filter[project_id]: one probe per pipeline tells it apart
   // (export writes every pipeline, so every one is probed).

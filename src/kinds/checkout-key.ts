@@ -21,10 +21,10 @@ import { CHECKOUT_KEY_TYPES, type DesiredCheckoutKey } from "../model/desired.js
 import type { LiveCheckoutKey } from "../model/live.js";
 import { call } from "./calls.js";
 import { groupBy, scopeName } from "./config-doc.js";
-import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { foundProjects, listV2Items, scopeSlug, v2Slug } from "./listing.js";
-import { type JsonObject, toJson } from "./values.js";
+import type { JsonObject } from "./values.js";
 
 /** A checkout key as V2 returns it (spec: api-v2-v1.md "Checkout key"). */
 export interface V2CheckoutKey {
@@ -80,16 +80,14 @@ const refusalHint = (type: string): string =>
     ? "A user key needs a user token (a personal API token, not a delegated or project token), the org setting is_user_checkout_keys_disabled must be off, and some app-based providers have no checkout keys at all"
     : "Some app-based providers have no checkout keys, and the token must be allowed to change the project";
 
-export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, "project"> = {
+export const checkoutKeyKind = defineKind<DesiredCheckoutKey, LiveCheckoutKey, "project">({
   type: "checkout_key",
   parent: "project",
   replaceOrder: "never",
   replaceOrderWhy: "a key has nothing to change: it is created or deleted, never replaced",
   desiredKey: (d) => d.type,
   liveKey: (l) => checkoutKeyType(l.type),
-  liveAddressKey: (l) => checkoutKeyType(l.type),
   liveId: (l) => l.fingerprint,
-  pinnedId: () => undefined,
   // Several live keys of one type (made by hand): the one the service prefers is kept.
   tiebreak: (_d, l) => l.preferred,
   desiredView: (d) => ({ type: d.type }),
@@ -100,7 +98,6 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
   }),
   // Nothing of a key can differ once its type matches (the pair is the service's).
   compare: () => ({ fields: [], replace_reasons: [], unverified: [], skipped: [] }),
-  unresolvedSecrets: () => [],
   toConfig: (items, scope) => {
     const slug = scopeName(scope, "project");
     const byType = groupBy(items, (k) => checkoutKeyType(k.type));
@@ -143,13 +140,6 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
         what: "a checkout key without a type or fingerprint",
       },
     ),
-  livePlace: {
-    under: "project",
-    readFor: (decl) => decl.checkout_keys !== undefined,
-    store: (items) => ({ checkout_keys: items }),
-    stored: (p) => p.checkout_keys,
-  },
-  unmanaged: { listed: true, key: (l) => checkoutKeyType(l.type) },
   adopt: { by: "relist", matches: (d, _after, l) => checkoutKeyType(l.type) === d.type },
   announce: {
     fromResponse: (body) => (isV2Key(body) ? toLive(body) : undefined),
@@ -157,7 +147,6 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
       `${l.type} fingerprint ${l.fingerprint}${l.public_key === "" ? "" : `, public key ${l.public_key}`}`,
   },
   refusal: (d) => `The service refused a ${d.type} checkout key. ${refusalHint(d.type)}.`,
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const [slug, p] of org.projects) {
       for (const k of p.checkout_keys ?? [])
@@ -193,4 +182,4 @@ export const checkoutKeyKind: ResourceKind<DesiredCheckoutKey, LiveCheckoutKey, 
       source: ctx.at(path, "value"),
     }),
   },
-};
+});

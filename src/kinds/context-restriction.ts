@@ -13,18 +13,25 @@
  * than either the old or the new config allows.
  */
 
+import { formatLocation } from "../core/errors.js";
 import type {
   ContextRestrictionAttributes,
   RestrictionTypeWire,
   V3Resource,
 } from "../core/wire.js";
 import { addr, type RestrictionType, restrictionKey } from "../model/address.js";
-import type { DesiredRestriction } from "../model/desired.js";
-import type { LiveRestriction } from "../model/live.js";
+import type { DesiredOrg, DesiredRestriction } from "../model/desired.js";
+import type { LiveOrg, LiveRestriction } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { type ConfigEntry, escapeText, groupBy, idsOf, scopeName } from "./config-doc.js";
-import type { KindRefs, ListScope, ResourceKind } from "./contract.js";
+import type {
+  KindRefs,
+  ListScope,
+  PlannedChangeView,
+  ResourceKind,
+  WrittenReference,
+} from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
@@ -120,7 +127,7 @@ export const matchPattern = (d: DesiredRestriction, env: KindRefs): string | und
     case "group": {
       if (d.group === "all-members" || d.group === env.orgId) return env.orgId;
       if (!isGroupName(d.group)) return d.group;
-      const id = env.groupId(d.group);
+      const id = env.refId("group", d.group);
       return typeof id === "string" ? id : undefined;
     }
   }
@@ -230,7 +237,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
     ],
     refParams: (d, env): Readonly<Record<string, string | { readonly pending: string }>> => {
       if (d.type !== "group" || !isGroupName(d.group)) return {};
-      const id = env.groupId(d.group);
+      const id = env.refId("group", d.group);
       return id === undefined ? {} : { group_id: id };
     },
     updateCalls: () => [],
@@ -299,11 +306,12 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       liveIn: (c) => c.restrictions,
       addressKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
       onParentDelete: "cascades",
+      createsBeforeDeletes: true,
       refuse: (item, parents) => {
         if (item.action !== "create" || item.after?.match_pattern !== null) return undefined;
         if (item.desired.type === "group") {
           // A group this plan creates has its id at apply; any other name is unknown (the
-          // CLI reports those with file:line:col before planning, src/run/unknown-groups.ts).
+          // CLI reports those with file:line:col before planning, src/kinds/references.ts).
           return parents.desired.groups?.has(item.desired.group) === true
             ? undefined
             : `the group ${JSON.stringify(item.desired.group)} is neither declared under groups nor a group of the org, so the restriction cannot be created`;
@@ -311,6 +319,36 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         return `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`;
       },
     },
+    // Issue 17: `group:` names a group by name or id (`all-members` is the org, not a group).
+    // The service deletes a restriction with its group (our emulator does).
+    references: [
+      {
+        field: "group",
+        to: "group",
+        by: ["name", "id"],
+        writtenAs: (name) => `- group: ${name}`,
+        written: groupReferences,
+        liveIds: (before) =>
+          before.restriction_type === "group" && typeof before.match_pattern === "string"
+            ? [before.match_pattern]
+            : [],
+        named: (r, nameOf, orgId) =>
+          r.restriction_type === "group"
+            ? {
+                ...r,
+                key_value: restrictionKeyValue(
+                  "group",
+                  r.match_pattern,
+                  orgId,
+                  () => undefined,
+                  nameOf,
+                ),
+              }
+            : r,
+        deletedWithReferred: true,
+      },
+    ],
+    refusePlan: (org, live, changes) => lastGroupRestrictionRemoved(org, live, changes),
     config: {
       yamlKey: "restrictions",
       summary: { key: "restrictions", one: "restriction" },
@@ -334,3 +372,60 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       },
     },
   };
+
+/** The group references the contexts of one org declaration write (not `all-members`). */
+function* groupReferences(org: DesiredOrg): Iterable<WrittenReference> {
+  for (const [name, c] of org.contexts ?? []) {
+    for (const [i, r] of (c.restrictions ?? []).entries()) {
+      if (r.type !== "group" || r.group === "all-members") continue;
+      yield {
+        address: addr.contextRestriction(name, "group", r.group),
+        value: r.group,
+        form: isGroupName(r.group) ? "name" : "id",
+        source: r.source,
+        path: `contexts.${name}.restrictions.${i}.group`,
+      };
+    }
+  }
+}
+
+/**
+ * Issue 28: contexts whose last group restriction this plan removes while the org requires
+ * one (`is_context_group_restriction_required`, spec: api-v3.md Org settings; the value this
+ * config declares wins over the live one, as for a new context): refused like a new context
+ * without one (src/kinds/context.ts `refuse`), since the context could no longer be used.
+ */
+export const lastGroupRestrictionRemoved = (
+  org: DesiredOrg,
+  live: LiveOrg,
+  changes: readonly PlannedChangeView[],
+): string[] => {
+  const required =
+    org.settings?.is_context_group_restriction_required ??
+    live.settings?.is_context_group_restriction_required ??
+    false;
+  if (!required || org.contexts === undefined) return [];
+  const mine = changes.filter((c) => c.org === org.slug);
+  const deletedContexts = new Set(
+    mine.flatMap((c) => (c.resource_type === "context" && c.action === "delete" ? [c.id] : [])),
+  );
+  const isGroup = (v: { readonly restriction_type?: unknown } | null): boolean =>
+    v?.restriction_type === "group";
+  const out: string[] = [];
+  for (const lc of live.contexts ?? []) {
+    const declared = org.contexts.get(lc.name);
+    if (declared?.restrictions === undefined || deletedContexts.has(lc.id)) continue;
+    const before = (lc.restrictions ?? []).filter((r) => r.restriction_type === "group").length;
+    if (before === 0) continue; // nothing is removed that was there
+    const ofThis = mine.filter(
+      (c) => c.resource_type === "context_restriction" && c.params.context_id === lc.id,
+    );
+    const removed = ofThis.filter((c) => c.action === "delete" && isGroup(c.before)).length;
+    const added = ofThis.filter((c) => c.action === "create" && isGroup(c.after)).length;
+    if (before - removed + added > 0) continue;
+    out.push(
+      `${addr.context(lc.name)} (${formatLocation(declared.source)}): the org setting is_context_group_restriction_required is true, and this plan removes the context's last group restriction, so nobody could use it; keep a group restriction in its restrictions (e.g. - group: all-members, or a group id)`,
+    );
+  }
+  return out;
+};

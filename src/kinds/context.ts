@@ -15,8 +15,9 @@ import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { namedEntries } from "./config-doc.js";
 import type { RawRestriction } from "./context-restriction.js";
-import type { AfterCreateStep, ResourceKind } from "./contract.js";
+import type { AfterCreateStep } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { lowerUuid } from "./vcs.js";
 
@@ -47,20 +48,18 @@ const REMOVE_DEFAULT_RESTRICTION: AfterCreateStep = {
   note: "the service gives a new context a restriction for all org members; the config declares its restrictions without it, so apply removes it right after creating the context",
 };
 
-export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
+export const contextKind = defineKind<DesiredContext, LiveContext, "org">({
   type: "context",
   parent: "org",
   replaceOrder: "never",
   replaceOrderWhy: "the name is the identity and there is nothing else to change",
   desiredKey: (d) => d.name,
   liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
   liveId: (l) => l.id,
   pinnedId: (d) => d.id,
   desiredView: (d) => ({ name: d.name }),
   liveView: (l) => ({ name: l.name }),
   compare: () => newComparison(),
-  unresolvedSecrets: () => [],
   // A context's own document is empty: export adds its `env` and `restrictions` (its
   // children's collections) to it.
   toConfig: (items) => namedEntries(items, "context", addr.context, () => ({})),
@@ -100,7 +99,6 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
     store: (items) => ({ contexts: items }),
     stored: (org) => org.contexts,
   },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
   // Decision: only when the config manages the context's `restrictions`; a context whose
   // restrictions are unmanaged keeps what the service added (the next plan does not look).
@@ -163,4 +161,4 @@ export const contextKind: ResourceKind<DesiredContext, LiveContext, "org"> = {
       ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
     }),
   },
-};
+});

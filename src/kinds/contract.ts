@@ -115,10 +115,77 @@ export interface KindRefs {
   /** A project slug to its id, when it is known (declared projects, restriction projects). */
   readonly projectId: (slug: string) => string | undefined;
   /**
-   * A group name to its id (issue 17): a live group's id, or `{ pending }` with the address of
-   * the declared group this plan creates; undefined when the org has no such group.
+   * The id of the item of kind `to` that a reference names (issue 17: a group by its name;
+   * src/kinds/references.ts): declared first — `{ pending }` with the address of the
+   * declared item this plan creates or re-creates — then live; undefined when the org has
+   * no such item.
    */
-  readonly groupId: (name: string) => string | { readonly pending: string } | undefined;
+  readonly refId: (
+    to: ResourceType,
+    name: string,
+  ) => string | { readonly pending: string } | undefined;
+}
+
+/** How a reference may be written in the config: by name, by slug, or by id. */
+export type ReferenceForm = "name" | "slug" | "id";
+
+/** One reference as the config writes it (src/kinds/references.ts checks and resolves it). */
+export interface WrittenReference {
+  /** The address of the referring item. */
+  readonly address: string;
+  /** The value as written (a name, or an id). */
+  readonly value: string;
+  /** How `value` is written: a name is resolved through the referred kind's items. */
+  readonly form: ReferenceForm;
+  readonly source: SourceLocation;
+  /** The value's path in the org's config, for diagnostics (`contexts.x.restrictions.0.group`). */
+  readonly path: string;
+}
+
+/**
+ * A field of a kind that names an item of another kind (issue 31), as data: which kind it
+ * points to and how it may be written. One generic module (src/kinds/references.ts)
+ * resolves it at plan time (declared items first, then live), reports unknown names with
+ * file:line:col and "did you mean", orders the referred item's create before the referrer
+ * and its delete after, and maps ids back to names for drift and export.
+ *
+ * The referred kind's items are named by their key (`desiredKey` / `liveKey`: a group's
+ * name), and the id is its `liveId`. A kind calls `env.refId(to, name)` where it needs the
+ * id (its views and `refParams`).
+ */
+export interface Reference<L> {
+  /** The field, in the config's words (`group`, `mappings[].group`): for docs and messages. */
+  readonly field: string;
+  /** The kind the field points to. */
+  readonly to: ResourceType;
+  /** How it may be written. */
+  readonly by: readonly ReferenceForm[];
+  /** How a value is written in the config (`- group: x`): for a refusal's advice. */
+  writtenAs(value: string): string;
+  /** Every value one org declaration writes (each file of an org is walked on its own). */
+  written(org: DesiredOrg): Iterable<WrittenReference>;
+  /** The ids the live item names, read from a change's masked `before` view (ordering). */
+  liveIds(before: JsonObject): readonly string[];
+  /** The live item with each id it names given as its name when `nameOf` knows it. */
+  named(l: L, nameOf: (id: string) => string | undefined, orgId: string): L;
+  /**
+   * The service deletes the referring item with the item it names (spec: a restriction
+   * goes with its group): a plan that deletes, or re-creates, an item the config's
+   * references name is refused, since the config would not converge.
+   */
+  readonly deletedWithReferred?: true;
+}
+
+/** What a plan-wide refusal (`ResourceKind.refusePlan`) sees of one planned change. */
+export interface PlannedChangeView {
+  readonly org: string;
+  readonly resource_type: ResourceType;
+  readonly action: "create" | "update" | "replace" | "delete";
+  readonly address: string;
+  readonly id?: string;
+  readonly before: JsonObject | null;
+  readonly after: JsonObject | null;
+  readonly params: Readonly<Record<string, string | { readonly pending: string }>>;
 }
 
 /** What a kind may ask the planner while comparing and building calls. */
@@ -305,7 +372,7 @@ export type AfterCreateStep = {
 };
 
 /**
- * The parents of the planner's walk (src/plan/plan.ts), by name: the org, a project, or a
+ * The parents of the planner's walk (src/plan/walk.ts), by name: the org, a project, or a
  * matched item of a kind that has children. `live` is the parent's live item (a parent the
  * plan creates has none: its children are all created).
  */
@@ -335,7 +402,7 @@ export interface PlannedItem<D> {
 }
 
 /**
- * A kind's collection under its parent, as the planner walks it (src/plan/plan.ts): where
+ * A kind's collection under its parent, as the planner walks it (src/plan/walk.ts): where
  * its items are in the desired and live models, how they are addressed, and the few rules
  * that tie it to its parent. The walk is generic: a kind whose parent is `project` is
  * planned under every declared project without a line in src/plan.
@@ -383,6 +450,11 @@ export interface Collection<D, L, P extends ParentName> {
    * create-first replace holds an extra slot at any moment (src/plan/order.ts).
    */
   readonly serial?: true;
+  /**
+   * The collection's creates run before its deletes (one parent's items): a context's
+   * restrictions, so the context never has fewer (wider access) than either config allows.
+   */
+  readonly createsBeforeDeletes?: true;
   /** More to say when a live item is deleted (a context: the secrets it destroys). */
   deleteNote?(l: L): { readonly destroys_secrets: number | null; readonly note: string };
   /** Why a planned item cannot be applied (the plan fails with it), or undefined. */
@@ -610,4 +682,15 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   readonly rename: RenameRule<L>;
   /** The kind's part of the config: its YAML key, schema entry and builder. */
   readonly config: ConfigPart<D, never>;
+  /** Fields that name items of other kinds (see Reference). */
+  readonly references?: readonly Reference<L>[];
+  /**
+   * What the plan of one org refuses because of this kind, seen across its changes (issue
+   * 28: the service would undo or refuse it): one message per problem, or none.
+   */
+  refusePlan?(
+    org: DesiredOrg,
+    live: LiveOrg,
+    changes: readonly PlannedChangeView[],
+  ): readonly string[];
 }

@@ -18,11 +18,9 @@ import type { LiveGroup } from "../model/live.js";
 import { call } from "./calls.js";
 import { compareFields, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
-import { isGroupName } from "./context-restriction.js";
-import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { listV2Items, scopeId } from "./listing.js";
-import { toJson } from "./values.js";
 
 /** A group as written under the org's `groups:` map (the key is its name). */
 export interface RawGroup {
@@ -57,7 +55,7 @@ export { isVcsOrgSlug } from "./listing.js";
 export const GROUP_DESTROYS =
   "deleting a group also removes its members and role grants (spec: api-v2-v1.md); a re-created group starts empty";
 
-export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
+export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
   type: "group",
   parent: "org",
   // Decision: delete first. The spec says nothing of two groups with one name; our emulator
@@ -69,9 +67,7 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     "no update route, and a second group of one name may be refused: the old group is deleted, then created again (its members and role grants are lost either way)",
   desiredKey: (d) => d.name,
   liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
   liveId: (l) => l.id,
-  pinnedId: () => undefined,
   desiredView: (d) => ({
     name: d.name,
     ...(d.description === undefined ? {} : { description: d.description }),
@@ -91,7 +87,6 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     }
     return acc;
   },
-  unresolvedSecrets: () => [],
   toConfig: (items) => {
     const byName = groupBy(items, (g) => g.name);
     return [...byName.keys()].sort().map((name) => {
@@ -135,18 +130,13 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
     ),
   livePlace: {
     under: "org",
-    // Also when a restriction or the SSO mappings may name a group by name (issue 17): the
-    // name is resolved through the org's groups.
-    readFor: (org) =>
-      org.groups !== undefined ||
-      org.sso_group_mappings !== undefined ||
-      [...(org.contexts?.values() ?? [])].some((c) =>
-        (c.restrictions ?? []).some((r) => r.type === "group" && isGroupName(r.group)),
-      ),
+    // Also when the SSO mappings are declared (issue 17: drift and export name their groups);
+    // a reference that names a group by name has the groups read too (the live reader asks
+    // src/kinds/references.ts `namesWritten`).
+    readFor: (org) => org.groups !== undefined || org.sso_group_mappings !== undefined,
     store: (items) => ({ groups: items }),
     stored: (org) => org.groups,
   },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: {
     by: "relist",
     matches: (d, _after, l) =>
@@ -157,7 +147,6 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
       ? "The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups, spec: api-v2-v1.md Endpoints (V2)); in an org tied to a VCS provider, manage groups there and leave `groups:` out."
       : undefined,
   destroys: GROUP_DESTROYS,
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const g of org.groups?.values() ?? []) yield { address: addr.group(g.name), item: g };
   },
@@ -185,4 +174,4 @@ export const groupKind: ResourceKind<DesiredGroup, LiveGroup, "org"> = {
       ...(raw?.description !== undefined && { description: ctx.text(raw.description) }),
     }),
   },
-};
+});

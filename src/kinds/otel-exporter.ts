@@ -30,10 +30,10 @@ import type { LiveOtelExporter } from "../model/live.js";
 import { call } from "./calls.js";
 import { addFields, addSecret, compareFields, compareSecret, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
-import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { scopeId } from "./listing.js";
-import { type JsonObject, SENSITIVE, sameSet, toJson } from "./values.js";
+import { type JsonObject, SENSITIVE, sameSet } from "./values.js";
 
 /** An exporter as written in the org's `otel_exporters:` list. */
 export interface RawOtelExporter {
@@ -101,7 +101,7 @@ const NO_UPDATE = "an exporter has no update route (spec: api-v2-v1.md), so it i
 
 export const OTEL_LIMIT_REPLACE_REFUSAL = `the org has ${MAX_OTEL_EXPORTERS_PER_ORG} exporters, the service's maximum (spec: api-v2-v1.md Limits), and this one must be re-created (${NO_UPDATE.replace(", so it is re-created", "")}). Waybill creates the replacement before deleting the old one, and never deletes first; free a slot: remove another exporter from the config (or this one, apply, then add it back and apply again)`;
 
-export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporter, "org"> = {
+export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter, "org">({
   type: "otel_exporter",
   parent: "org",
   // Decision: create the new exporter before deleting the old one. Never delete before the
@@ -114,9 +114,7 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
     "no update route: the replacement is created first, so exports never stop and nothing is deleted before the new one is accepted",
   desiredKey: (d) => otelKey(d.protocol, d.endpoint),
   liveKey: (l) => otelKey(l.protocol, l.endpoint),
-  liveAddressKey: (l) => otelKey(l.protocol, l.endpoint),
   liveId: (l) => l.id,
-  pinnedId: () => undefined,
   desiredView: (d, env) => ({
     org_id: env.orgId,
     endpoint: d.endpoint,
@@ -253,13 +251,6 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
     options?.onPage?.(out);
     return out;
   },
-  livePlace: {
-    under: "org",
-    readFor: (org) => org.otel_exporters !== undefined,
-    store: (items) => ({ otel_exporters: items }),
-    stored: (org) => org.otel_exporters,
-  },
-  unmanaged: { listed: true, key: (l) => otelKey(l.protocol, l.endpoint) },
   adopt: {
     by: "relist",
     // The one this change made: same identity, same header names, same insecure flag.
@@ -272,7 +263,6 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
   // only after its replacement was accepted.
   refusal: (_d, status) =>
     `Nothing was deleted: an exporter being replaced keeps exporting.${status === 400 ? ` The service refuses a sixth exporter in an org (spec: api-v2-v1.md Limits, ${MAX_OTEL_EXPORTERS_PER_ORG} per organization): if another was added since the plan, free a slot and re-run.` : ""}`,
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const e of org.otel_exporters ?? []) {
       yield { address: addr.otelExporter(otelKey(e.protocol, e.endpoint)), item: e };
@@ -334,4 +324,4 @@ export const otelExporterKind: ResourceKind<DesiredOtelExporter, LiveOtelExporte
       };
     },
   },
-};
+});

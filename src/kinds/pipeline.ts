@@ -20,7 +20,7 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import type { ResourceKind } from "./contract.js";
+import { defineKind } from "./define.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
 import type { RawTrigger } from "./trigger.js";
 
@@ -53,7 +53,7 @@ const toLivePipeline = (p: V3Resource<PipelineAttributes>): LivePipeline => ({
   synthetic: false,
 });
 
-import { type JsonObject, toJson, toJsonObject } from "./values.js";
+import { type JsonObject, toJsonObject } from "./values.js";
 import { buildVcs, lowerUuid, type RawVcsRepo } from "./vcs.js";
 
 export const PIPELINE_UPDATE_FIELDS = [
@@ -117,7 +117,7 @@ const pipelineDoc = (p: LivePipeline): DocMap | Skip => {
   return out;
 };
 
-export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"> = {
+export const pipelineKind = defineKind<DesiredPipeline, LivePipeline, "project">({
   type: "pipeline",
   parent: "project",
   // Pipelines are matched by name: two with one name would make the next plan ambiguous.
@@ -126,7 +126,6 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
     "pipelines are identified by name, so the old one goes first to never have two with one name",
   desiredKey: (d) => d.name,
   liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
   liveId: (l) => l.id,
   pinnedId: (d) => d.id,
   desiredView: (d) => view(d),
@@ -136,7 +135,6 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
     addFields(acc, compareFields(view(d), view(l), RULES));
     return acc;
   },
-  unresolvedSecrets: () => [],
   toConfig: (items, scope) => {
     const slug = scopeName(scope, "project");
     return namedEntries(items, "pipeline", (name) => addr.pipeline(slug, name), pipelineDoc);
@@ -177,15 +175,7 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
         pageOptions(options, toLivePipeline),
       )
     ).map(toLivePipeline),
-  livePlace: {
-    under: "project",
-    readFor: (decl) => decl.pipelines !== undefined,
-    store: (items) => ({ pipelines: items }),
-    stored: (p) => p.pipelines,
-  },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const [slug, p] of org.projects) {
       for (const pl of p.pipelines?.values() ?? []) {
@@ -242,4 +232,4 @@ export const pipelineKind: ResourceKind<DesiredPipeline, LivePipeline, "project"
       };
     },
   },
-};
+});

@@ -8,7 +8,7 @@
  *
  * A project is never created or deleted by its presence or absence in the config: only
  * `create: true` (create it when the look-up finds none) and `delete: true` (apply needs
- * `--allow-project-delete`). The planner's project walk (src/plan/plan.ts `planProject`)
+ * `--allow-project-delete`). The planner's project walk (src/plan/projects.ts `planProject`)
  * plans these two changes and the project's children; the generic collection walk, the live
  * reader and export leave the kind alone (`collection.desiredIn` is never set, `readFor` is
  * false, `config.builtByLoader`), since a project is the parent every project kind hangs off.
@@ -20,8 +20,8 @@ import type { DesiredProject } from "../model/desired.js";
 import type { LiveProject } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
-import type { ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineWalkedParent } from "./define.js";
 import { foundProjects, scopeId } from "./listing.js";
 import { toJson } from "./values.js";
 
@@ -36,22 +36,17 @@ const readCreated = (body: unknown): Readonly<Record<string, string>> => {
   return typeof slug === "string" ? { slug } : {};
 };
 
-export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
+export const projectKind = defineWalkedParent<DesiredProject, LiveProject>({
   type: "project",
   parent: "org",
   replaceOrder: "never",
   replaceOrderWhy: "a project is created or deleted only when the config says so, never replaced",
   desiredKey: (d) => d.slug,
   liveKey: (l) => l.slug,
-  liveAddressKey: (l) => l.slug,
   liveId: (l) => l.id,
-  pinnedId: () => undefined,
   desiredView: (d) => ({ name: projectName(d.slug) }),
   liveView: (l) => ({ slug: l.slug, ...(l.name === undefined ? {} : { name: l.name }) }),
   compare: () => newComparison(),
-  unresolvedSecrets: () => [],
-  // Export writes projects itself (src/export): their children are the kinds.
-  toConfig: () => [],
   createCalls: () => [
     call("create", "POST", "/organization/{org_id}/project", {
       api: "v2",
@@ -60,7 +55,6 @@ export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
       note: "not idempotent: an uncertain create is re-listed by name before any retry",
     }),
   ],
-  updateCalls: () => [],
   deleteCalls: () => [
     call("delete", "DELETE", "/project/{project_slug}", {
       api: "v2",
@@ -94,17 +88,7 @@ export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
         };
       });
   },
-  livePlace: {
-    under: "org",
-    // The live reader resolves declared projects itself (src/live/read-live-state.ts).
-    readFor: () => false,
-    store: () => ({}),
-    stored: () => undefined,
-  },
-  unmanaged: {
-    listed: false,
-    why: "projects are declared one by one: leaving one out never deletes it",
-  },
+  unmanagedWhy: "projects are declared one by one: leaving one out never deletes it",
   adopt: {
     by: "relist",
     matches: (d, _after, l) => (l.name ?? projectName(l.slug)) === projectName(d.slug),
@@ -132,9 +116,6 @@ export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
   collection: {
     name: "projects",
     segment: { name: "project", keyed: true },
-    // Never the generic walk's: src/plan/plan.ts planProject plans projects.
-    desiredIn: () => undefined,
-    liveIn: () => undefined,
     addressKey: (d) => d.slug,
     onParentDelete: "cascades",
   },
@@ -142,9 +123,5 @@ export const projectKind: ResourceKind<DesiredProject, LiveProject, "org"> = {
     yamlKey: "projects",
     shape: "map",
     schemaDef: "project",
-    builtByLoader: true,
-    build: () => {
-      throw new Error("projects are built by the loader (src/config/build.ts buildProject)");
-    },
   },
-};
+});

@@ -74,3 +74,30 @@ export const childKinds = (
 /** The replace order of a kind, by type (what src/plan/order.ts needs without generics). */
 export const replaceOrderOf = (type: ResourceType): (typeof KINDS)[ResourceType]["replaceOrder"] =>
   KINDS[type].replaceOrder;
+
+const BY_PARENT_IN = new WeakMap<
+  readonly ResourceKind<unknown, unknown>[],
+  Map<string, ResourceKind<unknown, unknown>[]>
+>();
+
+/**
+ * `childKinds` among `kinds` (the registry's, or a test's copy with a kind of its own: the
+ * planner takes the kinds it walks as a parameter, src/plan/types.ts PlanOptions `kinds`).
+ */
+export const childKindsIn = (
+  kinds: readonly ResourceKind<unknown, unknown>[],
+  parent: ParentName | string,
+): readonly ResourceKind<unknown, unknown>[] => {
+  if (kinds === ALL_KINDS) return childKinds(parent);
+  let byParent = BY_PARENT_IN.get(kinds);
+  if (byParent === undefined) {
+    byParent = new Map();
+    for (const kind of kinds) {
+      const list = byParent.get(kind.parent) ?? [];
+      list.push(kind);
+      byParent.set(kind.parent, list);
+    }
+    BY_PARENT_IN.set(kinds, byParent);
+  }
+  return byParent.get(parent) ?? [];
+};

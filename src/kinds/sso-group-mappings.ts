@@ -22,8 +22,9 @@ import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import type { DocMap } from "./config-doc.js";
 import { isGroupName } from "./context-restriction.js";
-import type { KindRefs, ResourceKind } from "./contract.js";
+import type { KindRefs } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { scopeId } from "./listing.js";
 import { type JsonObject, type JsonValue, toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
@@ -38,7 +39,7 @@ type GroupRef = string | { readonly pending: string } | undefined;
 
 /** The group id a pair names: its id, a pending create, or undefined (unknown name). */
 const groupOf = (m: DesiredSsoGroupMapping, env: KindRefs): GroupRef =>
-  isGroupName(m.group) ? env.groupId(m.group) : m.group;
+  isGroupName(m.group) ? env.refId("group", m.group) : m.group;
 
 /** Pairs in the order they are sent: by IdP group name, then group. */
 const byPair = (a: readonly [string, string], b: readonly [string, string]): number =>
@@ -85,20 +86,18 @@ const readMapping = (x: unknown): { idp_group_name: string; group_id: string } =
   return { idp_group_name: idp, group_id: id };
 };
 
-export const ssoGroupMappingsKind: ResourceKind<
+export const ssoGroupMappingsKind = defineKind<
   DesiredSsoGroupMappings,
   LiveSsoGroupMappings,
   "org"
-> = {
+>({
   type: "sso_group_mappings",
   parent: "org",
   replaceOrder: "never",
   replaceOrderWhy: "a singleton: the set always exists (maybe empty) and a PUT replaces it",
   desiredKey: () => "sso_group_mappings",
   liveKey: () => "sso_group_mappings",
-  liveAddressKey: () => "sso_group_mappings",
   liveId: () => undefined,
-  pinnedId: () => undefined,
   desiredView: (d, env) => ({ mappings: desiredWire(d, env) }),
   liveView: (l) => ({ mappings: liveWire(l) }),
   compare: (d, l, env) => {
@@ -117,7 +116,6 @@ export const ssoGroupMappingsKind: ResourceKind<
     }
     return acc;
   },
-  unresolvedSecrets: () => [],
   // Export writes each pair's group by name when the groups were read, else by id.
   toConfig: (items) =>
     items.map((l) => {
@@ -192,6 +190,38 @@ export const ssoGroupMappingsKind: ResourceKind<
     }
   },
   rename: cannotRename("the SSO group mappings are one set per org: they have no name"),
+  // Issue 17: each pair's group, by name (declared, then live) or id.
+  references: [
+    {
+      field: "mappings[].group",
+      to: "group",
+      by: ["name", "id"],
+      writtenAs: (name) => `group: ${name}`,
+      written: function* (org) {
+        for (const [i, m] of (org.sso_group_mappings?.mappings ?? []).entries()) {
+          yield {
+            address: addr.ssoGroupMappings(),
+            value: m.group,
+            form: isGroupName(m.group) ? "name" : "id",
+            source: m.source,
+            path: `sso_group_mappings.${i}.group`,
+          };
+        }
+      },
+      liveIds: (before) =>
+        (Array.isArray(before.mappings) ? before.mappings : []).flatMap((m) => {
+          const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
+          return typeof id === "string" ? [id] : [];
+        }),
+      // Export writes each pair's group by name (`group_name`) when the groups were read.
+      named: (l, nameOf) => ({
+        mappings: l.mappings.map((m) => {
+          const name = nameOf(m.group_id);
+          return name === undefined || !isGroupName(name) ? m : { ...m, group_name: name };
+        }),
+      }),
+    },
+  ],
   collection: {
     name: "sso_group_mappings",
     segment: { name: "sso_group_mappings", keyed: false },
@@ -217,4 +247,4 @@ export const ssoGroupMappingsKind: ResourceKind<
       })),
     }),
   },
-};
+});

@@ -39,9 +39,10 @@ import {
   type Skip,
   scopeName,
 } from "./config-doc.js";
-import type { ApiCall, ResourceKind } from "./contract.js";
+import type { ApiCall } from "./contract.js";
+import { defineKind } from "./define.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
-import { type JsonObject, SENSITIVE, toJson } from "./values.js";
+import { type JsonObject, SENSITIVE } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
 export type LiveWebhook = WebhookAttributes & { readonly id: string };
@@ -139,7 +140,7 @@ const webhookDoc = (ctx: ConfigContext, slug: string, w: LiveWebhook): DocMap | 
   return out;
 };
 
-export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> = {
+export const webhookKind = defineKind<DesiredWebhook, LiveWebhook, "project">({
   type: "webhook",
   parent: "project",
   // Decision: create the new webhook before deleting the old one. The API allows two
@@ -151,7 +152,6 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
     "two webhooks may share a name, so the new one is created first and deliveries never stop",
   desiredKey: (d) => d.name,
   liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
   liveId: (l) => l.id,
   pinnedId: (d) => d.id,
   desiredView: (d) => {
@@ -286,15 +286,7 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
         pageOptions(options, toLiveWebhook),
       )
     ).map(toLiveWebhook),
-  livePlace: {
-    under: "project",
-    readFor: (decl) => decl.webhooks !== undefined,
-    store: (items) => ({ webhooks: items }),
-    stored: (p) => p.webhooks,
-  },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const [slug, p] of org.projects) {
       for (const w of p.webhooks?.values() ?? []) {
@@ -348,4 +340,4 @@ export const webhookKind: ResourceKind<DesiredWebhook, LiveWebhook, "project"> =
       }),
     }),
   },
-};
+});

@@ -25,6 +25,7 @@ import { isUuid } from "../core/uuid.js";
 import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
 import { isProjectName } from "../kinds/project.js";
+import { namedReferences, namesWritten } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
 import { holdsNothing } from "../lock/claim-content.js";
@@ -45,7 +46,7 @@ import {
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";
-import { namedGroups, namedMappings, resolveRestrictionKeys } from "./restriction-keys.js";
+import { resolveRestrictionKeys } from "./restriction-keys.js";
 import { markProjectSynthetic, probeSynthetic, undeclaredPipelines } from "./synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 
@@ -115,7 +116,11 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
       slug,
       orgReads: new Set(
         kindsUnder("org")
-          .filter(({ place }) => decls.some((o) => place.readFor(o)))
+          // A kind is also read when a reference names one of its items by name
+          // (src/kinds/references.ts): the name is resolved through its live items.
+          .filter(({ kind, place }) =>
+            decls.some((o) => place.readFor(o) || namesWritten(o, kind.type)),
+          )
           .map(({ kind }) => kind.type),
       ),
       contextsByName,
@@ -231,23 +236,18 @@ const readOrg = async (
     projectsP,
   ]);
 
-  const merged = mergeParts(orgParts) as Partial<LiveOrg>;
-  const mappings = namedMappings(merged.sso_group_mappings, merged.groups);
-  const parts = mappings === undefined ? merged : { ...merged, sso_group_mappings: mappings };
-  return {
+  // Issue 17: references by id are given the referred item's name where it was read.
+  return namedReferences({
     status: "found",
     id: orgId,
     slug: needs.slug,
-    ...parts,
+    ...(mergeParts(orgParts) as Partial<LiveOrg>),
     ...(contextRead !== undefined
-      ? {
-          contexts: namedGroups(contextRead.contexts, orgId, parts.groups),
-          lockNames: contextRead.lockNames,
-        }
+      ? { contexts: contextRead.contexts, lockNames: contextRead.lockNames }
       : {}),
     projects: new Map(projects),
     projectIds,
-  };
+  });
 };
 
 // ---------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@
  */
 import type { ReadOnlyApi } from "../api/types.js";
 import type { ProjectAttributes, V3One } from "../core/wire.js";
-import { isGroupName, restrictionKeyValue } from "../kinds/context-restriction.js";
-import type { LiveContext, LiveGroup, LiveSsoGroupMappings } from "../model/live.js";
+import { restrictionKeyValue } from "../kinds/context-restriction.js";
+import type { LiveContext } from "../model/live.js";
 import { isNotVisible } from "./resolve.js";
 
 /**
@@ -56,53 +56,4 @@ export const resolveRestrictionKeys = async (
           })),
         },
   );
-};
-
-/**
- * Issue 17: when the org's groups were read, a group restriction's key is the group's name
- * (the address a config that names groups writes, and what drift shows); its id otherwise.
- */
-export const namedGroups = (
-  contexts: readonly LiveContext[],
-  orgId: string,
-  groups: readonly LiveGroup[] | undefined,
-): readonly LiveContext[] => {
-  if (groups === undefined || groups.length === 0) return contexts;
-  const nameById = new Map(groups.map((g) => [g.id, g.name]));
-  return contexts.map((c) =>
-    c.restrictions === undefined
-      ? c
-      : {
-          ...c,
-          restrictions: c.restrictions.map((r) =>
-            r.restriction_type === "group"
-              ? {
-                  ...r,
-                  key_value: restrictionKeyValue(
-                    "group",
-                    r.match_pattern,
-                    orgId,
-                    () => undefined,
-                    (id) => nameById.get(id),
-                  ),
-                }
-              : r,
-          ),
-        },
-  );
-};
-
-/** Issue 17: each SSO mapping's group name, when the org's groups were read (export writes it). */
-export const namedMappings = (
-  mappings: LiveSsoGroupMappings | undefined,
-  groups: readonly LiveGroup[] | undefined,
-): LiveSsoGroupMappings | undefined => {
-  if (mappings === undefined || groups === undefined) return mappings;
-  const nameById = new Map(groups.map((g) => [g.id, g.name]));
-  return {
-    mappings: mappings.mappings.map((m) => {
-      const name = nameById.get(m.group_id);
-      return name === undefined || !isGroupName(name) ? m : { ...m, group_name: name };
-    }),
-  };
 };

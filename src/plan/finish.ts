@@ -3,7 +3,8 @@
  * the mass-delete guard data (design.md §1 "Ownership").
  */
 import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
-import { kindOf } from "../kinds/registry.js";
+import { type Kinds, kindIn } from "../kinds/references.js";
+import { ALL_KINDS } from "../kinds/registry.js";
 import type {
   Change,
   CollectionGuard,
@@ -23,6 +24,8 @@ export interface FinishInput {
   readonly collections: readonly { org: string; collection: string; live_count: number }[];
   readonly targets: readonly string[] | undefined;
   readonly matchTarget: ((address: string) => boolean) | undefined;
+  /** The kinds planned (the registry's unless a test gives its own). */
+  readonly kinds?: Kinds;
   readonly skipSecrets: boolean;
   /** Live items `keep_unlisted` left alone. */
   readonly kept?: readonly KeptUnlisted[];
@@ -95,7 +98,7 @@ export const finishPlan = (input: FinishInput): Plan => {
   // members and role grants) says so in its reason, and is listed for apply's guard.
   const destroys: DestroyGuard[] = [];
   changes = changes.map((c) => {
-    const what = kindOf(c.resource_type).destroys;
+    const what = kindIn(input.kinds ?? ALL_KINDS, c.resource_type).destroys;
     if (what === undefined || (c.action !== "delete" && c.action !== "replace")) return c;
     destroys.push({
       org: c.org,

@@ -7,7 +7,8 @@
  */
 
 import { PlanError } from "../core/errors.js";
-import { kindOf } from "../kinds/registry.js";
+import { type Kinds, kindIn, referenceEdges } from "../kinds/references.js";
+import { ALL_KINDS } from "../kinds/registry.js";
 import { ancestorsOf } from "../model/address.js";
 import type { Change, Plan } from "./types.js";
 
@@ -48,7 +49,7 @@ const phasesOf = (c: Change): OperationPhase[] => {
   }
 };
 
-export const orderOperations = (plan: Plan): OperationGraph => {
+export const orderOperations = (plan: Plan, kinds: Kinds = ALL_KINDS): OperationGraph => {
   interface Node {
     id: string;
     change: number;
@@ -93,67 +94,46 @@ export const orderOperations = (plan: Plan): OperationGraph => {
     }
   }
 
-  // Issue 17: an item that takes another's id (a restriction's or an SSO mapping's group
-  // named in the config, `depends_on`) is created after it.
+  // Issue 17: an item that takes another's id (a reference named in the config whose item
+  // this plan creates, `depends_on`) is created after it.
   for (const node of nodes) {
     if (node.phase === "delete") continue;
     for (const dep of (plan.changes[node.change] as Change).depends_on) {
       if (byId.has(opId(node.org, "create", dep))) node.after.add(opId(node.org, "create", dep));
     }
   }
-  // A group is deleted after what names it by id is gone: the restriction deletes, and (for
-  // a delete, not a re-create: the PUT then waits for the new group) the SSO mappings' PUT
-  // when the live set names it.
-  const namingGroup = new Map<string, { restrictions: string[]; puts: string[] }>();
-  const naming = (org: string, id: string) => {
-    const k = `${org}\u0000${id}`;
-    let entry = namingGroup.get(k);
-    if (entry === undefined) {
-      entry = { restrictions: [], puts: [] };
-      namingGroup.set(k, entry);
-    }
-    return entry;
-  };
-  for (const node of nodes) {
-    const c = plan.changes[node.change] as Change;
-    if (c.resource_type === "context_restriction" && node.phase === "delete") {
-      const pattern = c.before?.match_pattern;
-      if (typeof pattern === "string" && c.before?.restriction_type === "group") {
-        naming(node.org, pattern).restrictions.push(node.id);
-      }
-    } else if (c.resource_type === "sso_group_mappings" && node.phase === "update") {
-      const before = c.before?.mappings;
-      for (const m of Array.isArray(before) ? before : []) {
-        const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
-        if (typeof id === "string") naming(node.org, id).puts.push(node.id);
-      }
-    }
-  }
-  for (const node of nodes) {
-    const c = plan.changes[node.change] as Change;
-    if (c.resource_type !== "group" || node.phase !== "delete" || c.action === "create") continue;
-    const entry = c.id === undefined ? undefined : namingGroup.get(`${node.org}\u0000${c.id}`);
-    for (const r of entry?.restrictions ?? []) node.after.add(r);
-    if (c.action === "delete") for (const put of entry?.puts ?? []) node.after.add(put);
-  }
+  // Destroy edges (src/kinds/references.ts): an item is deleted after what names it by id
+  // is gone (its referrers' deletes, and, for a delete rather than a re-create, the updates
+  // that stop naming it).
+  const edgeNodes = nodes.map((node) => ({
+    id: node.id,
+    phase: node.phase,
+    org: node.org,
+    change: plan.changes[node.change] as Change,
+  }));
+  for (const [first, then] of referenceEdges(edgeNodes, kinds)) byId.get(then)?.after.add(first);
 
-  // Restrictions of one context: creates before deletes, so the context never has fewer
-  // restrictions (wider access) than either config allows (src/kinds/context-restriction.ts).
-  const restrictionCreates = new Map<string, string[]>();
+  // Collections whose creates run before their deletes (src/kinds/contract.ts
+  // `createsBeforeDeletes`: a context's restrictions, so the context never has fewer
+  // restrictions, wider access, than either config allows).
+  const firstCreates = new Map<string, string[]>();
+  const createsFirst = (c: Change): boolean =>
+    kindIn(kinds, c.resource_type).collection.createsBeforeDeletes === true;
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
-    if (c.resource_type === "context_restriction" && node.phase === "create") {
-      const k = `${node.org}\u0000${c.collection}`;
+    if (node.phase === "create" && createsFirst(c)) {
+      const k = `${node.org}\u0000${c.resource_type}\u0000${c.collection}`;
       // Appended in place: copying the list per node was quadratic in a collection's size.
-      const ids = restrictionCreates.get(k);
-      if (ids === undefined) restrictionCreates.set(k, [node.id]);
+      const ids = firstCreates.get(k);
+      if (ids === undefined) firstCreates.set(k, [node.id]);
       else ids.push(node.id);
     }
   }
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
-    if (c.resource_type !== "context_restriction" || node.phase !== "delete") continue;
-    for (const id of restrictionCreates.get(`${node.org}\u0000${c.collection}`) ?? []) {
+    if (node.phase !== "delete" || !createsFirst(c)) continue;
+    for (const id of firstCreates.get(`${node.org}\u0000${c.resource_type}\u0000${c.collection}`) ??
+      []) {
       node.after.add(id);
     }
   }
@@ -164,7 +144,7 @@ export const orderOperations = (plan: Plan): OperationGraph => {
   const serial = new Map<string, Node[]>();
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
-    if (kindOf(c.resource_type).collection.serial !== true) continue;
+    if (kindIn(kinds, c.resource_type).collection.serial !== true) continue;
     const k = `${node.org}\u0000${c.collection}`;
     const list = serial.get(k);
     if (list === undefined) serial.set(k, [node]);

@@ -5,7 +5,7 @@
  * keeps the two in step.
  */
 
-import type { ApiCall, FieldChange, ReplaceOrder } from "../kinds/contract.js";
+import type { ApiCall, FieldChange, ReplaceOrder, ResourceKind } from "../kinds/contract.js";
 import type { JsonObject } from "../kinds/values.js";
 import type { ResourceType } from "../model/address.js";
 
@@ -159,6 +159,11 @@ export interface Plan {
 }
 
 export interface PlanOptions {
+  /**
+   * The kinds the planner walks: the registry's (src/kinds/registry.ts) unless a test gives
+   * a copy with a kind of its own (the fixture kind of test/unit/kind-references.test.ts).
+   */
+  readonly kinds?: readonly ResourceKind<unknown, unknown>[];
   /** `--target` globs: addresses and everything inside them, plus what they depend on. */
   readonly targets?: readonly string[];
   /** `--force-secrets` globs: [] none, ["*"] all. */

@@ -18,8 +18,8 @@ import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import { planAhead, planChanges } from "../plan/plan.js";
 import type { Plan, PlanOptions } from "../plan/types.js";
-import { checkGroupReferences } from "./unknown-groups.js";
 import { checkProjectReferences } from "./unknown-projects.js";
+import { checkNamedReferences } from "./unknown-references.js";
 
 export interface PlanRunOptions {
   readonly onProgress?: ProgressCallback;
@@ -46,7 +46,7 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
   // plan failure for the first one met (issue 20).
   await checkProjectReferences(tracked, desired, live);
   // Likewise a restriction's group name the org does not have (issue 17).
-  checkGroupReferences(desired, live);
+  checkNamedReferences(desired, live);
   let plan = planner(live);
   // The live reader probed the pipelines a plan deletes (src/live/synthetic.ts): only what
   // else the plan touches (an update, a trigger's change) is probed here, so this loop

@@ -147,7 +147,7 @@ describe("checkout key: pure members", () => {
     const c = k.compare({ type: "deploy-key", source }, lKey("deploy-key", "a"), {
       orgId: "org-1",
       projectId: () => undefined,
-      groupId: () => undefined,
+      refId: () => undefined,
       forceSecrets: true,
     });
     expect(c).toMatchObject({ fields: [], replace_reasons: [], unverified: [], skipped: [] });

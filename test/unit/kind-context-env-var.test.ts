@@ -144,7 +144,7 @@ describe("context env var: pure members", () => {
   const env = (forceSecrets = false): KindEnv => ({
     orgId: "org-1",
     projectId: () => undefined,
-    groupId: () => undefined,
+    refId: () => undefined,
     forceSecrets,
   });
 

@@ -148,7 +148,7 @@ describe("context restriction: pure members", () => {
   const refs: KindRefs = {
     orgId: ORG_ID,
     projectId: (slug) => (slug === PROJECT ? PROJECT_ID : undefined),
-    groupId: (name) =>
+    refId: (_to, name) =>
       name === "platform"
         ? "g-platform"
         : name === "new-team"

@@ -15,7 +15,7 @@ import { desired, dOrg, live, lOrg, source } from "../helpers/builders.js";
 const env: KindEnv = {
   orgId: "org-1",
   projectId: () => undefined,
-  groupId: () => undefined,
+  refId: () => undefined,
   forceSecrets: false,
 };
 

@@ -28,7 +28,7 @@ import {
 const env = (forceSecrets = false): KindEnv => ({
   orgId: "org-1",
   projectId: () => undefined,
-  groupId: () => undefined,
+  refId: () => undefined,
   forceSecrets,
 });
 

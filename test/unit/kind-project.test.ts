@@ -13,7 +13,7 @@ import { dOrg, dProject, lProject, PROJECT, PROJECT_ID } from "../helpers/builde
 const env: KindEnv = {
   orgId: "org-1",
   projectId: () => undefined,
-  groupId: () => undefined,
+  refId: () => undefined,
   forceSecrets: false,
 };
 

@@ -21,7 +21,7 @@ const G_DEV = "22222222-2222-4222-8222-222222222222";
 const env: KindEnv = {
   orgId: "org-1",
   projectId: () => undefined,
-  groupId: (name) =>
+  refId: (_to, name) =>
     name === "ops" ? G_OPS : name === "new-team" ? { pending: 'group["new-team"]' } : undefined,
   forceSecrets: false,
 };
