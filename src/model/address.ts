@@ -188,6 +188,12 @@ const matchGlob = (pattern: readonly string[], text: readonly string[]): boolean
   return p === pattern.length;
 };
 
+/** An address in its one written form (`moved` entries compare this way); text that is not one stays as it is. */
+export const normalAddress = (address: string): string => {
+  const segments = parseAddress(address);
+  return segments === undefined ? address : formatAddress(segments);
+};
+
 /** True when `address` is `parent` or lies inside it (`context["a"].env["B"]` within `context["a"]`). */
 export const isWithin = (address: string, parent: string): boolean =>
   address === parent || address.startsWith(`${parent}.`);

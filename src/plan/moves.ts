@@ -8,7 +8,7 @@
  * that looks like a delete plus a create.
  */
 
-import { formatAddress, parseAddress } from "../model/address.js";
+import { parseAddress } from "../model/address.js";
 import type { CollectionSpec, OrgCtx } from "./state.js";
 import type { Change } from "./types.js";
 
@@ -74,12 +74,7 @@ export const applyMoves = <D, L>(
   return { live: out, renamed };
 };
 
-/** An address as formatAddress writes it (the loader has checked that it parses). */
-export const normalAddress = (address: string): string => {
-  const segments = parseAddress(address);
-  return segments === undefined ? address : formatAddress(segments);
-};
-
+/** The key of an address's last segment. */
 export const lastKey = (address: string): string | undefined => {
   const segments = parseAddress(address);
   return segments?.[segments.length - 1]?.key;

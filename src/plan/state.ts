@@ -12,10 +12,10 @@ import {
   ancestorsOf,
   compileAddressGlob,
   formatAddress,
+  normalAddress,
 } from "../model/address.js";
 import type { DesiredMove, DesiredOrg } from "../model/desired.js";
 import { type FieldIgnored, fieldIgnoredMatcher } from "./ignore-fields.js";
-import { normalAddress } from "./moves.js";
 import type { Change, KeptUnlisted, ParamValue, PlanOptions } from "./types.js";
 
 /**
