@@ -9,6 +9,9 @@
  * a trial does not wait a minute; the rules are the same. `npm test` runs a few trials;
  * `LOCK_CRASH_TRIALS=24 npx vitest run test/integration/reliability-lock-crash.test.ts`
  * runs more (`LOCK_CRASH_SEED` picks another sequence) and prints a summary on stderr.
+ *
+ * Trials are independent (each has its own emulator) and run a few at a time: most of a
+ * trial is the wait for a killed run's claim to lapse, which need not be spent in turn.
  */
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -30,6 +33,8 @@ const HOOKS = 8;
 const CONTEXTS = 3;
 /** The plan's operations: a context's create, then its env var; each webhook's create. */
 const OPS = 2 * CONTEXTS + HOOKS;
+/** Trials run at once (each mostly waits for a lease to lapse). */
+const AT_ONCE = 3;
 
 const seed = (): Seed => ({
   orgs: [
@@ -60,10 +65,9 @@ const config = [
 ].join("\n");
 
 describe("apply killed with SIGKILL, then run again at once with default flags", () => {
-  let emulator: TestEmulator;
   let tmp: TempDir;
   let path: string;
-  const env = () => ({
+  const env = (emulator: TestEmulator) => ({
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? tmpdir(),
     NO_COLOR: "1",
@@ -73,12 +77,10 @@ describe("apply killed with SIGKILL, then run again at once with default flags",
   });
 
   beforeAll(async () => {
-    emulator = await startTestEmulator(seed(), { faults: { latency_ms: 25, jitter_ms: 30 } });
     tmp = await makeTempDir();
     path = await tmp.write("waybill.yaml", config);
   });
   afterAll(async () => {
-    await emulator?.close();
     await tmp?.remove();
   });
 
@@ -88,6 +90,7 @@ describe("apply killed with SIGKILL, then run again at once with default flags",
    * (the lock held, writes in flight), `delayMs / 20` later.
    */
   const applyAndKill = (
+    emulator: TestEmulator,
     afterOps: number,
     delayMs: number,
   ): Promise<{ killed: boolean; stderr: string }> =>
@@ -97,7 +100,7 @@ describe("apply killed with SIGKILL, then run again at once with default flags",
         [CLI_BIN, "apply", "-c", path, "--auto-approve", "--parallelism", "2"],
         {
           cwd: REPO_ROOT,
-          env: env(),
+          env: env(emulator),
           stdio: ["pipe", "pipe", "pipe"],
         },
       );
@@ -129,40 +132,57 @@ describe("apply killed with SIGKILL, then run again at once with default flags",
   it(`${TRIALS} trials: the re-run converges without force-unlock, zero duplicates`, async () => {
     const rand = prng(SEED);
     const stats = { trials: 0, killed: 0, leftClaim: 0, waited: 0, noChange: 0, claimAfter: 0 };
-    for (let trial = 0; trial < TRIALS; trial++) {
-      await emulator.reset(seed());
-      // From Node's start-up and the plan's reads to the last operations and the release.
-      const r = await applyAndKill(Math.floor(rand() * (OPS + 1)), Math.floor(rand() * 1_200));
-      stats.trials += 1;
-      if (r.killed) stats.killed += 1;
-      const before = await emulator.state();
-      if ((before.orgs?.[0]?.contexts ?? []).some((c) => isLockContextName(c.name)))
-        stats.leftClaim += 1;
-      // At once, with default flags: no settling, no force-unlock.
-      const again = await runInProcess(["apply", "-c", path, "--auto-approve"], env(), {
-        timeoutMs: 60_000,
+    // The seeded sequence, drawn in trial order: from Node's start-up and the plan's reads
+    // to the last operations and the release.
+    const draws = Array.from({ length: TRIALS }, () => ({
+      afterOps: Math.floor(rand() * (OPS + 1)),
+      delayMs: Math.floor(rand() * 1_200),
+    }));
+    const trial = async (n: number): Promise<void> => {
+      const { afterOps, delayMs } = draws[n] as (typeof draws)[number];
+      const emulator = await startTestEmulator(seed(), {
+        faults: { latency_ms: 25, jitter_ms: 30 },
       });
-      if (again.stdout.includes("No changes")) stats.noChange += 1;
-      const label = `trial ${trial} (seed ${SEED}, killed: ${r.killed})`;
-      expect(again.code, `${label}\n${again.stderr}`).toBe(0);
-      if (again.stderr.includes("Waiting for the lock")) stats.waited += 1;
-      const state = await emulator.state();
-      expect(duplicates(state), label).toEqual([]);
-      const org = state.orgs?.[0];
-      // A claim the killed run left lapses on its own; an apply with no change writes
-      // nothing, so it may still be there (the next apply that writes clears it).
-      const names = (org?.contexts ?? []).map((c) => c.name);
-      if (names.some(isLockContextName)) stats.claimAfter += 1;
-      expect(
-        names.filter((n) => !isLockContextName(n)).sort(),
-        `${label}\n${again.stderr}`,
-      ).toEqual(Array.from({ length: CONTEXTS }, (_, i) => `ctx${i}`));
-      expect(org?.projects?.[0]?.webhooks?.map((w) => w.name).sort(), label).toEqual(
-        Array.from({ length: HOOKS }, (_, i) => `hook${i}`).sort(),
-      );
-      const plan = await runInProcess(["plan", "-c", path, "--detailed-exitcode"], env());
-      expect(plan.code, `${label}\n${plan.stdout}${plan.stderr}`).toBe(0);
-    }
+      try {
+        const r = await applyAndKill(emulator, afterOps, delayMs);
+        stats.trials += 1;
+        if (r.killed) stats.killed += 1;
+        const before = await emulator.state();
+        if ((before.orgs?.[0]?.contexts ?? []).some((c) => isLockContextName(c.name)))
+          stats.leftClaim += 1;
+        // At once, with default flags: no settling, no force-unlock.
+        const again = await runInProcess(["apply", "-c", path, "--auto-approve"], env(emulator), {
+          timeoutMs: 60_000,
+        });
+        if (again.stdout.includes("No changes")) stats.noChange += 1;
+        const label = `trial ${n} (seed ${SEED}, killed: ${r.killed})`;
+        expect(again.code, `${label}\n${again.stderr}`).toBe(0);
+        if (again.stderr.includes("Waiting for the lock")) stats.waited += 1;
+        const state = await emulator.state();
+        expect(duplicates(state), label).toEqual([]);
+        const org = state.orgs?.[0];
+        // A claim the killed run left lapses on its own; an apply with no change writes
+        // nothing, so it may still be there (the next apply that writes clears it).
+        const names = (org?.contexts ?? []).map((c) => c.name);
+        if (names.some(isLockContextName)) stats.claimAfter += 1;
+        expect(
+          names.filter((n) => !isLockContextName(n)).sort(),
+          `${label}\n${again.stderr}`,
+        ).toEqual(Array.from({ length: CONTEXTS }, (_, i) => `ctx${i}`));
+        expect(org?.projects?.[0]?.webhooks?.map((w) => w.name).sort(), label).toEqual(
+          Array.from({ length: HOOKS }, (_, i) => `hook${i}`).sort(),
+        );
+        const plan = await runInProcess(["plan", "-c", path, "--detailed-exitcode"], env(emulator));
+        expect(plan.code, `${label}\n${plan.stdout}${plan.stderr}`).toBe(0);
+      } finally {
+        await emulator.close();
+      }
+    };
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < TRIALS) await trial(next++);
+    };
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, TRIALS) }, lane));
     process.stderr.write(`lock crash trials: ${JSON.stringify(stats)}\n`);
     expect(stats.trials).toBe(TRIALS);
   }, 600_000);
