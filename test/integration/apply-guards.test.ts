@@ -9,7 +9,7 @@ import { createApiClient } from "../../src/api/client.js";
 import { savedPlanMeta, writeSavedPlan } from "../../src/apply/saved-plan.js";
 import { configDigest } from "../../src/config/digest.js";
 import { loadConfigOrThrow } from "../../src/config/index.js";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { runPlan } from "../../src/run/plan-run.js";
 import { expectNoSecrets, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";

@@ -7,8 +7,8 @@ import {
   type EmulatorOptions,
   type RunningEmulator,
   startEmulator,
-} from "../../src/emulator/index.js";
-import type { Seed } from "../../src/emulator/seed.js";
+} from "../../emulator/src/index.js";
+import type { Seed } from "../../emulator/src/seed.js";
 
 export const TOKEN = "emu-test-token-rw-5e1d";
 export const RO_TOKEN = "emu-test-token-ro-77aa";

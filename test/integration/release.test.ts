@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundle, dirtyFiles, packTarball } from "../../scripts/release.js";
 import { VERSION } from "../../src/cli/version.js";
-import { startEmulator } from "../../src/emulator/index.js";
+import { startEmulator } from "../../emulator/src/index.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
 import { type NodeRun, runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";

@@ -11,8 +11,8 @@ import {
   drawChaos,
   isChaosCursor,
   nextChaosCursor,
-} from "../../src/emulator/chaos.js";
-import { parseFaultOptions, prng } from "../../src/emulator/faults.js";
+} from "../../emulator/src/chaos.js";
+import { parseFaultOptions, prng } from "../../emulator/src/faults.js";
 
 const v3Page = JSON.stringify({
   data: [{ id: "a", attributes: { name: "one" }, references: {} }],

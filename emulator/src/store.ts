@@ -3,7 +3,7 @@
  * lookups, ids, the synthetic OAuth pipeline and trigger, and the semantic checks a create and
  * a seed row both obey. Pure: no I/O; time comes in as an argument.
  */
-import type { VcsRepoWire } from "../core/wire.js";
+import type { VcsRepoWire } from "./wire.js";
 import { badRequest, EmulatorHttpError, fromIssue, SeedError } from "./errors.js";
 import { hashUuid, isUuid } from "./ids.js";
 import { keyPairOf, keySeed } from "./keys.js";
