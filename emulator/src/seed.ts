@@ -3,8 +3,9 @@
  * `POST /__admin/reset`). `GET /__admin/state` dumps the state back in this shape, with every
  * id filled in and secret values included (test only). See docs/emulator.md.
  */
-import type { VcsRepoWire } from "./wire.js";
+
 import type { ChaosOptions } from "./chaos.js";
+import type { VcsRepoWire } from "./wire.js";
 
 export interface Seed {
   readonly $schema?: string;

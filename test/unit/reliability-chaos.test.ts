@@ -4,7 +4,6 @@
  * reproducible from the seed.
  */
 import { describe, expect, it } from "vitest";
-import { readV2Page, readV3Page } from "../../src/api/pagination.js";
 import {
   CHAOS_KINDS,
   chaosAnswer,
@@ -13,6 +12,7 @@ import {
   nextChaosCursor,
 } from "../../emulator/src/chaos.js";
 import { parseFaultOptions, prng } from "../../emulator/src/faults.js";
+import { readV2Page, readV3Page } from "../../src/api/pagination.js";
 
 const v3Page = JSON.stringify({
   data: [{ id: "a", attributes: { name: "one" }, references: {} }],
