@@ -8,8 +8,8 @@
  * route's schema, so a route added later is covered without a new test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../../emulator/src/families.js";
 import { isWriteRoute, type WriteRoute } from "../../emulator/src/http.js";
-import { ROUTES } from "../../emulator/src/server.js";
 import type { Schema } from "../../emulator/src/validate.js";
 import { errorOf, startTestEmu, type TestEmu } from "./emulator-harness.js";
 
