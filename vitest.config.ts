@@ -1,6 +1,12 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The product reaches the emulator only through `#emulator` (package.json "imports", built
+  // to dist/emulator); tests run it from its sources, as they do the product.
+  resolve: {
+    alias: { "#emulator": fileURLToPath(new URL("./emulator/src/index.ts", import.meta.url)) },
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -15,7 +15,14 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OUTPUT = join(ROOT, "dist", "cli", "main.js");
-const INPUTS = ["src", "schemas", "tsconfig.json", "tsconfig.build.json", "package.json"];
+const INPUTS = [
+  "src",
+  "emulator",
+  "schemas",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+];
 
 const newest = (path) => {
   const info = statSync(path);

@@ -1,6 +1,9 @@
 import { readFile } from "node:fs/promises";
+// The one seam between the product and the emulator (docs/architecture.md): the emulator is
+// its own folder (emulator/src, built to dist/emulator), reached only through the package's
+// `#emulator` import (package.json "imports"), and only from this file.
+import type { EmulatorOptions, FaultOptions, Seed } from "#emulator";
 import { UsageError } from "../core/errors.js";
-import type { EmulatorOptions, FaultOptions, Seed } from "../emulator/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { RegisterCommand } from "./register-command.js";
 
@@ -100,8 +103,8 @@ export const makeRegisterEmulator =
       .action(async (flags: EmulatorFlags) => {
         // Loaded here, not at the top: the other commands never pay for the emulator's
         // modules at start-up (issue 8).
-        const { DEFAULT_SEED, parseFaultOptions, startEmulator } = await import(
-          "../emulator/index.js"
+        const { DEFAULT_SEED, parseFaultOptions, SeedError, startEmulator } = await import(
+          "#emulator"
         );
         const port = parseIntFlag("--port", flags.port, 65535);
         const seed = flags.seed
@@ -128,7 +131,15 @@ export const makeRegisterEmulator =
             : {}),
           log: (line) => io.stderr.write(`${line}\n`),
         };
-        const emu = await startEmulator(options);
+        let emu: Awaited<ReturnType<typeof startEmulator>>;
+        try {
+          emu = await startEmulator(options);
+        } catch (err) {
+          // The emulator's errors are its own (it imports nothing of the product): a bad
+          // seed is the user's input, reported as before (same message, exit 1).
+          if (err instanceof SeedError) throw new UsageError(err.message);
+          throw err;
+        }
         io.stdout.write(`Emulator listening on ${emu.url}\n`);
         // Decision: seed token values are never printed (a seed may hold a real-looking
         // token); only the well-known demo token is named, as a hint.

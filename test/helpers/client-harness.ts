@@ -1,7 +1,7 @@
+import { startEmulator } from "../../emulator/src/index.js";
 import { type ApiClientOptions, createApiClient } from "../../src/api/client.js";
 import type { Api, RequestLogEntry } from "../../src/api/types.js";
 import { Secret } from "../../src/core/secret.js";
-import { startEmulator } from "../../src/emulator/index.js";
 import { createFakeClock, type FakeClock } from "./client-fake-clock.js";
 
 /**

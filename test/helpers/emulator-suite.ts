@@ -5,7 +5,7 @@
  * `suite.files.NAME` inside tests (they are set once `beforeAll` has run).
  */
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { makeTempDir, type TempDir } from "./cli.js";
 import { startTestEmulator, type TestEmulator } from "./emulator.js";
 

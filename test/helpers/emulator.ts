@@ -3,10 +3,10 @@
  * 127.0.0.1 (conventions.md §9: fakes that record; tests assert on the request log and the
  * final state, never on a mocked client).
  */
-import type { RequestLogEntry } from "../../src/emulator/admin.js";
-import { startEmulator } from "../../src/emulator/index.js";
-import type { ScriptEntry } from "../../src/emulator/script.js";
-import type { FaultOptions, Seed } from "../../src/emulator/seed.js";
+import type { RequestLogEntry } from "../../emulator/src/admin.js";
+import { startEmulator } from "../../emulator/src/index.js";
+import type { ScriptEntry } from "../../emulator/src/script.js";
+import type { FaultOptions, Seed } from "../../emulator/src/seed.js";
 
 /** The bearer token every test seed accepts (added to a seed that lists no tokens). */
 export const TEST_TOKEN = "wb-test-token-7f3a9c1e5d2b4860";

@@ -7,7 +7,7 @@
  * added later fails here until a scenario covers it.
  */
 import { describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { KINDS } from "../../src/kinds/registry.js";
 import { TEST_TOKEN } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";

@@ -3,7 +3,7 @@
  * (test/integration/plan-fixture.ts). `createConfig` adds one new item of every kind;
  * `changeConfig` (applied after it) updates, replaces and deletes items of every kind.
  */
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { DESIRED_SECRETS, envRef, matchingConfig, matchingEnv } from "./plan-fixture.js";
 
 export const NEW_REPO = { provider: "github_app", repo_id: "456", repo_full_name: "acme/api2" };

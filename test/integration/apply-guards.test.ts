@@ -5,11 +5,11 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import type { Seed } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
 import { savedPlanMeta, writeSavedPlan } from "../../src/apply/saved-plan.js";
 import { configDigest } from "../../src/config/digest.js";
 import { loadConfigOrThrow } from "../../src/config/index.js";
-import type { Seed } from "../../src/emulator/seed.js";
 import { runPlan } from "../../src/run/plan-run.js";
 import { expectNoSecrets, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";

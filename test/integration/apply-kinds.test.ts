@@ -5,7 +5,7 @@
  * holds only the plan's operations.
  */
 import { describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { expectNoSecrets, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, changeConfig, changeEnv, createConfig } from "./apply-fixture.js";

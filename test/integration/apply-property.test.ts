@@ -6,9 +6,9 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Seed } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
 import { runApply } from "../../src/apply/run-apply.js";
-import type { Seed } from "../../src/emulator/seed.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import { runPlan } from "../../src/run/plan-run.js";
 import { desiredConfigArb } from "../helpers/arbitraries.js";

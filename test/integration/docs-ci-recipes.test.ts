@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { startEmulator } from "../../src/emulator/index.js";
+import { startEmulator } from "../../emulator/src/index.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT } from "../helpers/cli.js";
 import { DEMO_SECRETS, parseWaybillLine, runWaybillLine } from "./docs-shell.js";
 

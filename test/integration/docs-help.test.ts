@@ -8,7 +8,7 @@
 import { copyFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startEmulator } from "../../src/emulator/index.js";
+import { startEmulator } from "../../emulator/src/index.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli } from "../helpers/cli.js";
 import {
   DEMO_SECRETS,

@@ -9,6 +9,7 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { makeRegisterEmulator } from "../../src/cli/emulator.js";
 import type { CliIO } from "../../src/cli/io.js";
+import { UsageError } from "../../src/core/errors.js";
 
 /** Collects a stream's text; `until` resolves when it contains a string (event-driven, no polling). */
 const collect = (stream: NodeJS.ReadableStream) => {
@@ -90,6 +91,18 @@ describe("waybill emulator (in-process)", () => {
     await r.done;
     expect(r.exit()).toBe(0);
     await expect(fetch(`${url}/api/v3/orgs`)).rejects.toThrow();
+  });
+
+  it("a bad seed is the user's error: the emulator's SeedError crosses the seam as a UsageError", async () => {
+    // The emulator imports nothing of the product, so its errors are not WaybillErrors; the
+    // CLI seam (src/cli/emulator.ts) must turn a bad seed into one, same message, exit 1.
+    const r = run(["--seed", "s.json"], { "s.json": JSON.stringify({ orgs: "no" }) });
+    const err = await r.done.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/^seed\/orgs/);
   });
 
   it("--admin, --latency and --faults configure the emulator", async () => {

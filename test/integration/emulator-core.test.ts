@@ -2,7 +2,7 @@
  * The emulator's cross-cutting rules over real HTTP: auth, ETags, paging, envelopes, 400/404.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import {
   CTX_PROD,
   collectAll,

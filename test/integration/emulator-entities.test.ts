@@ -830,7 +830,7 @@ describe("V2 routes", () => {
     await t.admin("POST", "reset", { ...seed, orgs: [org, seed.orgs![1]!] });
     const p1 = await t.get(`/api/v2/organizations/${ORG}/groups?limit=2`);
     const b1 = p1.body as { items: { id: string; name: string }[]; next_page_token: string | null };
-    // Sorted by name (src/emulator/routes/groups.ts).
+    // Sorted by name (emulator/src/routes/groups.ts).
     expect(b1.items.map((g) => g.name)).toEqual(["b", "c"]);
     expect(b1.next_page_token).not.toBeNull();
     const p2 = await t.get(

@@ -2,8 +2,8 @@
  * The admin API, the script FIFO and fault injection over real HTTP (docs/emulator.md).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { RequestLogEntry } from "../../src/emulator/admin.js";
-import { startEmulator } from "../../src/emulator/index.js";
+import type { RequestLogEntry } from "../../emulator/src/admin.js";
+import { startEmulator } from "../../emulator/src/index.js";
 import {
   baseSeed,
   CTX_PROD,

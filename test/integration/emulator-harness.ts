@@ -2,13 +2,14 @@
  * Test harness for the emulator's own tests: a seeded emulator on 127.0.0.1 and plain
  * `fetch` calls (never src/api/client: the emulator is tested as the service, from outside).
  */
-import type { V3ErrorBody } from "../../src/core/wire.js";
+
 import {
   type EmulatorOptions,
   type RunningEmulator,
   startEmulator,
-} from "../../src/emulator/index.js";
-import type { Seed } from "../../src/emulator/seed.js";
+} from "../../emulator/src/index.js";
+import type { Seed } from "../../emulator/src/seed.js";
+import type { V3ErrorBody } from "../../src/core/wire.js";
 
 export const TOKEN = "emu-test-token-rw-5e1d";
 export const RO_TOKEN = "emu-test-token-ro-77aa";

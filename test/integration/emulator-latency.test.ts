@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator } from "../../src/emulator/index.js";
-import type { Seed } from "../../src/emulator/seed.js";
+import { startEmulator } from "../../emulator/src/index.js";
+import type { Seed } from "../../emulator/src/seed.js";
 
 const seed = JSON.parse(readFileSync("examples/demo/seed.json", "utf8")) as Seed;
 

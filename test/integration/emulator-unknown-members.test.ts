@@ -8,9 +8,9 @@
  * route's schema, so a route added later is covered without a new test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWriteRoute, type WriteRoute } from "../../src/emulator/http.js";
-import { ROUTES } from "../../src/emulator/server.js";
-import type { Schema } from "../../src/emulator/validate.js";
+import { ROUTES } from "../../emulator/src/families.js";
+import { isWriteRoute, type WriteRoute } from "../../emulator/src/http.js";
+import type { Schema } from "../../emulator/src/validate.js";
 import { errorOf, startTestEmu, type TestEmu } from "./emulator-harness.js";
 
 const UUID = "00000000-0000-4000-8000-000000000001";

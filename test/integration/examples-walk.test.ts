@@ -7,8 +7,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Seed, SeedOrg } from "../../emulator/src/seed.js";
 import { loadConfig } from "../../src/config/index.js";
-import type { Seed, SeedOrg } from "../../src/emulator/seed.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";

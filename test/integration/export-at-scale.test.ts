@@ -7,8 +7,8 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Seed } from "../../emulator/src/seed.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../src/config/load.js";
-import type { Seed } from "../../src/emulator/seed.js";
 import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 

@@ -7,7 +7,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/index.js";
+import type { Seed } from "../../emulator/src/index.js";
 import { parseAddress } from "../../src/model/address.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";

@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/index.js";
+import type { Seed } from "../../emulator/src/index.js";
 import type {
   SeedContext,
   SeedPipeline,
   SeedProject,
   SeedTrigger,
-} from "../../src/emulator/seed.js";
+} from "../../emulator/src/seed.js";
 import { parseAddress } from "../../src/model/address.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";

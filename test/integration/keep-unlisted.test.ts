@@ -5,7 +5,7 @@
  * right after is empty, and drift names the kept items as unmanaged.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 

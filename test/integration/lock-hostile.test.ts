@@ -6,11 +6,11 @@
  * (`WAYBILL_TEST_LOCK_LEASE_MS`), never a wall-clock range.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Seed, SeedContext } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
 import { createSystemClock } from "../../src/api/clock.js";
 import type { Clock } from "../../src/api/types.js";
 import { Secret } from "../../src/core/secret.js";
-import type { Seed, SeedContext } from "../../src/emulator/seed.js";
 import { claimName, parseClaimName } from "../../src/lock/claim.js";
 import { acquireOrgLock, lockTiming } from "../../src/lock/org-lock.js";
 import { expectNoSecrets, makeTempDir, type TempDir } from "../helpers/cli.js";

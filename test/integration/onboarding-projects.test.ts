@@ -10,7 +10,7 @@
  * - an uncertain create is re-listed by name and adopted, never duplicated.
  */
 import { describe, expect, it } from "vitest";
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { TEST_TOKEN } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";

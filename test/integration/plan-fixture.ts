@@ -3,7 +3,7 @@
  * integration tests. Secret values are long and distinctive so the output scans
  * (expectNoSecrets) cannot miss them or match by chance.
  */
-import type { Seed } from "../../src/emulator/seed.js";
+import type { Seed } from "../../emulator/src/seed.js";
 
 export const ORG_ID = "0a7e0000-0000-4000-8000-000000000001";
 export const API_ID = "0b7e0000-0000-4000-8000-000000000001";

@@ -6,8 +6,8 @@
  * delete the clean plan lacks (design.md §1 "Ownership": never prune from a partial read).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChaosKind } from "../../src/emulator/chaos.js";
-import type { FaultOptions } from "../../src/emulator/seed.js";
+import type { ChaosKind } from "../../emulator/src/chaos.js";
+import type { FaultOptions } from "../../emulator/src/seed.js";
 import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { expectNoLeaks } from "../helpers/secrets.js";

@@ -14,8 +14,8 @@
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prng } from "../../src/emulator/faults.js";
-import type { Seed } from "../../src/emulator/seed.js";
+import { prng } from "../../emulator/src/faults.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { CLI_BIN, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";

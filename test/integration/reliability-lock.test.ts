@@ -7,10 +7,10 @@
  * deletes it. Runs the CLI in-process against the emulator.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Seed, SeedContext } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
 import type { Clock } from "../../src/api/types.js";
 import { Secret } from "../../src/core/secret.js";
-import type { Seed, SeedContext } from "../../src/emulator/seed.js";
 import { claimName, isLockContextName } from "../../src/lock/claim.js";
 import { acquireOrgLock, DEFAULT_LOCK_TIMING, OrgLockedError } from "../../src/lock/org-lock.js";
 import { expectNoSecrets, makeTempDir, type TempDir } from "../helpers/cli.js";

@@ -1,10 +1,10 @@
 /** Cursor paging as a pure function: every item exactly once, in order, for any size and limit. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EmulatorHttpError } from "../../src/emulator/errors.js";
-import type { Ctx } from "../../src/emulator/http.js";
-import { paginate, paginateV2 } from "../../src/emulator/paging.js";
-import { createState } from "../../src/emulator/store.js";
+import { EmulatorHttpError } from "../../emulator/src/errors.js";
+import type { Ctx } from "../../emulator/src/http.js";
+import { paginate, paginateV2 } from "../../emulator/src/paging.js";
+import { createState } from "../../emulator/src/store.js";
 
 const ctxFor = (query: string, secret = "s3cret"): Ctx => ({
   state: createState({}),

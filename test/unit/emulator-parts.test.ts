@@ -1,11 +1,11 @@
 /** Pure parts of the emulator: validator, router, script FIFO, PRNG, faults and token bucket. */
 import { describe, expect, it } from "vitest";
-import { createFaults, parseFaultOptions, prng } from "../../src/emulator/faults.js";
-import type { Route } from "../../src/emulator/http.js";
-import { hashUuid, isUuid } from "../../src/emulator/ids.js";
-import { createRouter } from "../../src/emulator/router.js";
-import { createScript } from "../../src/emulator/script.js";
-import { check, s } from "../../src/emulator/validate.js";
+import { createFaults, parseFaultOptions, prng } from "../../emulator/src/faults.js";
+import type { Route } from "../../emulator/src/http.js";
+import { hashUuid, isUuid } from "../../emulator/src/ids.js";
+import { createRouter } from "../../emulator/src/router.js";
+import { createScript } from "../../emulator/src/script.js";
+import { check, s } from "../../emulator/src/validate.js";
 
 describe("validate", () => {
   const schema = s.obj(

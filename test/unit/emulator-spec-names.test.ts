@@ -1,6 +1,6 @@
 /**
  * Issue 16: the emulator keeps its own lists of the names the spec defines
- * (src/emulator/spec-names.ts), so a misreading shared by client and emulator cannot pass
+ * (emulator/src/spec-names.ts), so a misreading shared by client and emulator cannot pass
  * both. The two sides must still agree: when they diverge this test fails, and the spec is
  * the referee (when the spec documents are at hand, every name is checked against their
  * text too).
@@ -16,7 +16,7 @@ import {
   RESTRICTION_TYPES,
   TRIGGER_EVENT_TYPES,
   WEBHOOK_EVENT_NAMES,
-} from "../../src/emulator/spec-names.js";
+} from "../../emulator/src/spec-names.js";
 import { TRIGGER_EVENT_TYPES as CONFIG_TRIGGER_TYPES } from "../../src/kinds/trigger.js";
 import {
   FILTER_PRESETS,

@@ -1,16 +1,16 @@
 /** Seed loading, its errors, and the seed → state → seed round trip (a fast-check property). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SeedError } from "../../src/emulator/errors.js";
-import { hashUuid } from "../../src/emulator/ids.js";
-import type { Seed } from "../../src/emulator/seed.js";
+import { SeedError } from "../../emulator/src/errors.js";
+import { hashUuid } from "../../emulator/src/ids.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import {
   createState,
   dumpState,
   nextId,
   restrictionId,
   syntheticPipeline,
-} from "../../src/emulator/store.js";
+} from "../../emulator/src/store.js";
 
 const ORG = "00000000-0000-4000-8000-000000000001";
 

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const root = join(dirname(new URL(import.meta.url).pathname), "..", "..");
 const biome = createRequire(join(root, "package.json")).resolve("@biomejs/biome/bin/biome");
 
-/** probe file (under src/) → its one import line. */
+/** probe file (under src/; `../emulator/src/…` for the emulator) → its one import line. */
 const wrongWay: Record<string, string> = {
   "core/probe.ts": `import { x } from "../model/desired.js";`,
   "model/probe.ts": `import { x } from "../cli/main.js";`,
@@ -35,9 +35,13 @@ const wrongWay: Record<string, string> = {
   "run/probe.ts": `import { x } from "../cli/main.js";`,
   "pull/probe.ts": `import { x } from "../run/plan-run.js";`,
   "pull/probe-api.ts": `import type { x } from "../api/types.js";`,
-  "emulator/probe.ts": `import { x } from "../model/errors.js";`,
-  "emulator/probe-values.ts": `import { ORG_SETTING_NAMES } from "../core/wire.js";`,
-  "emulator/routes/probe.ts": `import type { x } from "../../api/types.js";`,
+  "../emulator/src/probe.ts": `import { x } from "../../src/model/errors.js";`,
+  "../emulator/src/probe-core.ts": `import type { x } from "../../src/core/wire.js";`,
+  "../emulator/src/routes/probe.ts": `import type { x } from "../../../src/api/types.js";`,
+  "cli/probe-emulator.ts": `import { x } from "#emulator";`,
+  "cli/probe-emulator-path.ts": `import { x } from "../../emulator/src/index.js";`,
+  "plan/probe-emulator.ts": `import type { x } from "#emulator";`,
+  "main-probe.ts": `import { x } from "#emulator";`,
   "model/sub/probe.ts": `import { x } from "../../cli/main.js";`,
 };
 
@@ -54,9 +58,9 @@ const rightWay: Record<string, string> = {
   "export/ok.ts": `import { x } from "../live/resolve.js";`,
   "run/ok.ts": `import { x } from "../config/diagnostic.js";`,
   "pull/ok.ts": `import { x } from "../export/build.js";\nimport { y } from "../config/schema-check.js";`,
-  "cli/ok.ts": `import { x } from "../emulator/index.js";`,
-  "emulator/ok.ts": `import type { VcsRepoWire } from "../core/wire.js";`,
-  "emulator/routes/ok.ts": `import { x } from "../store.js";\nimport type { y } from "../../core/wire.js";`,
+  "cli/emulator.ts": `import { x } from "#emulator";`,
+  "../emulator/src/ok.ts": `import type { VcsRepoWire } from "./wire.js";`,
+  "../emulator/src/routes/ok.ts": `import { x } from "../store.js";\nimport type { y } from "../wire.js";`,
 };
 
 let dir: string;
@@ -76,7 +80,7 @@ beforeAll(async () => {
   }
   const run = await promisify(execFile)(
     process.execPath,
-    [biome, "lint", "--reporter=json", "--only=style/noRestrictedImports", "src"],
+    [biome, "lint", "--reporter=json", "--only=style/noRestrictedImports", "src", "emulator"],
     { cwd: dir },
   ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? "" }));
   const out = JSON.parse(run.stdout) as {
@@ -85,7 +89,7 @@ beforeAll(async () => {
   reported = new Set(
     out.diagnostics
       .filter((d) => d.category === "lint/style/noRestrictedImports")
-      .map((d) => d.location.path.replace(/^src\//, "")),
+      .map((d) => d.location.path.replace(/^src\//, "").replace(/^emulator\//, "../emulator/")),
   );
 });
 

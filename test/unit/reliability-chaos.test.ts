@@ -4,15 +4,15 @@
  * reproducible from the seed.
  */
 import { describe, expect, it } from "vitest";
-import { readV2Page, readV3Page } from "../../src/api/pagination.js";
 import {
   CHAOS_KINDS,
   chaosAnswer,
   drawChaos,
   isChaosCursor,
   nextChaosCursor,
-} from "../../src/emulator/chaos.js";
-import { parseFaultOptions, prng } from "../../src/emulator/faults.js";
+} from "../../emulator/src/chaos.js";
+import { parseFaultOptions, prng } from "../../emulator/src/faults.js";
+import { readV2Page, readV3Page } from "../../src/api/pagination.js";
 
 const v3Page = JSON.stringify({
   data: [{ id: "a", attributes: { name: "one" }, references: {} }],

@@ -1,5 +1,19 @@
-import { WaybillError } from "../core/errors.js";
 import type { Issue } from "./validate.js";
+
+/**
+ * The emulator's errors. Decision: the emulator is its own folder and imports nothing of the
+ * product (docs/architecture.md), so it has its own base class with the same shape as the
+ * product's WaybillError (a stable `code`, `name` = the class); `waybill emulator`
+ * (src/cli/emulator.ts) turns a SeedError into the product's UsageError, same message.
+ */
+export abstract class EmulatorError extends Error {
+  abstract readonly code: string;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
 
 /**
  * An error the emulator answers over HTTP. The server renders it as the V3 envelope
@@ -11,7 +25,7 @@ import type { Issue } from "./validate.js";
  * `invalid_include`, `invalid_order_by`, `invalid_url`, `already_exists`, `unknown_reference`, `limit_exceeded`,
  * `not_updatable`, `not_found`, `unauthorized`, `forbidden`, `rate_limited`, `internal`.
  */
-export class EmulatorHttpError extends WaybillError {
+export class EmulatorHttpError extends EmulatorError {
   readonly code = "emulator_http";
 
   constructor(
@@ -26,7 +40,7 @@ export class EmulatorHttpError extends WaybillError {
 }
 
 /** A seed that cannot be loaded; the message names the JSON pointer of the problem. */
-export class SeedError extends WaybillError {
+export class SeedError extends EmulatorError {
   readonly code = "emulator_seed";
 }
 

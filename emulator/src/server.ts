@@ -14,23 +14,11 @@ import {
   withNextCursor,
 } from "./chaos.js";
 import { EmulatorHttpError } from "./errors.js";
+import { ROUTES } from "./families.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
 import { type ApiName, type Ctx, checkBody, isWriteRoute, type Reply, type Route } from "./http.js";
 import { hashUuid } from "./ids.js";
 import { createRouter, type Match } from "./router.js";
-import { checkoutKeyRoutes } from "./routes/checkout-keys.js";
-import { contextRoutes } from "./routes/contexts.js";
-import { envVarRoutes } from "./routes/env-vars.js";
-import { groupRoutes } from "./routes/groups.js";
-import { orgRoutes } from "./routes/orgs.js";
-import { otelExporterRoutes } from "./routes/otel-exporters.js";
-import { pipelineRoutes } from "./routes/pipelines.js";
-import { projectLifecycleRoutes, projectRoutes } from "./routes/projects.js";
-import { restrictionRoutes } from "./routes/restrictions.js";
-import { scheduleRoutes } from "./routes/schedules.js";
-import { triggerRoutes } from "./routes/triggers.js";
-import { v2Routes } from "./routes/v2.js";
-import { webhookRoutes } from "./routes/webhooks.js";
 import { type AfterRequest, createScript, type ScriptEntry } from "./script.js";
 import type { FaultOptions, Seed } from "./seed.js";
 import { createState, dumpState, type State, type TokenRow, touch } from "./store.js";
@@ -75,25 +63,6 @@ export interface RunningEmulator {
 
 /** Decision: without a seed the emulator has no orgs and one read/write token, `demo-token`. */
 export const DEFAULT_SEED: Seed = { tokens: [{ token: "demo-token" }] };
-
-/** Every route of the emulator, in match order (exported for the tests that walk them). */
-export const ROUTES: readonly Route[] = [
-  ...orgRoutes,
-  ...projectRoutes,
-  ...contextRoutes,
-  ...restrictionRoutes,
-  ...envVarRoutes,
-  ...webhookRoutes,
-  ...pipelineRoutes,
-  ...triggerRoutes,
-  ...v2Routes,
-  ...checkoutKeyRoutes,
-  ...otelExporterRoutes,
-  ...groupRoutes,
-  ...scheduleRoutes,
-  // Last: its `*slug` would take every V2 route under a project.
-  ...projectLifecycleRoutes,
-];
 
 /** Query parameter names that carry a token on other APIs (V1 `circle-token` and the like). */
 const TOKEN_PARAMS = new Set([

@@ -3,7 +3,7 @@
  * lookups, ids, the synthetic OAuth pipeline and trigger, and the semantic checks a create and
  * a seed row both obey. Pure: no I/O; time comes in as an argument.
  */
-import type { VcsRepoWire } from "../core/wire.js";
+
 import { badRequest, EmulatorHttpError, fromIssue, SeedError } from "./errors.js";
 import { hashUuid, isUuid } from "./ids.js";
 import { keyPairOf, keySeed } from "./keys.js";
@@ -15,6 +15,7 @@ import {
 } from "./schemas.js";
 import type { Seed, SeedJson, SeedOrg, SeedProject } from "./seed.js";
 import { check, isPlainObject } from "./validate.js";
+import type { VcsRepoWire } from "./wire.js";
 
 /** Decision: seeded rows without a timestamp were created at this fixed instant. */
 export const SEED_TIME = "2025-01-01T00:00:00.000Z";

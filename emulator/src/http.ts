@@ -50,7 +50,7 @@ export interface ReadRoute extends RouteBase {
 }
 
 /**
- * A write (POST, PUT, PATCH): it must name the spec's shape of its body (src/emulator/
+ * A write (POST, PUT, PATCH): it must name the spec's shape of its body (emulator/src/
  * schemas.ts), and the server checks every request against it before the handler runs, so
  * a member the shape does not list is a 400 with a pointer to it on every write route, those
  * added later included (api-v3.md "Errors" rule 2: invalid input is 400; "Envelopes": the

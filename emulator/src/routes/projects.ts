@@ -151,7 +151,7 @@ export const projectRoutes: readonly Route[] = [
 ];
 
 /**
- * The V2 project create and delete. Registered last (src/emulator/server.ts): `DELETE
+ * The V2 project create and delete. Registered last (emulator/src/server.ts): `DELETE
  * /project/*slug` would otherwise take every V2 route under a project (a checkout key's).
  */
 export const projectLifecycleRoutes: readonly Route[] = [

@@ -3,8 +3,9 @@
  * `POST /__admin/reset`). `GET /__admin/state` dumps the state back in this shape, with every
  * id filled in and secret values included (test only). See docs/emulator.md.
  */
-import type { VcsRepoWire } from "../core/wire.js";
+
 import type { ChaosOptions } from "./chaos.js";
+import type { VcsRepoWire } from "./wire.js";
 
 export interface Seed {
   readonly $schema?: string;
@@ -192,7 +193,7 @@ export interface FaultOptions {
     /** false: no RateLimit-Policy / RateLimit headers, only the 429s (default true). */
     readonly headers?: boolean;
   };
-  /** Hostile 200 answers to GETs at a seeded rate (src/emulator/chaos.ts). */
+  /** Hostile 200 answers to GETs at a seeded rate (emulator/src/chaos.ts). */
   readonly chaos?: ChaosOptions;
   /**
    * A service that refuses `POST /projects/:id/environment-variables` for a name that exists
