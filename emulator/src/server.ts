@@ -16,7 +16,7 @@ import {
 import { EmulatorHttpError } from "./errors.js";
 import { ROUTES } from "./families.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
-import { type ApiName, type Ctx, checkBody, isWriteRoute, type Reply, type Route } from "./http.js";
+import { type ApiName, type Ctx, checkBody, isWriteRoute, type Reply } from "./http.js";
 import { hashUuid } from "./ids.js";
 import { createRouter, type Match } from "./router.js";
 import { type AfterRequest, createScript, type ScriptEntry } from "./script.js";
