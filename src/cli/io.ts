@@ -14,7 +14,7 @@ export interface CliIO {
    * The time the waits a command chooses run on (the client's backoff and rate-limit pauses,
    * the org lock's polls and renewals, apply's settle before a re-list); the system clock
    * when absent (bin/waybill.js). Tests inject a faster one so a retry does not really
-   * sleep (conventions.md §8). Network timeouts stay real timers (src/api/client.ts).
+   * sleep (conventions.md §8). Network timeouts stay real timers (src/api/send.ts).
    */
   readonly clock?: Clock;
 }
