@@ -4,7 +4,7 @@
  * a seed row both obey. Pure: no I/O; time comes in as an argument.
  */
 
-import { badRequest, EmulatorHttpError, fromIssue, SeedError } from "./errors.js";
+import { badRequest, EmulatorHttpError, SeedError } from "./errors.js";
 import { hashUuid, isUuid } from "./ids.js";
 import { keyPairOf, keySeed } from "./keys.js";
 import {
@@ -911,11 +911,6 @@ export const dumpState = (st: State): Seed => ({
       })),
   })),
 });
-
-/** A 400 from a body issue, or nothing. Shared helper for routes. */
-export const assertValid = (issue: ReturnType<typeof check>): void => {
-  if (issue) throw fromIssue(issue);
-};
 
 /**
  * Decision: the OAuth VCS providers' slugs (`gh`, `github`, `bb`, `bitbucket`). A slug that

@@ -449,13 +449,18 @@ const approve = async (ctx: ApplyContext, plan: Plan): Promise<number | undefine
 const needsPrompt = (ctx: ApplyContext): boolean =>
   ctx.saved === undefined && !ctx.flags.autoApprove;
 
+/** A plan made without some secret values is shown, never applied. */
+const refuseUnresolved = (plan: Plan): void => {
+  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
+    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
+  }
+};
+
 /** The first plan, without the lock: read, checks, show, guards, approval. */
 const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
   const { saved, io, baseUrl } = ctx;
   const { plan, live } = await readPlan(ctx, "Reading live state");
-  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
-    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
-  }
+  refuseUnresolved(plan);
   if (saved) {
     // Decision: a plan saved by another Waybill version is still applied when its
     // changes are the same (the re-plan is what runs), with a warning.
@@ -488,9 +493,7 @@ const replanUnderLock = async (
 ): Promise<Checked> => {
   const { saved, io } = ctx;
   const { plan, live } = await readPlan(ctx, "Reading live state under the lock");
-  if (!plan.saveable || plan.changes.some((c) => (c.unresolved_secrets ?? []).length > 0)) {
-    throw new UsageError("the plan was made without some secret values, so it cannot be applied");
-  }
+  refuseUnresolved(plan);
   if (diffChanges(first, plan).length === 0) return { plan: first, asked };
   if (saved) {
     checkStale(saved, plan, liveFingerprints(live));

@@ -71,10 +71,6 @@ export const childKinds = (
   parent: ParentName | string,
 ): readonly ResourceKind<unknown, unknown>[] => BY_PARENT.get(parent) ?? [];
 
-/** The replace order of a kind, by type (what src/plan/order.ts needs without generics). */
-export const replaceOrderOf = (type: ResourceType): (typeof KINDS)[ResourceType]["replaceOrder"] =>
-  KINDS[type].replaceOrder;
-
 const BY_PARENT_IN = new WeakMap<
   readonly ResourceKind<unknown, unknown>[],
   Map<string, ResourceKind<unknown, unknown>[]>

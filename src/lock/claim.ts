@@ -75,6 +75,17 @@ export const safePart = (text: string): string =>
  */
 export const wholeSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
+/** The claim a holder writes at `now` (whole seconds), lasting one lease. */
+export const claimAt = (
+  holder: Omit<Claim, "takenAt" | "expiresAt">,
+  now: number,
+  leaseMs: number,
+): Claim => ({
+  ...holder,
+  takenAt: wholeSecond(now),
+  expiresAt: wholeSecond(now) + leaseMs,
+});
+
 const compactTime = (ms: number): string =>
   new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/[-:]/g, "").replace(".000", "");
 

@@ -29,6 +29,7 @@ import { WaybillError } from "../core/errors.js";
 import type { ContextAttributes } from "../core/wire.js";
 import {
   type Claim,
+  claimAt,
   claimName,
   describeClaim,
   describeListedClaim,
@@ -40,7 +41,6 @@ import {
   namedLifetimeOk,
   othersLive,
   parseClaimName,
-  wholeSecond,
   writtenBefore,
 } from "./claim.js";
 import { contextCreatedAt, holdsNothing } from "./claim-content.js";
@@ -337,11 +337,7 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
       }
     }
     const now = clock.now();
-    const mine: Claim = {
-      ...holder,
-      takenAt: wholeSecond(now),
-      expiresAt: wholeSecond(now) + timing.leaseMs,
-    };
+    const mine = claimAt(holder, now, timing.leaseMs);
     let createdId: string | undefined;
     try {
       createdId = await createClaim(api, org.id, mine);
@@ -472,11 +468,7 @@ const startHolding = (
   };
   const renewOnce = async (): Promise<void> => {
     const sentAt = clock.now();
-    const next: Claim = {
-      ...holder,
-      takenAt: wholeSecond(sentAt),
-      expiresAt: wholeSecond(sentAt) + timing.leaseMs,
-    };
+    const next = claimAt(holder, sentAt, timing.leaseMs);
     let nextId: string | undefined;
     try {
       nextId = await createClaim(api, org.id, next);
