@@ -8,6 +8,7 @@ import { formatLocation, type SourceLocation } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
 import type { ConfigBuildContext, ParentName } from "../kinds/contract.js";
 import { mergeOrgDeclarations } from "../kinds/org-merge.js";
+import type { RawProject } from "../kinds/project.js";
 import { childKinds } from "../kinds/registry.js";
 import { type AddressSegment, addr, formatAddress } from "../model/address.js";
 import {
@@ -17,7 +18,7 @@ import {
   MAX_OTEL_EXPORTERS_PER_ORG,
 } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
-import type { RawDocument, RawProject } from "./raw.js";
+import type { RawDocument } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
 import { tooManyOtelExporters } from "./rules.js";
 import { hasOrigin, inheritedFrom, type Origin } from "./templates.js";
@@ -214,7 +215,9 @@ export const buildFile = (
     ...buildChildren(ctx, "org", doc as unknown as RawParent, [], []),
     ...(doc.groups === undefined ? {} : { groups_source: at(ctx, ["groups"]) }),
     projects: new Map(
-      Object.entries(doc.projects ?? {}).map(([slug, p]) => [slug, buildProject(ctx, slug, p)]),
+      Object.entries((doc.projects ?? {}) as Readonly<Record<string, RawProject>>).map(
+        ([slug, p]) => [slug, buildProject(ctx, slug, p)],
+      ),
     ),
     ignore: (doc.ignore ?? []).map(text),
     ...(doc.keep_unlisted === undefined ? {} : { keep_unlisted: doc.keep_unlisted.map(text) }),

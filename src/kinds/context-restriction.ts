@@ -34,6 +34,7 @@ import type {
 } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
@@ -51,6 +52,11 @@ export interface RawRestriction {
   expression?: string;
   group?: string;
 }
+
+/** The schema's `restriction` object, checked against RawRestriction (src/kinds/raw-keys.ts). */
+export const RESTRICTION_KEYS = {
+  restriction: keysOf<RawRestriction>()(["project", "expression", "group"], []),
+};
 
 /**
  * The key a config would write for a live restriction (src/model/live.ts LiveRestriction):
@@ -354,6 +360,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       summary: { key: "restrictions", one: "restriction" },
       shape: "list",
       schemaDef: "restriction",
+      schemaKeys: RESTRICTION_KEYS,
       declares: "value",
       build: (ctx, _index, r: RawRestriction, path): DesiredRestriction => {
         const source = ctx.at(path, "value");

@@ -14,21 +14,25 @@ import type { LiveContext } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { namedEntries } from "./config-doc.js";
-import type { RawRestriction } from "./context-restriction.js";
 import type { AfterCreateStep } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { defineKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { lowerUuid } from "./vcs.js";
 
-/** A context as written under `contexts:` (its `env` and `restrictions` are its children's). */
+/**
+ * A context as written under `contexts:`, its own keys: its `env` and `restrictions` are its
+ * children's (the kinds under `context`, whose `config.yamlKey` src/config/raw.ts adds).
+ */
 export interface RawContext {
   id?: string;
-  env?: Record<string, string>;
-  restrictions?: RawRestriction[];
   /** Issue 19: template names (src/config/templates.ts), merged in order, then own keys. */
   extends?: string[];
 }
+
+/** The schema's `context` object, its own keys, checked against RawContext. */
+export const CONTEXT_KEYS = { context: keysOf<RawContext>()(["id", "extends"], []) };
 
 const toLiveContext = (c: V3Resource<ContextAttributes>): LiveContext => ({
   id: requireId(c, "context"),
@@ -154,6 +158,7 @@ export const contextKind = defineKind<DesiredContext, LiveContext, "org">({
     summary: { key: "contexts", one: "context" },
     shape: "map",
     schemaDef: "context",
+    schemaKeys: CONTEXT_KEYS,
     declares: "key",
     build: (ctx, name, raw: RawContext, path): DesiredContext => ({
       name,

@@ -22,6 +22,7 @@ import type {
 } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LivePipeline, LiveProject } from "../model/live.js";
 import type { ConfigContext, ConfigEntry, ConfigScope } from "./config-doc.js";
+import type { SchemaKeys } from "./raw-keys.js";
 import type { JsonObject, JsonValue } from "./values.js";
 
 export type CallPhase = "create" | "update" | "delete";
@@ -493,9 +494,10 @@ export interface SecretPath {
 /**
  * A kind's part of the config: where its items are written and how one item, once the
  * document passed the schema (schemas/waybill.schema.json) and the rules, becomes the
- * desired item. `R` is the raw item as written (its keys are checked against the schema by
- * src/config/raw.ts). The loader walks parents generically: a kind's items are built from
- * `parent[yamlKey]` and stored under the same key in the desired parent.
+ * desired item. `R` is the raw item as written (its keys are listed in `schemaKeys`, checked
+ * against the type where it is declared, and against the schema by the schema test). The
+ * loader walks parents generically: a kind's items are built from `parent[yamlKey]` and
+ * stored under the same key in the desired parent.
  */
 export interface ConfigPart<D, R> {
   /** The key of the collection in its parent's YAML (and in the desired model). */
@@ -530,6 +532,18 @@ export interface ConfigPart<D, R> {
    * (context and project env vars). Without it the kind is not counted (settings).
    */
   readonly summary?: { readonly key: string; readonly one: string; readonly many?: string };
+  /**
+   * The schema objects the kind's raw types are written as (src/kinds/raw-keys.ts): its
+   * item's object under `schemaDef` and the objects nested in it (`pipeline/config`), each
+   * with the keys and required keys of its raw type, made by `keysOf<RawType>()` so that a
+   * list and its type cannot differ. The keys of the kinds under this one (a context's `env`
+   * and `restrictions`) are theirs, not listed here: src/config/raw.ts adds each child
+   * kind's `yamlKey` to the parent's object. test/unit/config-schema.test.ts checks every
+   * list against schemas/waybill.schema.json, and fails on a schema object no list names.
+   * Absent: the item is not an object with declared keys (a string, a map of env values, a
+   * settings block, which the test checks by the model's setting names).
+   */
+  readonly schemaKeys?: SchemaKeys;
   /**
    * One item → the desired item, without its children (the loader adds each child kind's
    * collection under its `yamlKey`). `key` is the map key (`settings` for a singleton, the

@@ -83,7 +83,10 @@ export type WalkedParentSpec<D, L> = Omit<KindSpec<D, L, "org">, ParentStubs> & 
     ResourceKind<D, L, "org">["collection"],
     "name" | "segment" | "addressKey" | "onParentDelete"
   >;
-  readonly config: Pick<ResourceKind<D, L, "org">["config"], "yamlKey" | "shape" | "schemaDef">;
+  readonly config: Pick<
+    ResourceKind<D, L, "org">["config"],
+    "yamlKey" | "shape" | "schemaDef" | "schemaKeys"
+  >;
 };
 
 export const defineWalkedParent = <D, L>(

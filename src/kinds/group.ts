@@ -21,11 +21,15 @@ import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
 import { defineKind } from "./define.js";
 import { listV2Items, scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 
 /** A group as written under the org's `groups:` map (the key is its name). */
 export interface RawGroup {
   description?: string;
 }
+
+/** The schema's `group` object, checked against RawGroup (src/kinds/raw-keys.ts). */
+export const GROUP_KEYS = { group: keysOf<RawGroup>()(["description"], []) };
 
 /** A group as V2 returns it (spec: api-v2-v1.md "Group": `id`, `name`, `description`). */
 interface V2Group {
@@ -167,6 +171,7 @@ export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
     summary: { key: "groups", one: "group" },
     shape: "map",
     schemaDef: "group",
+    schemaKeys: GROUP_KEYS,
     declares: "key",
     build: (ctx, name, raw: RawGroup | null, path): DesiredGroup => ({
       name,

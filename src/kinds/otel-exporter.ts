@@ -33,6 +33,7 @@ import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
 import { defineKind } from "./define.js";
 import { scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { type JsonObject, SENSITIVE, sameSet } from "./values.js";
 
 /** An exporter as written in the org's `otel_exporters:` list. */
@@ -42,6 +43,14 @@ export interface RawOtelExporter {
   insecure?: boolean;
   headers?: Record<string, string>;
 }
+
+/** The schema's `otelExporter` object, checked against RawOtelExporter (src/kinds/raw-keys.ts). */
+export const OTEL_EXPORTER_KEYS = {
+  otelExporter: keysOf<RawOtelExporter>()(
+    ["endpoint", "protocol", "insecure", "headers"],
+    ["endpoint", "protocol"],
+  ),
+};
 
 /** An exporter as V2 returns it (spec: api-v2-v1.md "OTLP exporter"). */
 interface V2OtelExporter {
@@ -304,6 +313,7 @@ export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter
     summary: { key: "otel_exporters", one: "OTLP exporter" },
     shape: "list",
     schemaDef: "otelExporter",
+    schemaKeys: OTEL_EXPORTER_KEYS,
     // Two exporters with one protocol and endpoint (here or in two files) is an error.
     declares: "value",
     // design.md §3 "More kinds": header values are sensitive.

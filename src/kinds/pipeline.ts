@@ -22,7 +22,7 @@ import {
 } from "./config-doc.js";
 import { defineKind } from "./define.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
-import type { RawTrigger } from "./trigger.js";
+import { keysOf } from "./raw-keys.js";
 
 export const PIPELINE_CONFIG_TYPES = ["vcs", "hosted"] as const;
 
@@ -34,14 +34,31 @@ export interface RawPipelineConfig {
   hosted?: { provider: string };
 }
 
-/** A pipeline as written under a project's `pipelines:` (`triggers` are its children's). */
+/**
+ * A pipeline as written under a project's `pipelines:`, its own keys: `triggers` are its
+ * children's (the kind under `pipeline`, whose `config.yamlKey` src/config/raw.ts adds).
+ */
 export interface RawPipeline {
   id?: string;
   description?: string;
   config: RawPipelineConfig;
   checkout?: { vcs: RawVcsRepo };
-  triggers?: Record<string, RawTrigger>;
 }
+
+/** The schema objects of a pipeline, checked against its raw types (src/kinds/raw-keys.ts). */
+export const PIPELINE_KEYS = {
+  pipeline: keysOf<RawPipeline>()(["id", "description", "config", "checkout"], ["config"]),
+  "pipeline/config": keysOf<RawPipelineConfig>()(
+    ["type", "file_path", "file_type", "vcs", "hosted"],
+    ["type", "file_path"],
+  ),
+  "pipeline/config/hosted": keysOf<NonNullable<RawPipelineConfig["hosted"]>>()(
+    ["provider"],
+    ["provider"],
+  ),
+  "pipeline/checkout": keysOf<NonNullable<RawPipeline["checkout"]>>()(["vcs"], ["vcs"]),
+  vcsRepo: VCS_REPO_KEYS,
+};
 
 /**
  * A listed pipeline. `synthetic` is false here: the synthetic OAuth pipeline is told apart
@@ -54,7 +71,7 @@ const toLivePipeline = (p: V3Resource<PipelineAttributes>): LivePipeline => ({
 });
 
 import { type JsonObject, toJsonObject } from "./values.js";
-import { buildVcs, lowerUuid, type RawVcsRepo } from "./vcs.js";
+import { buildVcs, lowerUuid, type RawVcsRepo, VCS_REPO_KEYS } from "./vcs.js";
 
 export const PIPELINE_UPDATE_FIELDS = [
   "name",
@@ -214,6 +231,7 @@ export const pipelineKind = defineKind<DesiredPipeline, LivePipeline, "project">
     summary: { key: "pipelines", one: "pipeline" },
     shape: "map",
     schemaDef: "pipeline",
+    schemaKeys: PIPELINE_KEYS,
     build: (ctx, name, raw: RawPipeline, path): DesiredPipeline => {
       const c = raw.config;
       return {

@@ -23,7 +23,26 @@ import { newComparison } from "./compare.js";
 import { cannotRename } from "./contract.js";
 import { defineWalkedParent } from "./define.js";
 import { foundProjects, scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { toJson } from "./values.js";
+
+/**
+ * A project as written under `projects:` (and `templates.projects`), its own keys: its
+ * `settings`, `env`, `webhooks`, `pipelines` and `checkout_keys` are its children's (the
+ * kinds under `project`, whose `config.yamlKey` src/config/raw.ts adds).
+ */
+export interface RawProject {
+  /** Issue 18: create the project when it does not exist; delete it. */
+  create?: boolean;
+  delete?: boolean;
+  /** Issue 19: template names, merged in order, then this project's own keys. */
+  extends?: string[];
+}
+
+/** The schema's `project` object, its own keys, checked against RawProject. */
+export const PROJECT_KEYS = {
+  project: keysOf<RawProject>()(["create", "delete", "extends"], []),
+};
 
 /** The name a new project is created with: a name key itself, or a slug's last segment. */
 export const projectName = (key: string): string => key.split("/").pop() ?? key;
@@ -123,5 +142,6 @@ export const projectKind = defineWalkedParent<DesiredProject, LiveProject>({
     yamlKey: "projects",
     shape: "map",
     schemaDef: "project",
+    schemaKeys: PROJECT_KEYS,
   },
 });

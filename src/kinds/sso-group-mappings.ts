@@ -26,6 +26,7 @@ import type { KindRefs } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { defineKind } from "./define.js";
 import { scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { type JsonObject, type JsonValue, toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
@@ -34,6 +35,14 @@ export interface RawSsoGroupMapping {
   idp_group_name: string;
   group: string;
 }
+
+/** The schema's `ssoGroupMapping` object (one pair), checked against RawSsoGroupMapping. */
+export const SSO_GROUP_MAPPING_KEYS = {
+  ssoGroupMapping: keysOf<RawSsoGroupMapping>()(
+    ["idp_group_name", "group"],
+    ["idp_group_name", "group"],
+  ),
+};
 
 type GroupRef = string | { readonly pending: string } | undefined;
 
@@ -235,6 +244,7 @@ export const ssoGroupMappingsKind = defineKind<
     yamlKey: "sso_group_mappings",
     shape: "singleton",
     schemaDef: "ssoGroupMappings",
+    schemaKeys: SSO_GROUP_MAPPING_KEYS,
     declares: "key",
     build: (ctx, _key, raw: RawSsoGroupMapping[], path): DesiredSsoGroupMappings => ({
       source: ctx.at(path),

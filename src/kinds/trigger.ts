@@ -43,8 +43,9 @@ import {
 } from "./config-doc.js";
 import type { ResourceKind } from "./contract.js";
 import { foundProjects, pageOptions, requireId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
-import { buildVcs, lowerUuid, type RawVcsRepo } from "./vcs.js";
+import { buildVcs, lowerUuid, type RawVcsRepo, VCS_REPO_KEYS } from "./vcs.js";
 
 const RULES: readonly FieldRule[] = [
   { path: "is_disabled", mode: "update", default: false },
@@ -163,6 +164,34 @@ export interface RawTrigger {
   /** Decision: parameter values are scalars (string, number, boolean), as pipeline parameters are. */
   parameters?: Record<string, string | number | boolean>;
 }
+
+/** The schema objects of a trigger, checked against its raw types (src/kinds/raw-keys.ts). */
+export const TRIGGER_KEYS = {
+  trigger: keysOf<RawTrigger>()(
+    ["id", "is_disabled", "config", "checkout", "event", "parameters"],
+    ["event"],
+  ),
+  "trigger/event": keysOf<RawTriggerEvent>()(
+    ["type", "vcs", "webhook", "schedule", "filter"],
+    ["type"],
+  ),
+  "trigger/event/webhook": keysOf<NonNullable<RawTriggerEvent["webhook"]>>()(
+    ["source", "secret"],
+    [],
+  ),
+  "trigger/event/schedule": keysOf<NonNullable<RawTriggerEvent["schedule"]>>()(
+    ["cron_expression", "attribution_actor"],
+    ["cron_expression"],
+  ),
+  "trigger/event/filter": keysOf<NonNullable<RawTriggerEvent["filter"]>>()(["preset", "rules"], []),
+  "trigger/event/filter/rules[]": keysOf<RawFilterRule>()(
+    ["event_type", "rule", "event_ref"],
+    ["rule"],
+  ),
+  /** `config` and `checkout`: `{ ref }`. */
+  refHolder: keysOf<NonNullable<RawTrigger["config"]>>()(["ref"], []),
+  vcsRepo: VCS_REPO_KEYS,
+};
 
 /** A listed trigger as the planner sees it: its pipeline's id comes from its references. */
 export const toLiveTrigger = (t: V3Resource<TriggerAttributes>): LiveTrigger => {
@@ -588,6 +617,7 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
     summary: { key: "triggers", one: "trigger" },
     shape: "map",
     schemaDef: "trigger",
+    schemaKeys: TRIGGER_KEYS,
     secretPaths: [
       {
         at: ["event", "webhook", "secret"],

@@ -5,12 +5,19 @@
 import { isUuid } from "../core/uuid.js";
 import type { VcsRepo } from "../model/desired.js";
 import type { ConfigBuildContext } from "./contract.js";
+import { keysOf } from "./raw-keys.js";
 
 export interface RawVcsRepo {
   provider: string;
   repo_id: string;
   repo_full_name: string;
 }
+
+/** The schema's `vcsRepo` object (pipelines' and triggers' `schemaKeys` name it). */
+export const VCS_REPO_KEYS = keysOf<RawVcsRepo>()(
+  ["provider", "repo_id", "repo_full_name"],
+  ["provider", "repo_id", "repo_full_name"],
+);
 
 export const buildVcs = (ctx: ConfigBuildContext, r: RawVcsRepo): VcsRepo => ({
   provider: ctx.text(r.provider),

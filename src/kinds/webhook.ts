@@ -42,6 +42,7 @@ import {
 import type { ApiCall } from "./contract.js";
 import { defineKind } from "./define.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
+import { keysOf } from "./raw-keys.js";
 import { type JsonObject, SENSITIVE } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
@@ -63,6 +64,14 @@ export interface RawWebhook {
   is_enabled?: boolean;
   signing_secret?: string;
 }
+
+/** The schema's `webhook` object, checked against RawWebhook (src/kinds/raw-keys.ts). */
+export const WEBHOOK_KEYS = {
+  webhook: keysOf<RawWebhook>()(
+    ["id", "url", "events", "scope", "should_verify_tls", "is_enabled", "signing_secret"],
+    ["url", "events"],
+  ),
+};
 
 const toLiveWebhook = (w: V3Resource<WebhookAttributes>): LiveWebhook => ({
   ...w.attributes,
@@ -322,6 +331,7 @@ export const webhookKind = defineKind<DesiredWebhook, LiveWebhook, "project">({
     summary: { key: "webhooks", one: "webhook" },
     shape: "map",
     schemaDef: "webhook",
+    schemaKeys: WEBHOOK_KEYS,
     secretPaths: [
       { at: ["url"], field: "url", where: "a webhook's url" },
       { at: ["signing_secret"], field: "signing_secret", where: "a webhook's signing_secret" },

@@ -1,7 +1,8 @@
 /**
  * The schema is a valid 2020-12 schema (checked by ajv), documents every property, closes
- * every object, and agrees with the TypeScript side: RAW_KEYS / RAW_REQUIRED (which
- * src/config/raw.ts ties to the raw TS types at compile time) and the model's enumerations.
+ * every object, and agrees with the TypeScript side: RAW_KEYS (assembled by
+ * src/config/raw.ts from its own lists and each kind's `config.schemaKeys`, every list tied
+ * to its raw TS type at compile time by `keysOf`) and the model's enumerations.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -10,11 +11,16 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { RAW_KEYS, RAW_REQUIRED } from "../../src/config/raw.js";
+import { RAW_KEYS, schemaKeysOf } from "../../src/config/raw.js";
 import { readConfigSchema } from "../../src/config/schema-check.js";
+import type { ResourceKind } from "../../src/kinds/contract.js";
+import { groupKind } from "../../src/kinds/group.js";
 import { PIPELINE_CONFIG_TYPES } from "../../src/kinds/pipeline.js";
+import { keysOf } from "../../src/kinds/raw-keys.js";
+import { ALL_KINDS } from "../../src/kinds/registry.js";
 import { ATTRIBUTION_ACTORS, TRIGGER_EVENT_TYPES } from "../../src/kinds/trigger.js";
 import { WEBHOOK_SCOPES } from "../../src/kinds/webhook.js";
+import type { ResourceType } from "../../src/model/address.js";
 import {
   FILTER_PRESETS,
   ORG_SETTING_NAMES,
@@ -112,12 +118,59 @@ describe("config schema", () => {
   });
 
   it("declares exactly the keys and required keys of the TypeScript raw types", () => {
-    for (const [name, keys] of Object.entries(RAW_KEYS)) {
+    for (const [name, { keys, required }] of Object.entries(RAW_KEYS)) {
       const node = objectAt(name);
       expect(Object.keys(node.properties ?? {}).sort(), name).toEqual([...keys].sort());
-      const required = (RAW_REQUIRED as Record<string, readonly string[]>)[name] ?? [];
       expect([...(node.required ?? [])].sort(), name).toEqual([...required].sort());
     }
+  });
+
+  it("has a key list for every object it declares keys for (the settings aside)", () => {
+    // The strict definitions: the `…Template` / `…Extending` / `…Entry` ones are derived
+    // from them (scripts/build-schema-fragments.js).
+    const strict = Object.keys(schema.$defs).filter(
+      (k) => !/(Template|Extending|Entry)$/.test(k) && !/^(org|project)Settings$/.test(k),
+    );
+    const objects: string[] = [];
+    const visit = (node: SchemaNode, name: string): void => {
+      if (node.properties === undefined) return;
+      objects.push(name);
+      for (const [key, p] of Object.entries(node.properties)) {
+        if (p.properties !== undefined) visit(p, `${name}/${key}`);
+        if (p.items?.properties !== undefined) visit(p.items, `${name}/${key}[]`);
+      }
+    };
+    for (const def of strict) visit(schema.$defs[def]!, def);
+    expect(objects.sort()).toEqual(Object.keys(RAW_KEYS).sort());
+  });
+
+  it("takes a kind's key lists, and its key in its parent, from the kind's own module", () => {
+    // Test-only kinds: an org's channels (`channels:` in the root) and a context's notes.
+    interface RawChannel {
+      name: string;
+      group?: string;
+    }
+    const kind = (type: string, parent: string, yamlKey: string, schemaKeys = {}) =>
+      ({
+        ...groupKind,
+        type: type as ResourceType,
+        parent,
+        config: { ...groupKind.config, yamlKey, schemaDef: type, schemaKeys },
+      }) as unknown as ResourceKind<unknown, unknown>;
+    const channel = kind("channel", "org", "channels", {
+      channel: keysOf<RawChannel>()(["name", "group"], ["name"]),
+    });
+    const note = kind("context_note", "context", "notes");
+    const keys = schemaKeysOf([...ALL_KINDS, channel, note]);
+    expect(keys.channel).toEqual({ keys: ["name", "group"], required: ["name"] });
+    expect(keys.root!.keys).toEqual([...RAW_KEYS.root!.keys, "channels"]);
+    expect(keys.context!.keys).toEqual([...RAW_KEYS.context!.keys, "notes"]);
+    expect(keys.root!.required).toEqual(["org"]);
+    // Two kinds listing one object differently is a programming error, found at load.
+    const other = kind("other", "org", "others", {
+      group: keysOf<{ description?: string; name?: string }>()(["description", "name"], []),
+    });
+    expect(() => schemaKeysOf([...ALL_KINDS, other])).toThrow(/group is listed twice/);
   });
 
   it("lists the spec's settings, presets and events, as the model does", () => {
