@@ -6,21 +6,16 @@
 
 import { formatLocation, type SourceLocation } from "../core/errors.js";
 import { isSecret, type MaybeSecret, Secret } from "../core/secret.js";
-import type { ConfigBuildContext, ParentName } from "../kinds/contract.js";
+import { type ConfigBuildContext, limitCode, type ParentName } from "../kinds/contract.js";
 import { mergeOrgDeclarations } from "../kinds/org-merge.js";
 import type { RawProject } from "../kinds/project.js";
 import { childKinds } from "../kinds/registry.js";
 import { type AddressSegment, addr, formatAddress } from "../model/address.js";
-import {
-  type DesiredConfig,
-  type DesiredOrg,
-  type DesiredProject,
-  MAX_OTEL_EXPORTERS_PER_ORG,
-} from "../model/desired.js";
+import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { RawDocument } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
-import { tooManyOtelExporters } from "./rules.js";
+import { firstPastLimit } from "./rules.js";
 import { hasOrigin, inheritedFrom, type Origin } from "./templates.js";
 import {
   type DocPath,
@@ -271,22 +266,53 @@ export const mergeFiles = (
       orgs.set(org.slug, org);
       continue;
     }
-    const exporters = [...(prev.otel_exporters ?? []), ...(org.otel_exporters ?? [])];
-    if (prev.otel_exporters !== undefined && org.otel_exporters !== undefined) {
-      tooManyOtelExporters(org.otel_exporters.length, prev.otel_exporters.length, (i) => {
-        const at = org.otel_exporters?.[i]?.source;
-        if (at === undefined) return;
-        diagnostics.push({
-          file: at.file,
-          line: at.line,
-          col: at.col,
-          path: `otel_exporters.${i}`,
-          code: "too_many_otel_exporters",
-          message: `the org declares ${exporters.length} OTLP exporters across its files (${prev.otel_exporters?.length ?? 0} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits)`,
-        });
-      });
-    }
+    for (const d of limitsAcrossFiles(prev, org)) diagnostics.push(d);
     orgs.set(org.slug, mergeOrgDeclarations(prev, org, "first"));
   }
   return { config: { orgs: [...orgs.values()], files }, diagnostics };
+};
+
+/** A desired collection's items with their keys (a list's index, a map's key), or undefined. */
+const desiredEntries = (value: unknown): [string, unknown][] | undefined => {
+  if (Array.isArray(value)) return value.map((item, i) => [String(i), item]);
+  if (value instanceof Map) return [...value.entries()].map(([k, item]) => [String(k), item]);
+  return undefined;
+};
+
+/**
+ * The per-org limits (a kind's `config.limit`, src/kinds/contract.ts) across the files of
+ * one org: `prev` is the org as its earlier files declare it, `org` the next file's. The
+ * first item of `org` past the limit is reported, with the kind's message and code.
+ *
+ * Only the kinds under the org: a parent below it (a project's keys, a context) is declared
+ * in one file (a second is `duplicate_address`), so its items are never summed across files.
+ */
+export const limitsAcrossFiles = (
+  prev: DesiredOrg,
+  org: DesiredOrg,
+  kinds = childKinds("org"),
+): ConfigDiagnostic[] => {
+  const out: ConfigDiagnostic[] = [];
+  for (const kind of kinds) {
+    const { limit, yamlKey } = kind.config;
+    if (limit === undefined) continue;
+    const before = desiredEntries((prev as unknown as Record<string, unknown>)[yamlKey]);
+    const here = desiredEntries((org as unknown as Record<string, unknown>)[yamlKey]);
+    if (before === undefined || here === undefined) continue;
+    const total = before.length + here.length;
+    const index = firstPastLimit(limit.max, total, before.length);
+    if (index === undefined) continue;
+    const [key, item] = here[index] ?? [];
+    const at = (item as { readonly source?: SourceLocation } | undefined)?.source;
+    if (at === undefined) continue;
+    out.push({
+      file: at.file,
+      line: at.line,
+      col: at.col,
+      path: `${yamlKey}.${key}`,
+      code: limitCode(yamlKey),
+      message: limit.message(total, before.length),
+    });
+  }
+  return out;
 };

@@ -1,4 +1,6 @@
 import { WaybillError } from "../core/errors.js";
+import { type LimitCode, limitCode } from "../kinds/contract.js";
+import { ALL_KINDS } from "../kinds/registry.js";
 
 /**
  * One problem found in a config, with where it is. Messages say what is wrong and how to
@@ -18,7 +20,8 @@ export interface ConfigDiagnostic {
   readonly code: DiagnosticCode;
 }
 
-export const DIAGNOSTIC_CODES = [
+/** The codes of src/config's own checks; DIAGNOSTIC_CODES adds the kinds' limits. */
+const OWN_CODES = [
   // reading the file
   "config_not_found",
   "no_config_files",
@@ -46,8 +49,6 @@ export const DIAGNOSTIC_CODES = [
   "checkout_required",
   "webhook_secret_required",
   "mismatched_block",
-  "too_many_webhooks",
-  "too_many_otel_exporters",
   "empty_env_value",
   "invalid_ignore_glob",
   "invalid_keep_unlisted_glob",
@@ -73,7 +74,17 @@ export const DIAGNOSTIC_CODES = [
   "reference_not_allowed",
 ] as const;
 
-export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+/**
+ * A diagnostic's code: one of src/config's own, or a kind's limit (`too_many_<yamlKey>`:
+ * `too_many_otel_exporters`, `too_many_webhooks`; src/kinds/contract.ts ItemLimit).
+ */
+export type DiagnosticCode = (typeof OWN_CODES)[number] | LimitCode;
+
+/** Every code a diagnostic may have: src/config's own, then each kind's limit's. */
+export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
+  ...OWN_CODES,
+  ...ALL_KINDS.flatMap((k) => (k.config.limit === undefined ? [] : [limitCode(k.config.yamlKey)])),
+];
 
 /**
  * `FILE:LINE:COL: PATH: message`.

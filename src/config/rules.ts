@@ -4,9 +4,10 @@
  * value of the wrong type was already reported by the schema check and is skipped here.
  */
 
+import { limitCode, type ParentName, type ResourceKind } from "../kinds/contract.js";
 import { isVcsOrgSlug } from "../kinds/group.js";
+import { ALL_KINDS } from "../kinds/registry.js";
 import { parseAddress } from "../model/address.js";
-import { MAX_OTEL_EXPORTERS_PER_ORG, MAX_WEBHOOKS_PER_PROJECT } from "../model/desired.js";
 import { checkCron } from "./cron.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import { checkIgnoreFieldGlob, checkIgnoreGlob, kindOfAddress } from "./ignore-glob.js";
@@ -44,12 +45,11 @@ export const checkRules = (
   if (!root) return out; // the schema check reports a document that is not a map
   const org = typeof root.org === "string" ? root.org : undefined;
 
-  // spec: api-v2-v1.md "Limits": OTLP exporters, 5 per organization. Checked offline, so a
-  // config over the limit never gets as far as a refused POST (design.md §3 "More kinds").
+  // The kinds' per-parent limits (`config.limit`: OTLP exporters per org, webhooks per
+  // project), checked offline so a config over one never gets as far as a refused create.
+  checkLimits(root, report);
+
   if (Array.isArray(root.otel_exporters)) {
-    tooManyOtelExporters(root.otel_exporters.length, 0, (i, message) =>
-      report(["otel_exporters", i], "value", "too_many_otel_exporters", message),
-    );
     // Issue 28: header names compare case-insensitively (RFC 9110 §5.1), as the service's
     // HTTP does: two names that differ only by case are one header, set twice.
     root.otel_exporters.forEach((e, i) => {
@@ -113,17 +113,6 @@ export const checkRules = (
             : `a project with delete: true is deleted with everything in it: remove \`${key}\` (or remove delete: true to manage the project)`,
         );
       }
-    }
-    const webhooks = entries(p?.webhooks);
-    if (webhooks.length > MAX_WEBHOOKS_PER_PROJECT) {
-      // spec: api-v3.md "Limits" — webhooks per project: 25 (one more is 400).
-      const [name] = webhooks[MAX_WEBHOOKS_PER_PROJECT]!;
-      report(
-        [...base, "webhooks", name],
-        "key",
-        "too_many_webhooks",
-        `this project declares ${webhooks.length} webhooks; the service allows at most ${MAX_WEBHOOKS_PER_PROJECT} per project`,
-      );
     }
     for (const [pname, pipeline] of entries(p?.pipelines)) {
       const pbase = [...base, "pipelines", pname];
@@ -273,23 +262,82 @@ const checkTrigger = (
 };
 
 /**
- * Report the first OTLP exporter past the org's limit: `count` declared here, `before`
- * declared by earlier files of the same org (src/config/build.ts merges them).
+ * Where the first item past a limit of `max` is, among the items declared here, when the
+ * parent holds `total` items and `before` of them come first (earlier files of the org:
+ * src/config/build.ts `limitsAcrossFiles`); undefined within the limit.
  */
-export const tooManyOtelExporters = (
-  count: number,
-  before: number,
-  report: (index: number, message: string) => void,
-): void => {
-  if (before + count <= MAX_OTEL_EXPORTERS_PER_ORG) return;
-  const index = Math.max(0, MAX_OTEL_EXPORTERS_PER_ORG - before);
-  report(
-    index,
-    `the org declares ${before + count} OTLP exporters${before > 0 ? ` (${before} in other files)` : ""}; the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits): remove ${before + count - MAX_OTEL_EXPORTERS_PER_ORG}`,
-  );
-};
+export const firstPastLimit = (max: number, total: number, before: number): number | undefined =>
+  total <= max ? undefined : Math.max(0, max - before);
 
 type Report = (path: DocPath, at: "key" | "value", code: DiagnosticCode, message: string) => void;
+
+/** A collection's items as written (a map's entries, a list's items by index), or none. */
+const writtenItems = (
+  value: unknown,
+  shape: "map" | "list" | "singleton",
+): [string | number, unknown][] => {
+  if (shape === "list") return Array.isArray(value) ? value.map((v, i) => [i, v]) : [];
+  if (shape === "map") return entries(value);
+  return [];
+};
+
+/**
+ * Every object of the document that is a `parent` (the root for the org; each item of the
+ * parent kind, in each of its own parents), with its path. Guarded like every rule: a value
+ * of the wrong type is skipped (the schema reports it).
+ */
+const parentsIn = (
+  root: Obj,
+  parent: ParentName | string,
+  kinds: readonly ResourceKind<unknown, unknown>[],
+): { readonly obj: Obj; readonly path: DocPath }[] => {
+  if (parent === "org") return [{ obj: root, path: [] }];
+  const kind = kinds.find((k) => k.type === parent);
+  if (kind === undefined) return [];
+  const { yamlKey, shape } = kind.config;
+  const out: { obj: Obj; path: DocPath }[] = [];
+  for (const p of parentsIn(root, kind.parent, kinds)) {
+    const value = p.obj[yamlKey];
+    if (shape === "singleton") {
+      const obj = asObj(value);
+      if (obj) out.push({ obj, path: [...p.path, yamlKey] });
+      continue;
+    }
+    for (const [key, item] of writtenItems(value, shape)) {
+      const obj = asObj(item);
+      if (obj) out.push({ obj, path: [...p.path, yamlKey, key] });
+    }
+  }
+  return out;
+};
+
+/**
+ * The kinds' per-parent limits (`config.limit`, src/kinds/contract.ts) in one document:
+ * under each parent, the first item past the limit is reported (a list item at its value,
+ * a map entry at its key) with the kind's message and the code `too_many_<yamlKey>`.
+ */
+export const checkLimits = (
+  root: Obj,
+  report: Report,
+  kinds: readonly ResourceKind<unknown, unknown>[] = ALL_KINDS,
+): void => {
+  for (const kind of kinds) {
+    const { limit, yamlKey, shape } = kind.config;
+    if (limit === undefined) continue;
+    for (const p of parentsIn(root, kind.parent, kinds)) {
+      const items = writtenItems(p.obj[yamlKey], shape);
+      const index = firstPastLimit(limit.max, items.length, 0);
+      const [key] = index === undefined ? [] : (items[index] ?? []);
+      if (key === undefined) continue;
+      report(
+        [...p.path, yamlKey, key],
+        shape === "list" ? "value" : "key",
+        limitCode(yamlKey),
+        limit.message(items.length, 0),
+      );
+    }
+  }
+};
 
 /**
  * Issue 19 `moved`: each entry renames one live item in place, so both addresses name the

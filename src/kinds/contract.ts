@@ -492,6 +492,29 @@ export interface SecretPath {
 }
 
 /**
+ * A per-parent limit on a kind's items (ConfigPart.limit). Failure semantics: none, it is
+ * checked before anything is read or written; the service's own refusal stays the last word
+ * (a limit lowered since, items another party added).
+ */
+export interface ItemLimit {
+  /** The most items one parent may hold. */
+  readonly max: number;
+  /**
+   * The diagnostic's message, at the first item past the limit: `total` items under the
+   * parent, `before` of them declared by the org's earlier files (0 within one file; only
+   * a kind under the org is counted across files, since a parent below the org is declared
+   * in one file). Says the limit, the spec section and how to fix it.
+   */
+  message(total: number, before: number): string;
+}
+
+/** The diagnostic code of a kind's limit (ItemLimit): `too_many_otel_exporters`. */
+export type LimitCode = `too_many_${string}`;
+
+/** The code a kind's items past its `config.limit` are reported with. */
+export const limitCode = (yamlKey: string): LimitCode => `too_many_${yamlKey}`;
+
+/**
  * A kind's part of the config: where its items are written and how one item, once the
  * document passed the schema (schemas/waybill.schema.json) and the rules, becomes the
  * desired item. `R` is the raw item as written (its keys are listed in `schemaKeys`, checked
@@ -544,6 +567,14 @@ export interface ConfigPart<D, R> {
    * settings block, which the test checks by the model's setting names).
    */
   readonly schemaKeys?: SchemaKeys;
+  /**
+   * At most `max` items under one parent (the spec's Limits: 5 OTLP exporters per org, 25
+   * webhooks per project), checked offline so that a config over it never gets as far as a
+   * refused create. src/config/rules.ts reports the first item past it in a file, and
+   * `mergeFiles` (src/config/build.ts) the first past it across the files of an org. The
+   * diagnostic's code is `too_many_<yamlKey>` (`limitCode`), stable: users' scripts match it.
+   */
+  readonly limit?: ItemLimit;
   /**
    * One item → the desired item, without its children (the loader adds each child kind's
    * collection under its `yamlKey`). `key` is the map key (`settings` for a singleton, the

@@ -314,6 +314,16 @@ export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter
     shape: "list",
     schemaDef: "otelExporter",
     schemaKeys: OTEL_EXPORTER_KEYS,
+    // spec: api-v2-v1.md "Limits": OTLP exporters, 5 per organization. Checked offline, so a
+    // config over the limit never gets as far as a refused POST (design.md §3 "More kinds"),
+    // in each file and across the org's files.
+    limit: {
+      max: MAX_OTEL_EXPORTERS_PER_ORG,
+      message: (total, before) =>
+        before === 0
+          ? `the org declares ${total} OTLP exporters; the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits): remove ${total - MAX_OTEL_EXPORTERS_PER_ORG}`
+          : `the org declares ${total} OTLP exporters across its files (${before} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits)`,
+    },
     // Two exporters with one protocol and endpoint (here or in two files) is an error.
     declares: "value",
     // design.md §3 "More kinds": header values are sensitive.

@@ -332,6 +332,12 @@ export const webhookKind = defineKind<DesiredWebhook, LiveWebhook, "project">({
     shape: "map",
     schemaDef: "webhook",
     schemaKeys: WEBHOOK_KEYS,
+    // spec: api-v3.md "Limits" — webhooks per project: 25 (one more is 400).
+    limit: {
+      max: MAX_WEBHOOKS_PER_PROJECT,
+      message: (total) =>
+        `this project declares ${total} webhooks; the service allows at most ${MAX_WEBHOOKS_PER_PROJECT} per project`,
+    },
     secretPaths: [
       { at: ["url"], field: "url", where: "a webhook's url" },
       { at: ["signing_secret"], field: "signing_secret", where: "a webhook's signing_secret" },
