@@ -70,14 +70,14 @@ export const memo = <T>(st: State, key: string, build: () => T): T => {
 
 /** Rows grouped by a key, in the rows' order (what a `filter` would return). */
 export const groupBy = <T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> => {
-  const groups = new Map<string, T[]>();
+  const byKey = new Map<string, T[]>();
   for (const row of rows) {
     const k = key(row);
-    const list = groups.get(k);
+    const list = byKey.get(k);
     if (list) list.push(row);
-    else groups.set(k, [row]);
+    else byKey.set(k, [row]);
   }
-  return groups;
+  return byKey;
 };
 
 export const NONE: readonly never[] = [];
