@@ -90,6 +90,26 @@ export type SeedMember = LeafMember | LevelMember;
 
 export const isLevelMember = (m: SeedMember): m is LevelMember => "level" in m;
 
+const byLevel = new WeakMap<readonly Family[], ReadonlyMap<string, readonly SeedMember[]>>();
+
+/** The seed members of one level (`""`: the root), in the list's order (indexed once per list). */
+export const membersAt = (families: readonly Family[], level: string): readonly SeedMember[] => {
+  let index = byLevel.get(families);
+  if (!index) {
+    const built = new Map<string, SeedMember[]>();
+    for (const f of families) {
+      for (const m of f.seed ?? []) {
+        const list = built.get(m.in);
+        if (list) list.push(m);
+        else built.set(m.in, [m]);
+      }
+    }
+    index = built;
+    byLevel.set(families, index);
+  }
+  return index.get(level) ?? [];
+};
+
 /**
  * A right a token may be seeded without (seed `tokens[].<flag>: false`, default true): its
  * writes to the paths `writes` matches are 403 `detail`.

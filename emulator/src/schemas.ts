@@ -5,7 +5,7 @@
  * create body of the same entity are checked by the same rules. spec: api-v3.md "Endpoints"
  * (each body shape) and "Resource fields that are given".
  */
-import { type Family, isLevelMember, type SeedMember } from "./family.js";
+import { type Family, isLevelMember, membersAt } from "./family.js";
 import { type Schema, s } from "./validate.js";
 
 export const nonEmpty = (): Schema => s.str({ nonEmpty: true });
@@ -27,9 +27,6 @@ export const ref: Schema = s.obj({ id: nonEmpty() }, ["id"]);
 /** A V3 create body: `{ data: { attributes, references } }`. */
 export const enveloped = (attributes: Schema, references: Schema): Schema =>
   s.obj({ data: s.obj({ attributes, references }, ["attributes", "references"]) }, ["data"]);
-
-const membersAt = (families: readonly Family[], level: string): readonly SeedMember[] =>
-  families.flatMap((f) => (f.seed ?? []).filter((m) => m.in === level));
 
 /** The schema of one level's items: their own fields, then their members, in order. */
 const itemSchema = (

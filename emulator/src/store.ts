@@ -9,8 +9,8 @@ import { FAMILIES } from "./families.js";
 import {
   type Family,
   isLevelMember,
+  membersAt,
   type SeedLoader,
-  type SeedMember,
   type SeedScope,
 } from "./family.js";
 import { isUuid } from "./ids.js";
@@ -38,9 +38,6 @@ const asSeed = (fn: () => void): void => {
     throw err;
   }
 };
-
-const membersAt = (families: readonly Family[], level: string): readonly SeedMember[] =>
-  families.flatMap((f) => (f.seed ?? []).filter((m) => m.in === level));
 
 /**
  * Load a seed; throws SeedError naming the JSON pointer of the first problem. Members load
