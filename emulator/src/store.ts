@@ -42,7 +42,10 @@ const asSeed = (fn: () => void): void => {
 /**
  * Load a seed; throws SeedError naming the JSON pointer of the first problem. Members load
  * item by item, depth first, in the registry's order (a project's rows before the next
- * project's); pass 2 members after the whole seed's pass 1.
+ * project's); pass 2 members after the whole seed's pass 1. The rows, their order and their
+ * ids depend only on the seed, not on that order; the order only says which of two problems
+ * of one seed is named (since the family split an org's `otel_exporters` are checked before
+ * its `projects`, as the registry lists them; a seed with one problem names the same one).
  */
 export const createState = (seed: Seed, families: readonly Family[] = FAMILIES): State => {
   const issue = check(seedSchemaOf(families), seed);
