@@ -5,7 +5,7 @@
 import { badRequest, fromIssue } from "./errors.js";
 import { isUuid } from "./ids.js";
 import type { FaultOptions } from "./seed.js";
-import type { State, TokenRow } from "./store.js";
+import type { State, TokenRow } from "./state.js";
 import { check, isPlainObject, type Schema, s } from "./validate.js";
 
 export type ApiName = "v3" | "v2";
@@ -50,8 +50,8 @@ export interface ReadRoute extends RouteBase {
 }
 
 /**
- * A write (POST, PUT, PATCH): it must name the spec's shape of its body (emulator/src/
- * schemas.ts), and the server checks every request against it before the handler runs, so
+ * A write (POST, PUT, PATCH): it must name the spec's shape of its body (in its
+ * family module), and the server checks every request against it before the handler runs, so
  * a member the shape does not list is a 400 with a pointer to it on every write route, those
  * added later included (api-v3.md "Errors" rule 2: invalid input is 400; "Envelopes": the
  * error's `source.pointer`). `null`: the route takes no body, so any member is unknown.

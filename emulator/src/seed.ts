@@ -5,15 +5,19 @@
  */
 
 import type { ChaosOptions } from "./chaos.js";
-import type { VcsRepoWire } from "./wire.js";
 
+/**
+ * The seed document. The families (emulator/src/families/) add their members by augmenting
+ * it (`declare module "../seed.js" { interface Seed { readonly <key>?: … } }`), and their
+ * items' members to their parents' item types the same way.
+ */
 export interface Seed {
   readonly $schema?: string;
   readonly description?: string;
   readonly tokens?: readonly SeedToken[];
-  readonly orgs?: readonly SeedOrg[];
 }
 
+/** A token; families add the rights it may be seeded without (family.ts `TokenRight`). */
 export interface SeedToken {
   readonly token: string;
   /** A read-only token gets 403 on every non-GET request. */
@@ -24,141 +28,6 @@ export interface SeedToken {
    * that is not (the create of a `user-key` is refused with 403).
    */
   readonly user?: boolean;
-  /**
-   * Whether the token may write contexts (default true). `false` models a token whose user
-   * may change projects and the rest but not the org's contexts (issue 29: a restricted
-   * token): every write under `/api/v3/contexts`, `/api/v3/context-restrictions` and
-   * `/api/v2/context` is refused with 403 (spec: api-v3.md Authentication rule 5).
-   */
-  readonly write_contexts?: boolean;
-}
-
-export interface SeedOrg {
-  readonly id?: string;
-  /** e.g. `gh/acme`. */
-  readonly slug: string;
-  readonly name?: string;
-  readonly settings?: Readonly<Record<string, boolean>>;
-  /** Whether `POST /contexts` adds an "all members" group restriction. Default true. */
-  readonly default_context_restriction?: boolean;
-  readonly groups?: readonly SeedGroup[];
-  /** SSO group mappings: an IdP group name → a group of this org, by id or name. */
-  readonly sso_group_mappings?: readonly {
-    readonly idp_group_name: string;
-    readonly group: string;
-  }[];
-  readonly contexts?: readonly SeedContext[];
-  readonly projects?: readonly SeedProject[];
-  /** OTLP exporters (V2 `/otel/exporters`, at most 5); header values are secrets. */
-  readonly otel_exporters?: readonly SeedOtelExporter[];
-}
-
-export interface SeedOtelExporter {
-  readonly id?: string;
-  readonly endpoint: string;
-  readonly protocol: "grpc" | "http";
-  readonly insecure?: boolean;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-export interface SeedCheckoutKey {
-  /** `deploy-key` or `user-key` (stored as `<vcs>-user-key`, as the service answers). */
-  readonly type: "deploy-key" | "user-key";
-  /** Default: true for the first key of the project. */
-  readonly preferred?: boolean;
-  /** The private half's 32-byte Ed25519 seed, hex (test only); derived when absent. */
-  readonly private_seed?: string;
-  readonly created_at?: string;
-}
-
-/** A legacy V2 schedule (spec: api-v2-v1.md "Schedule"); listed only (GET). */
-export interface SeedSchedule {
-  readonly id?: string;
-  readonly name: string;
-  readonly description?: string;
-  readonly timetable?: SeedJson;
-  readonly parameters?: SeedJson;
-  readonly actor?: SeedJson;
-}
-
-export interface SeedGroup {
-  readonly id?: string;
-  readonly name: string;
-  readonly description?: string;
-}
-
-export interface SeedContext {
-  readonly id?: string;
-  readonly name: string;
-  readonly created_at?: string;
-  /** Variable name → value (values are secrets; only `GET /__admin/state` returns them). */
-  readonly env?: Readonly<Record<string, string>>;
-  readonly restrictions?: readonly SeedRestriction[];
-}
-
-export interface SeedRestriction {
-  readonly id?: string;
-  readonly restriction_type: "project" | "expression" | "group";
-  /**
-   * A project id (or, in a seed only, a project slug), an expression, or a group id (in a
-   * seed also a group name; the org id means every member of the org).
-   */
-  readonly match_pattern: string;
-  readonly created_at?: string;
-}
-
-export interface SeedProject {
-  readonly id?: string;
-  /** `gh/acme/api`, or `api` (then prefixed with the org slug). */
-  readonly slug: string;
-  readonly name?: string;
-  /**
-   * The synthetic OAuth pipeline and trigger (spec: Pipelines, Triggers): every project has
-   * them unless this is `false`.
-   */
-  readonly oauth?: boolean;
-  /** Default true. */
-  readonly is_followed?: boolean;
-  readonly last_active_at?: string;
-  readonly repo?: VcsRepoWire;
-  readonly settings?: Readonly<Record<string, boolean | readonly string[]>>;
-  readonly env?: Readonly<Record<string, string>>;
-  readonly webhooks?: readonly SeedWebhook[];
-  readonly pipelines?: readonly SeedPipeline[];
-  readonly checkout_keys?: readonly SeedCheckoutKey[];
-  readonly schedules?: readonly SeedSchedule[];
-}
-
-export interface SeedWebhook {
-  readonly id?: string;
-  readonly name: string;
-  /** Default `project`. */
-  readonly scope?: string;
-  readonly url: string;
-  readonly events: readonly string[];
-  readonly should_verify_tls?: boolean;
-  readonly is_enabled?: boolean;
-  readonly signing_secret?: string;
-  readonly auto_disabled_at?: string;
-}
-
-export interface SeedPipeline {
-  readonly id?: string;
-  readonly name: string;
-  readonly description?: string;
-  readonly config: SeedJson;
-  readonly checkout?: SeedJson;
-  readonly triggers?: readonly SeedTrigger[];
-}
-
-/** Trigger attributes as in `POST /triggers` (`event.webhook.secret` is kept as the secret). */
-export interface SeedTrigger {
-  readonly id?: string;
-  readonly is_disabled?: boolean;
-  readonly config?: { readonly ref?: string };
-  readonly checkout?: { readonly ref?: string };
-  readonly event: SeedJson;
-  readonly parameters?: SeedJson;
 }
 
 export type SeedJson = Readonly<Record<string, unknown>>;

@@ -14,14 +14,15 @@ import {
   withNextCursor,
 } from "./chaos.js";
 import { EmulatorHttpError } from "./errors.js";
-import { ROUTES } from "./families.js";
+import { FAMILIES, ROUTES } from "./families.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
 import { type ApiName, type Ctx, checkBody, isWriteRoute, type Reply } from "./http.js";
 import { hashUuid } from "./ids.js";
 import { createRouter, type Match } from "./router.js";
 import { type AfterRequest, createScript, type ScriptEntry } from "./script.js";
 import type { FaultOptions, Seed } from "./seed.js";
-import { createState, dumpState, type State, type TokenRow, touch } from "./store.js";
+import { type State, type TokenRow, tableOf, touch } from "./state.js";
+import { createState, dumpState } from "./store.js";
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. The server listens on 127.0.0.1 only. */
@@ -51,9 +52,6 @@ export interface EmulatorOptions {
  */
 export const KEEP_ALIVE_MS = 1_000;
 
-/** The routes a token with `write_contexts: false` may not write (seed.ts SeedToken). */
-const CONTEXT_WRITE_PATH = /^\/api\/(?:v3\/contexts?(?:-restrictions)?|v2\/context)(?:[/?]|$)/;
-
 export interface RunningEmulator {
   /** `http://127.0.0.1:PORT`: the service root (clients add `/api/v3`, `/api/v2`). */
   readonly url: string;
@@ -76,6 +74,11 @@ const TOKEN_PARAMS = new Set([
 ]);
 
 const WRITE = new Set(["POST", "PUT", "DELETE", "PATCH"]);
+
+/** The rights a token may be seeded without, every family's (family.ts TokenRight). */
+const TOKEN_RIGHTS = FAMILIES.flatMap((f) => f.tokenRights ?? []);
+/** The tables a script's `to_front` may reorder (family.ts `toFront`). */
+const TO_FRONT = FAMILIES.flatMap((f) => f.toFront ?? []);
 
 const readBody = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -271,13 +274,12 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     if (row.readOnly && req.method !== "GET") {
       throw new EmulatorHttpError(403, "forbidden", "Forbidden", "this token is read-only");
     }
-    if (!row.writeContexts && req.method !== "GET" && CONTEXT_WRITE_PATH.test(req.url ?? "")) {
-      throw new EmulatorHttpError(
-        403,
-        "forbidden",
-        "Forbidden",
-        "this token cannot write contexts",
-      );
+    // A right the seed withheld (seed.ts SeedToken; family.ts TokenRight): its writes are 403.
+    if (row.withheld.size > 0 && req.method !== "GET") {
+      for (const right of TOKEN_RIGHTS) {
+        if (row.withheld.has(right.flag) && right.writes.test(req.url ?? ""))
+          throw new EmulatorHttpError(403, "forbidden", "Forbidden", right.detail);
+      }
     }
     return row;
   };
@@ -371,10 +373,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         const i = rows.findIndex((row) => row.id === created);
         if (i > 0) rows.unshift(...rows.splice(i, 1));
       };
-      toFront(state.contexts);
-      toFront(state.webhooks);
-      toFront(state.pipelines);
-      toFront(state.triggers);
+      for (const table of TO_FRONT) toFront(tableOf(state, table) as { readonly id: string }[]);
       touch(state);
     }
   };

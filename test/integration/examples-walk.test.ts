@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Seed, SeedOrg } from "../../emulator/src/seed.js";
+import type { SeedOrg } from "../../emulator/src/families/orgs.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { loadConfig } from "../../src/config/index.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";

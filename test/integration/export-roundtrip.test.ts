@@ -8,13 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SeedContext } from "../../emulator/src/families/contexts.js";
+import type { SeedPipeline } from "../../emulator/src/families/pipelines.js";
+import type { SeedProject } from "../../emulator/src/families/projects.js";
+import type { SeedTrigger } from "../../emulator/src/families/triggers.js";
 import type { Seed } from "../../emulator/src/index.js";
-import type {
-  SeedContext,
-  SeedPipeline,
-  SeedProject,
-  SeedTrigger,
-} from "../../emulator/src/seed.js";
 import { parseAddress } from "../../src/model/address.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";

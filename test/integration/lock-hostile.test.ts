@@ -6,7 +6,8 @@
  * (`WAYBILL_TEST_LOCK_LEASE_MS`), never a wall-clock range.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Seed, SeedContext } from "../../emulator/src/seed.js";
+import type { SeedContext } from "../../emulator/src/families/contexts.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
 import { createSystemClock } from "../../src/api/clock.js";
 import type { Clock } from "../../src/api/types.js";

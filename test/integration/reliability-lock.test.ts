@@ -7,7 +7,8 @@
  * deletes it. Runs the CLI in-process against the emulator.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Seed, SeedContext } from "../../emulator/src/seed.js";
+import type { SeedContext } from "../../emulator/src/families/contexts.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
 import type { Clock } from "../../src/api/types.js";
 import { Secret } from "../../src/core/secret.js";

@@ -2,15 +2,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SeedError } from "../../emulator/src/errors.js";
+import { syntheticPipeline } from "../../emulator/src/families/pipelines.js";
+import { restrictionId } from "../../emulator/src/families/restrictions.js";
 import { hashUuid } from "../../emulator/src/ids.js";
 import type { Seed } from "../../emulator/src/seed.js";
-import {
-  createState,
-  dumpState,
-  nextId,
-  restrictionId,
-  syntheticPipeline,
-} from "../../emulator/src/store.js";
+import { createState, dumpState, nextId } from "../../emulator/src/store.js";
 
 const ORG = "00000000-0000-4000-8000-000000000001";
 

@@ -4,7 +4,7 @@
  * never built from its name. The emulator names projects on V2 routes the same way.
  */
 import { describe, expect, it } from "vitest";
-import { v2SlugOf } from "../../emulator/src/store.js";
+import { v2SlugOf } from "../../emulator/src/families/projects.js";
 import { scopeSlug, v2ProjectSlug } from "../../src/kinds/listing.js";
 
 const ORG = "5a0c8f43-9b1e-4d2a-8c6f-1e2d3c4b5a69";

@@ -37,7 +37,7 @@ const wrongWay: Record<string, string> = {
   "pull/probe-api.ts": `import type { x } from "../api/types.js";`,
   "../emulator/src/probe.ts": `import { x } from "../../src/model/errors.js";`,
   "../emulator/src/probe-core.ts": `import type { x } from "../../src/core/wire.js";`,
-  "../emulator/src/routes/probe.ts": `import type { x } from "../../../src/api/types.js";`,
+  "../emulator/src/families/probe.ts": `import type { x } from "../../../src/api/types.js";`,
   "cli/probe-emulator.ts": `import { x } from "#emulator";`,
   "cli/probe-emulator-path.ts": `import { x } from "../../emulator/src/index.js";`,
   "plan/probe-emulator.ts": `import type { x } from "#emulator";`,
@@ -60,7 +60,7 @@ const rightWay: Record<string, string> = {
   "pull/ok.ts": `import { x } from "../export/build.js";\nimport { y } from "../config/schema-check.js";`,
   "cli/emulator.ts": `import { x } from "#emulator";`,
   "../emulator/src/ok.ts": `import type { VcsRepoWire } from "./wire.js";`,
-  "../emulator/src/routes/ok.ts": `import { x } from "../store.js";\nimport type { y } from "../wire.js";`,
+  "../emulator/src/families/ok.ts": `import { x } from "../store.js";\nimport type { y } from "../wire.js";`,
 };
 
 let dir: string;

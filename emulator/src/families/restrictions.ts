@@ -1,5 +1,6 @@
 /** Context restrictions. spec: api-v3.md "Context restrictions", "Context restriction". */
 import { badRequest, notFound, unknownReference } from "../errors.js";
+import type { Family } from "../family.js";
 import {
   allowFilters,
   body,
@@ -11,20 +12,60 @@ import {
   type Route,
   uuidFilter,
 } from "../http.js";
-import { isUuid } from "../ids.js";
+import { hashUuid, isUuid } from "../ids.js";
 import { paginate } from "../paging.js";
-import { restrictionCreateSchema } from "../schemas.js";
-import {
-  type ContextRow,
-  findContext,
-  findOrg,
-  findProject,
-  groupName,
-  type RestrictionRow,
-  type RestrictionType,
-  restrictionId,
-  type State,
-} from "../store.js";
+import { enveloped as envelopedSchema, nonEmpty, refWithRel, seedId } from "../schemas.js";
+import { RESTRICTION_TYPES } from "../spec-names.js";
+import { removeWhere, type State } from "../state.js";
+import { s } from "../validate.js";
+import { type ContextRow, findContext } from "./contexts.js";
+import { groupName } from "./groups.js";
+import { findOrg, seedOrgOf } from "./orgs.js";
+import { findProject, fullSlug } from "./projects.js";
+
+export type RestrictionType = "project" | "expression" | "group";
+
+export interface RestrictionRow {
+  readonly id: string;
+  readonly restriction_type: RestrictionType;
+  readonly match_pattern: string;
+  readonly created_at?: string;
+}
+
+export interface SeedRestriction {
+  readonly id?: string;
+  readonly restriction_type: "project" | "expression" | "group";
+  /**
+   * A project id (or, in a seed only, a project slug), an expression, or a group id (in a
+   * seed also a group name; the org id means every member of the org).
+   */
+  readonly match_pattern: string;
+  readonly created_at?: string;
+}
+
+declare module "./contexts.js" {
+  interface SeedContext {
+    readonly restrictions?: readonly SeedRestriction[];
+  }
+}
+
+/**
+ * spec: Context restriction: "Restriction ids are unique only within a context"; DELETE: "for
+ * a group restriction that is the group id". Decision: a project or expression restriction's
+ * id is a hash of its type and pattern, so the same restriction in two contexts has the same
+ * id (as the spec allows), and a client that assumes global uniqueness finds out in tests.
+ */
+export const restrictionId = (type: RestrictionType, pattern: string): string =>
+  type === "group" ? pattern : hashUuid("restriction", type, pattern);
+
+const restrictionAttrProps = {
+  restriction_type: s.str({ oneOf: RESTRICTION_TYPES }),
+  match_pattern: nonEmpty(),
+};
+export const restrictionCreateSchema = envelopedSchema(
+  s.obj(restrictionAttrProps, ["restriction_type", "match_pattern"]),
+  s.obj({ context: refWithRel }, ["context"]),
+);
 
 /** The subject's name: a project's or a group's; an expression has no subject. */
 const subjectName = (st: State, c: ContextRow, r: RestrictionRow): string | undefined => {
@@ -163,3 +204,71 @@ export const restrictionRoutes: readonly Route[] = [
     },
   },
 ];
+
+export const restrictions: Family = {
+  name: "restrictions",
+  routes: restrictionRoutes,
+  seed: [
+    {
+      in: "context",
+      key: "restrictions",
+      schema: s.arr(
+        s.obj({ id: seedId, ...restrictionAttrProps, created_at: s.str() }, [
+          "restriction_type",
+          "match_pattern",
+        ]),
+      ),
+      load(l, parent, value, pointer) {
+        const c = parent.row as ContextRow;
+        const { row: org, item: so } = seedOrgOf(parent);
+        ((value ?? []) as readonly SeedRestriction[]).forEach((sr, ri) => {
+          const rp = `${pointer}/${ri}`;
+          let pattern = sr.match_pattern;
+          if (sr.restriction_type === "project" && !isUuid(pattern)) {
+            const slug = fullSlug(so, pattern);
+            const proj = l.st.projects.find((p) => p.slug === slug);
+            if (!proj) l.fail(`${rp}/match_pattern`, `no project ${slug} in the seed`);
+            pattern = proj!.id;
+          }
+          if (sr.restriction_type === "group" && !isUuid(pattern)) {
+            const group = org.groups.find((g) => g.name === pattern);
+            if (!group && pattern !== org.slug)
+              l.fail(`${rp}/match_pattern`, `no group ${pattern} in org ${org.slug}`);
+            pattern = group ? group.id : org.id;
+          }
+          const id = sr.id ?? restrictionId(sr.restriction_type, pattern);
+          if (c.restrictions.some((r) => r.id === id))
+            l.fail(`${rp}`, `duplicate restriction ${id} in context`);
+          c.restrictions.push({
+            id,
+            restriction_type: sr.restriction_type,
+            match_pattern: pattern,
+            ...(sr.created_at !== undefined ? { created_at: sr.created_at } : {}),
+          });
+        });
+      },
+      dump: (_st, row) => (row as ContextRow).restrictions.map((r) => ({ ...r })),
+    },
+  ],
+  onRemove: {
+    // A deleted project's restrictions go with it (the V2 project delete).
+    project: (st, id) => {
+      for (const c of st.contexts) {
+        removeWhere(
+          c.restrictions,
+          (r) => r.restriction_type === "project" && r.match_pattern === id,
+        );
+      }
+    },
+    // A deleted group's restrictions in its org's contexts go with it (they would name nothing).
+    group: (st, id, orgId) => {
+      for (const c of st.contexts) {
+        if (c.orgId !== orgId) continue;
+        removeWhere(
+          c.restrictions,
+          (r) => r.restriction_type === "group" && r.match_pattern === id,
+        );
+      }
+    },
+  },
+};

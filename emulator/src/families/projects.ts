@@ -15,21 +15,126 @@
  *   triggers, checkout keys, schedules) and the context restrictions naming it.
  */
 import { badRequest, notFound } from "../errors.js";
+import type { Family } from "../family.js";
 import { allowFilters, body, type Ctx, created, ok, type Route, uuidFilter } from "../http.js";
+import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
-import { projectCreateSchema, projectSettingsSchema } from "../schemas.js";
-import {
-  defaultRepo,
-  emptyProjectSettings,
-  findOrg,
-  findProject,
-  nextId,
-  onOAuthVcs,
-  type ProjectRow,
-  removeWhere,
-  rowsOf,
-  v2SlugOf,
-} from "../store.js";
+import { nonEmpty, seedId, vcsRepoSchema } from "../schemas.js";
+import { PROJECT_BOOL_SETTINGS, PROJECT_LIST_SETTING } from "../spec-names.js";
+import { memo, nextId, removeWhere, removeWith, type State } from "../state.js";
+import { type Schema, s } from "../validate.js";
+import type { VcsRepoWire } from "../wire.js";
+import type { EnvRow } from "./env-vars.js";
+import { findOrg, type OrgRow, onOAuthVcs, type SeedOrg } from "./orgs.js";
+
+export interface ProjectSettings {
+  [key: string]: boolean | string[];
+}
+export interface ProjectRow {
+  readonly id: string;
+  readonly orgId: string;
+  readonly slug: string;
+  readonly name: string;
+  readonly oauth: boolean;
+  readonly isFollowed: boolean;
+  readonly lastActiveAt?: string;
+  readonly repo: VcsRepoWire;
+  settings: ProjectSettings;
+  readonly env: EnvRow[];
+}
+
+declare module "../state.js" {
+  interface State {
+    readonly projects: ProjectRow[];
+  }
+}
+
+export interface SeedProject {
+  readonly id?: string;
+  /** `gh/acme/api`, or `api` (then prefixed with the org slug). */
+  readonly slug: string;
+  readonly name?: string;
+  /**
+   * The synthetic OAuth pipeline and trigger (spec: Pipelines, Triggers): every project has
+   * them unless this is `false`.
+   */
+  readonly oauth?: boolean;
+  /** Default true. */
+  readonly is_followed?: boolean;
+  readonly last_active_at?: string;
+  readonly repo?: VcsRepoWire;
+  readonly settings?: Readonly<Record<string, boolean | readonly string[]>>;
+}
+
+declare module "./orgs.js" {
+  interface SeedOrg {
+    readonly projects?: readonly SeedProject[];
+  }
+}
+
+/** spec: api-v3.md "Project settings": 12 booleans plus `pr_only_branch_overrides`. */
+export const PROJECT_BOOL_SETTINGS_KEYS = PROJECT_BOOL_SETTINGS;
+
+export const projectSettingsSchema: Schema = s.obj({
+  ...Object.fromEntries(PROJECT_BOOL_SETTINGS_KEYS.map((k) => [k, s.bool()])),
+  [PROJECT_LIST_SETTING]: s.arr(s.str()),
+});
+
+/** spec: api-v2-v1.md Endpoints (V2): POST /organization/{org-slug-or-id}/project `{ name string }`. */
+export const projectCreateSchema: Schema = s.obj({ name: nonEmpty() }, ["name"]);
+
+/** Decision: project settings default to all false and no branch overrides. */
+export const emptyProjectSettings = (): ProjectSettings => ({
+  ...Object.fromEntries(PROJECT_BOOL_SETTINGS_KEYS.map((k) => [k, false])),
+  pr_only_branch_overrides: [],
+});
+
+/** Decision: a project without `repo` gets a GitHub repo named after its slug. */
+export const defaultRepo = (slug: string, id: string): VcsRepoWire => {
+  const parts = slug.split("/");
+  return {
+    provider: "github",
+    repo_id: String(Number.parseInt(id.replace(/-/g, "").slice(0, 8), 16)),
+    repo_full_name: parts.slice(-2).join("/"),
+  };
+};
+
+export const findProject = (st: State, id: string): ProjectRow | undefined =>
+  st.projects.find((p) => p.id === id);
+
+/** A seed's project slug: `api` in org `gh/acme` is `gh/acme/api`. */
+export const fullSlug = (org: SeedOrg, slug: string): string =>
+  slug.includes("/") ? slug : `${org.slug}/${slug}`;
+
+/**
+ * A project's V2 slug (spec: api-v2-v1.md "Conventions of V2"): `<vcs-slug>/<org-name>/
+ * <repo-name>`, where for app-based providers the vcs-slug is a service-native token, the
+ * org-name the organization id and the repo-name the project id. Decision: on an OAuth VCS
+ * provider it is the project's slug as V3 lists it; the V3 `slug` of an app-based project
+ * (the spec does not say its form) stays what it is, and only this form reaches its V2 routes.
+ */
+export const v2SlugOf = (p: {
+  readonly id: string;
+  readonly orgId: string;
+  readonly slug: string;
+}): string => (onOAuthVcs(p.slug) ? p.slug : `${p.slug.split("/")[0] ?? ""}/${p.orgId}/${p.id}`);
+
+/** A project listing, filtered and sorted once per state version for all its pages. */
+const projectListing = (
+  st: State,
+  query: string,
+  build: () => readonly ProjectRow[],
+): readonly ProjectRow[] => {
+  const listings = memo(st, "projects:listings", () => new Map<string, readonly ProjectRow[]>());
+  let rows = listings.get(query);
+  if (!rows) {
+    // Bounded: many different `filter[name]` searches must not grow it without end.
+    if (listings.size >= 64) listings.clear();
+    rows = build();
+    listings.set(query, rows);
+  }
+  return rows;
+};
 
 /** spec: api-v3.md "Projects": `page[limit]` (max 50). */
 const PROJECTS_MAX = 50;
@@ -112,7 +217,7 @@ const listProjects = (ctx: Ctx) => {
   if (orgId !== undefined && !findOrg(ctx.state, orgId)) throw notFound("org", orgId);
   // Rule 3: filters combine; filter[name] is a case-insensitive substring search.
   const needle = name?.toLowerCase();
-  const hits = rowsOf.projectListing(
+  const hits = projectListing(
     ctx.state,
     JSON.stringify([orgId ?? null, following, needle ?? null, orderBy]),
     () =>
@@ -151,7 +256,7 @@ export const projectRoutes: readonly Route[] = [
 ];
 
 /**
- * The V2 project create and delete. Registered last (emulator/src/server.ts): `DELETE
+ * The V2 project create and delete. Registered last (the family's `lastRoutes`): `DELETE
  * /project/*slug` would otherwise take every V2 route under a project (a checkout key's).
  */
 export const projectLifecycleRoutes: readonly Route[] = [
@@ -209,20 +314,79 @@ export const projectLifecycleRoutes: readonly Route[] = [
     handler: (ctx) => {
       const p = projectBySlugOr404(ctx);
       const st = ctx.state;
-      const pipelines = new Set(st.pipelines.filter((x) => x.projectId === p.id).map((x) => x.id));
-      removeWhere(st.triggers, (t) => pipelines.has(t.pipelineId));
-      removeWhere(st.pipelines, (x) => x.projectId === p.id);
-      removeWhere(st.webhooks, (w) => w.projectId === p.id);
-      removeWhere(st.checkoutKeys, (k) => k.projectId === p.id);
-      removeWhere(st.schedules, (s) => s.projectId === p.id);
-      for (const c of st.contexts) {
-        removeWhere(
-          c.restrictions,
-          (r) => r.restriction_type === "project" && r.match_pattern === p.id,
-        );
-      }
+      // Everything in the project goes with it (each family's `onRemove.project`).
+      removeWith(st, "project", p.id);
       removeWhere(st.projects, (x) => x.id === p.id);
       return ok({ message: "Project deleted." });
     },
   },
 ];
+
+export const projects: Family = {
+  name: "projects",
+  routes: projectRoutes,
+  lastRoutes: projectLifecycleRoutes,
+  tables: ["projects"],
+  seed: [
+    {
+      in: "org",
+      key: "projects",
+      level: "project",
+      props: {
+        id: seedId,
+        slug: nonEmpty(),
+        name: s.str(),
+        oauth: s.bool(),
+        is_followed: s.bool(),
+        last_active_at: s.str(),
+        repo: vcsRepoSchema,
+        settings: projectSettingsSchema,
+      },
+      required: ["slug"],
+      loadItem(l, parent, item, pp) {
+        const org = parent.row as OrgRow;
+        const sp = item as unknown as SeedProject;
+        const slug = fullSlug(parent.item as unknown as SeedOrg, sp.slug);
+        if (l.slugs.has(slug)) l.fail(`${pp}/slug`, `duplicate slug ${slug}`);
+        l.slugs.add(slug);
+        const id = l.claim(sp.id ?? hashUuid("project", slug), `${pp}/id`);
+        const settings: ProjectSettings = { ...emptyProjectSettings() };
+        for (const [k, v] of Object.entries(sp.settings ?? {}))
+          settings[k] = Array.isArray(v) ? [...v] : (v as boolean);
+        const project: ProjectRow = {
+          id,
+          orgId: org.id,
+          slug,
+          name: sp.name ?? slug.split("/").pop() ?? slug,
+          // spec: api-v3.md Pipelines: GET /pipelines "includes the synthetic OAuth pipeline".
+          // Decision: every project has it unless its seed says `oauth: false`, so every test
+          // meets it as clients meet it on the service.
+          oauth: sp.oauth !== false,
+          isFollowed: sp.is_followed !== false,
+          ...(sp.last_active_at !== undefined ? { lastActiveAt: sp.last_active_at } : {}),
+          repo: sp.repo ? { ...sp.repo } : defaultRepo(slug, id),
+          settings,
+          env: [],
+        };
+        l.st.projects.push(project);
+        return project;
+      },
+      dumpItems: (st, row) =>
+        st.projects
+          .filter((p) => p.orgId === (row as OrgRow).id)
+          .map((p) => ({
+            row: p,
+            out: {
+              id: p.id,
+              slug: p.slug,
+              name: p.name,
+              oauth: p.oauth,
+              is_followed: p.isFollowed,
+              ...(p.lastActiveAt !== undefined ? { last_active_at: p.lastActiveAt } : {}),
+              repo: { ...p.repo },
+              settings: structuredClone(p.settings),
+            },
+          })),
+    },
+  ],
+};

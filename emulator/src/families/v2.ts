@@ -1,3 +1,5 @@
+/** V2 reads of entities other families own: a project's env vars, a context. */
+import type { Family } from "../family.js";
 import { ok, type Route } from "../http.js";
 import { contextOr404 } from "./contexts.js";
 import { projectBySlugOr404 } from "./projects.js";
@@ -33,3 +35,5 @@ export const v2Routes: readonly Route[] = [
     },
   },
 ];
+
+export const v2: Family = { name: "v2", routes: v2Routes };

@@ -1,5 +1,6 @@
 /** Contexts. spec: api-v3.md "Contexts", "Context". */
 import { badRequest, notFound, unknownReference } from "../errors.js";
+import type { Family } from "../family.js";
 import {
   allowFilters,
   body,
@@ -11,18 +12,61 @@ import {
   type Route,
   uuidFilter,
 } from "../http.js";
+import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
-import { contextCreateSchema } from "../schemas.js";
-import {
-  type ContextRow,
-  findContext,
-  findOrg,
-  nextId,
-  restrictionId,
-  type State,
-} from "../store.js";
-import { orgOr404 } from "./orgs.js";
-import { embedRestriction } from "./restrictions.js";
+import { enveloped as envelopedSchema, nonEmpty, refWithRel, seedId } from "../schemas.js";
+import { nextId, SEED_TIME, type State } from "../state.js";
+import { s } from "../validate.js";
+import type { EnvRow } from "./env-vars.js";
+import { findOrg, type OrgRow, orgOr404 } from "./orgs.js";
+import { embedRestriction, type RestrictionRow, restrictionId } from "./restrictions.js";
+
+export interface ContextRow {
+  readonly id: string;
+  readonly orgId: string;
+  readonly name: string;
+  readonly created_at: string;
+  readonly env: EnvRow[];
+  readonly restrictions: RestrictionRow[];
+}
+
+declare module "../state.js" {
+  interface State {
+    readonly contexts: ContextRow[];
+  }
+}
+
+export interface SeedContext {
+  readonly id?: string;
+  readonly name: string;
+  readonly created_at?: string;
+}
+
+declare module "./orgs.js" {
+  interface SeedOrg {
+    readonly contexts?: readonly SeedContext[];
+  }
+}
+
+declare module "../seed.js" {
+  interface SeedToken {
+    /**
+     * Whether the token may write contexts (default true). `false` models a token whose user
+     * may change projects and the rest but not the org's contexts (issue 29: a restricted
+     * token): every write under `/api/v3/contexts`, `/api/v3/context-restrictions` and
+     * `/api/v2/context` is refused with 403 (spec: api-v3.md Authentication rule 5).
+     */
+    readonly write_contexts?: boolean;
+  }
+}
+
+export const contextCreateSchema = envelopedSchema(
+  s.obj({ name: nonEmpty() }, ["name"]),
+  s.obj({ org: refWithRel }, ["org"]),
+);
+
+export const findContext = (st: State, id: string): ContextRow | undefined =>
+  st.contexts.find((c) => c.id === id);
 
 /** spec: Contexts: `include` accepts only `restrictions`; anything else is 400. */
 const wantsRestrictions = (ctx: Ctx): boolean => {
@@ -137,3 +181,46 @@ export const contextRoutes: readonly Route[] = [
     },
   },
 ];
+
+export const contexts: Family = {
+  name: "contexts",
+  routes: contextRoutes,
+  tables: ["contexts"],
+  toFront: ["contexts"],
+  tokenRights: [
+    {
+      flag: "write_contexts",
+      writes: /^\/api\/(?:v3\/contexts?(?:-restrictions)?|v2\/context)(?:[/?]|$)/,
+      detail: "this token cannot write contexts",
+    },
+  ],
+  seed: [
+    {
+      in: "org",
+      key: "contexts",
+      // Pass 2: a context's restrictions may name a project of any org by slug.
+      pass: 2,
+      level: "context",
+      props: { id: seedId, name: nonEmpty(), created_at: s.str() },
+      required: ["name"],
+      loadItem(l, parent, item, cp, ci) {
+        const org = parent.row as OrgRow;
+        const sc = item as unknown as SeedContext;
+        const row: ContextRow = {
+          id: l.claim(sc.id ?? hashUuid("context", org.id, sc.name, String(ci)), `${cp}/id`),
+          orgId: org.id,
+          name: sc.name,
+          created_at: sc.created_at ?? SEED_TIME,
+          env: [],
+          restrictions: [],
+        };
+        l.st.contexts.push(row);
+        return row;
+      },
+      dumpItems: (st, row) =>
+        st.contexts
+          .filter((c) => c.orgId === (row as OrgRow).id)
+          .map((c) => ({ row: c, out: { id: c.id, name: c.name, created_at: c.created_at } })),
+    },
+  ],
+};

@@ -4,6 +4,7 @@
  * secrets: no read returns them, only the last four characters (`truncated_value`).
  */
 import { badRequest, notFound } from "../errors.js";
+import type { Family, SeedLoader } from "../family.js";
 import {
   allowFilters,
   body,
@@ -15,10 +16,52 @@ import {
   requireFilter,
 } from "../http.js";
 import { paginate } from "../paging.js";
-import { envVarSetSchema } from "../schemas.js";
-import { checkEnvName, type EnvRow } from "../store.js";
-import { contextOr404 } from "./contexts.js";
-import { projectOr404 } from "./projects.js";
+import { nonEmpty } from "../schemas.js";
+import { SEED_TIME } from "../state.js";
+import { type Schema, s } from "../validate.js";
+import { type ContextRow, contextOr404, type SeedContext } from "./contexts.js";
+import { type ProjectRow, projectOr404 } from "./projects.js";
+
+export interface EnvRow {
+  readonly name: string;
+  value: string;
+  readonly created_at: string;
+  updated_at: string;
+}
+
+declare module "./contexts.js" {
+  interface SeedContext {
+    /** Variable name → value (values are secrets; only `GET /__admin/state` returns them). */
+    readonly env?: Readonly<Record<string, string>>;
+  }
+}
+
+declare module "./projects.js" {
+  interface SeedProject {
+    readonly env?: Readonly<Record<string, string>>;
+  }
+}
+
+/** Decision: a variable name is a shell identifier (letters, digits, `_`, not a digit first). */
+export const checkEnvName = (name: string, pointer: string): void => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw badRequest("invalid_request", `${pointer}: not a valid variable name`, pointer);
+};
+
+/** Used by `env-vars/set` and project env var create: flat `{ name, value }`. */
+export const envVarSetSchema: Schema = s.obj({ name: nonEmpty(), value: s.str() }, [
+  "name",
+  "value",
+]);
+
+/** A seeded env map's rows, each name checked, created (and updated) at `at`. */
+const seedEnv = (l: SeedLoader, value: unknown, pointer: string, at: string): EnvRow[] =>
+  Object.entries((value ?? {}) as Readonly<Record<string, string>>).map(([name, v]) => {
+    l.asSeed(() => checkEnvName(name, `${pointer}/${name}`));
+    return { name, value: v, created_at: at, updated_at: at };
+  });
+
+const dumpEnv = (rows: readonly EnvRow[]) => Object.fromEntries(rows.map((e) => [e.name, e.value]));
 
 /** Decision: env var lists are ordered by name. */
 const sorted = (rows: readonly EnvRow[]): EnvRow[] =>
@@ -156,3 +199,29 @@ export const envVarRoutes: readonly Route[] = [
     },
   },
 ];
+
+export const envVars: Family = {
+  name: "env-vars",
+  routes: envVarRoutes,
+  seed: [
+    {
+      in: "context",
+      key: "env",
+      schema: s.record(s.str({ nonEmpty: true })),
+      load(l, parent, value, pointer) {
+        const at = (parent.item as unknown as SeedContext).created_at ?? SEED_TIME;
+        (parent.row as ContextRow).env.push(...seedEnv(l, value, pointer, at));
+      },
+      dump: (_st, row) => dumpEnv((row as ContextRow).env),
+    },
+    {
+      in: "project",
+      key: "env",
+      schema: s.record(s.str({ nonEmpty: true })),
+      load(l, parent, value, pointer) {
+        (parent.row as ProjectRow).env.push(...seedEnv(l, value, pointer, SEED_TIME));
+      },
+      dump: (_st, row) => dumpEnv((row as ProjectRow).env),
+    },
+  ],
+};

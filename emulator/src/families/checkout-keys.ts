@@ -19,19 +19,90 @@
  * - a project has any number of keys; the first one made is `preferred`.
  */
 import { badRequest, EmulatorHttpError, notFound } from "../errors.js";
+import type { Family } from "../family.js";
 import { type Ctx, created, ok, type Route } from "../http.js";
-import { keySeed } from "../keys.js";
+import { keyPairOf, keySeed } from "../keys.js";
 import { paginateV2 } from "../paging.js";
-import { checkoutKeyCreateSchema } from "../schemas.js";
-import {
-  type CheckoutKeyRow,
-  checkoutKeyRow,
-  findOrg,
-  nextId,
-  onOAuthVcs,
-  type ProjectRow,
-} from "../store.js";
-import { projectBySlugOr404 } from "./projects.js";
+import { nextId, removeWhere, SEED_TIME } from "../state.js";
+import { type Schema, s } from "../validate.js";
+import { findOrg, onOAuthVcs } from "./orgs.js";
+import { type ProjectRow, projectBySlugOr404 } from "./projects.js";
+
+/** A checkout key (spec: api-v2-v1.md "Checkout key"); the private half stays here. */
+export interface CheckoutKeyRow {
+  readonly projectId: string;
+  /** As answered: `deploy-key` or `<vcs>-user-key`. */
+  readonly type: string;
+  readonly preferred: boolean;
+  /** The private half's seed, hex (only `GET /__admin/state` shows it). */
+  readonly privateSeed: string;
+  readonly publicKey: string;
+  readonly md5: string;
+  readonly sha256: string;
+  readonly created_at: string;
+}
+
+declare module "../state.js" {
+  interface State {
+    readonly checkoutKeys: CheckoutKeyRow[];
+  }
+}
+
+export interface SeedCheckoutKey {
+  /** `deploy-key` or `user-key` (stored as `<vcs>-user-key`, as the service answers). */
+  readonly type: "deploy-key" | "user-key";
+  /** Default: true for the first key of the project. */
+  readonly preferred?: boolean;
+  /** The private half's 32-byte Ed25519 seed, hex (test only); derived when absent. */
+  readonly private_seed?: string;
+  readonly created_at?: string;
+}
+
+declare module "./projects.js" {
+  interface SeedProject {
+    readonly checkout_keys?: readonly SeedCheckoutKey[];
+  }
+}
+
+/** spec: api-v2-v1.md Enumerations: checkout-key input type `user-key` or `deploy-key`. */
+export const CHECKOUT_KEY_INPUT_TYPES = ["user-key", "deploy-key"] as const;
+
+/** spec: POST /project/{project-slug}/checkout-key `{ type user-key|deploy-key }`. */
+export const checkoutKeyCreateSchema: Schema = s.obj(
+  { type: s.str({ oneOf: CHECKOUT_KEY_INPUT_TYPES }) },
+  ["type"],
+);
+
+/**
+ * spec: api-v2-v1.md "Checkout key": `type` is `deploy-key` or a `<vcs>-user-key`.
+ * Decision: a user key's type names the VCS of the project's slug (`gh/…` → `github-user-key`,
+ * `bb/…` → `bitbucket-user-key`, else the slug's first segment).
+ */
+const VCS_NAMES: Readonly<Record<string, string>> = { gh: "github", bb: "bitbucket" };
+const vcsName = (slug: string): string => {
+  const first = slug.split("/")[0] ?? "";
+  return VCS_NAMES[first] ?? first;
+};
+
+export const checkoutKeyRow = (
+  project: ProjectRow,
+  input: "deploy-key" | "user-key",
+  preferred: boolean,
+  seedHex: string,
+  createdAt: string,
+): CheckoutKeyRow => {
+  const pair = keyPairOf(Buffer.from(seedHex, "hex"));
+  return {
+    projectId: project.id,
+    type: input === "deploy-key" ? "deploy-key" : `${vcsName(project.slug)}-user-key`,
+    preferred,
+    privateSeed: seedHex,
+    publicKey: pair.publicKey,
+    md5: pair.md5,
+    sha256: pair.sha256,
+    created_at: createdAt,
+  };
+};
 
 const digestOf = (ctx: Ctx): "md5" | "sha256" => {
   const d = ctx.query.get("digest");
@@ -128,3 +199,56 @@ export const checkoutKeyRoutes: readonly Route[] = [
     },
   },
 ];
+
+export const checkoutKeys: Family = {
+  name: "checkout-keys",
+  routes: checkoutKeyRoutes,
+  tables: ["checkoutKeys"],
+  seed: [
+    {
+      in: "project",
+      key: "checkout_keys",
+      schema: s.arr(
+        s.obj(
+          {
+            type: s.str({ oneOf: CHECKOUT_KEY_INPUT_TYPES }),
+            preferred: s.bool(),
+            private_seed: s.str(),
+            created_at: s.str(),
+          },
+          ["type"],
+        ),
+      ),
+      load(l, parent, value, pointer) {
+        const project = parent.row as ProjectRow;
+        ((value ?? []) as readonly SeedCheckoutKey[]).forEach((sk, ki) => {
+          const seedHex =
+            sk.private_seed ?? keySeed("seed", project.id, String(ki)).toString("hex");
+          if (!/^[0-9a-f]{64}$/.test(seedHex))
+            l.fail(`${pointer}/${ki}/private_seed`, "must be 64 hex digits");
+          l.st.checkoutKeys.push(
+            checkoutKeyRow(
+              project,
+              sk.type,
+              sk.preferred ?? ki === 0,
+              seedHex,
+              sk.created_at ?? SEED_TIME,
+            ),
+          );
+        });
+      },
+      dump: (st, row) =>
+        st.checkoutKeys
+          .filter((k) => k.projectId === (row as ProjectRow).id)
+          .map((k) => ({
+            type: k.type === "deploy-key" ? ("deploy-key" as const) : ("user-key" as const),
+            preferred: k.preferred,
+            private_seed: k.privateSeed,
+            created_at: k.created_at,
+          })),
+    },
+  ],
+  onRemove: {
+    project: (st, id) => removeWhere(st.checkoutKeys, (k) => k.projectId === id),
+  },
+};
