@@ -366,9 +366,21 @@ export type AdoptRule<D, L> =
  * what it promised.
  */
 export type AfterCreateStep = {
-  readonly step: "remove_default_restriction";
-  /** What the apply's output says before and after. */
+  /** What the apply's output promises before the apply. */
   readonly note: string;
+  /**
+   * Items the service adds under the new item on its own, which apply deletes right after
+   * the create: the live items of the child kind `kind` (a kind whose parent is the created
+   * item's kind), listed under the new item (`list`, with the parent's `childParam`), that
+   * `matches` picks, each deleted by that kind's own `deleteCalls` (a 404 is "already gone").
+   * `done` is what apply's output says for each one deleted.
+   */
+  readonly removeAdded: {
+    readonly kind: ResourceType;
+    /** Whether a listed live item of `kind` is one the service added (typed by the kind). */
+    matches(l: never): boolean;
+    readonly done: string;
+  };
 };
 
 /**
@@ -606,6 +618,13 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    * wait for that item's create (its `depends_on`), and apply fills it with the new id.
    */
   refParams?(d: D, env: KindRefs): Readonly<Record<string, string | { readonly pending: string }>>;
+  /**
+   * The value of a call's body member that the plan's `after` view leaves out, filled by apply
+   * from other members of `after` (a pipeline's `checkout`: the spec requires it on create,
+   * and a config that leaves it out gets `config.vcs`), or undefined to leave it out. Read
+   * at apply from the kind, so the plan file holds only `after`. Pure and total.
+   */
+  bodyFallback?(field: string, after: JsonObject): JsonValue | undefined;
   /** Calls that apply an in-place update with these field changes. */
   updateCalls(fields: readonly FieldChange[]): readonly ApiCall[];
   /** Calls that delete the item. */
