@@ -14,6 +14,7 @@
  */
 
 import { formatLocation } from "../core/errors.js";
+import { isUuid } from "../core/uuid.js";
 import type {
   ContextRestrictionAttributes,
   RestrictionTypeWire,
@@ -347,6 +348,29 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
             : r,
         deletedWithReferred: true,
       },
+      // `project:` names a project by slug or id (design.md §1: "project slug (or id)"). The
+      // project is the walk's parent (src/live/read-live-state.ts resolves the slugs written
+      // here with the declared ones; src/run/unknown-projects.ts reports unknown ones), and a
+      // live restriction's id is given as the project's slug where it is known.
+      {
+        field: "project",
+        to: "project",
+        by: ["slug", "id"],
+        writtenAs: (slug) => `- project: ${slug}`,
+        written: projectReferences,
+        liveIds: (before) =>
+          before.restriction_type === "project" && typeof before.match_pattern === "string"
+            ? [before.match_pattern]
+            : [],
+        named: (r, nameOf) =>
+          r.restriction_type === "project"
+            ? {
+                ...r,
+                key_value: restrictionKeyValue("project", r.match_pattern, undefined, nameOf),
+              }
+            : r,
+        ordersDeletes: false,
+      },
     ],
     refusePlan: (org, live, changes) => lastGroupRestrictionRemoved(org, live, changes),
     config: {
@@ -384,6 +408,22 @@ function* groupReferences(org: DesiredOrg): Iterable<WrittenReference> {
         form: isGroupName(r.group) ? "name" : "id",
         source: r.source,
         path: `contexts.${name}.restrictions.${i}.group`,
+      };
+    }
+  }
+}
+
+/** The project references the contexts of one org declaration write, by slug or by id. */
+function* projectReferences(org: DesiredOrg): Iterable<WrittenReference> {
+  for (const [name, c] of org.contexts ?? []) {
+    for (const [i, r] of (c.restrictions ?? []).entries()) {
+      if (r.type !== "project") continue;
+      yield {
+        address: addr.contextRestriction(name, "project", r.project),
+        value: r.project,
+        form: isUuid(r.project) ? "id" : "slug",
+        source: r.source,
+        path: `contexts.${name}.restrictions.${i}.project`,
       };
     }
   }

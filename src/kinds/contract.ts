@@ -174,6 +174,13 @@ export interface Reference<L> {
    * references name is refused, since the config would not converge.
    */
   readonly deletedWithReferred?: true;
+  /**
+   * `false`: the referred item's delete does not wait for the deletes of its referrers (no
+   * destroy edge). A restriction's project: a project is deleted only by `delete: true`, and
+   * the spec does not say that a restriction naming it stands in the way, so the order stays
+   * what it always was. Absent: it waits (a group's delete after the restrictions naming it).
+   */
+  readonly ordersDeletes?: false;
 }
 
 /** What a plan-wide refusal (`ResourceKind.refusePlan`) sees of one planned change. */
@@ -642,6 +649,15 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    * without editing src/live; a kind that left it out would silently never be read.
    */
   readonly livePlace: LivePlaceUnder<L, P>;
+  /**
+   * For a kind that references name by id and whose items the live read does not list in
+   * full (projects: only the declared ones are read): the name (key) of one item, read by its
+   * id (spec: api-v3.md Projects `GET /projects/{id}`), or undefined when the service answers
+   * without one. Throws as `list` does; a 403/404 is the caller's "not visible" (the id stays
+   * an id). The live reader and export ask it for each id a reference names that neither the
+   * read nor the walk's own look-ups named (src/live/referred-names.ts).
+   */
+  nameById?(api: ReadOnlyApi, id: string): Promise<string | undefined>;
   /** Its line in drift's unmanaged list (see UnmanagedLine). */
   readonly unmanaged: UnmanagedLine<L>;
   /** After an uncertain create: re-list and adopt, or re-send. */
