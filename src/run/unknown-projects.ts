@@ -17,8 +17,8 @@ import { formatDiagnostic, sortDiagnostics } from "../config/diagnostic.js";
 import { closest } from "../config/suggest.js";
 import { type SourceLocation, WaybillError } from "../core/errors.js";
 import type { ProjectAttributes } from "../core/wire.js";
-import { referencesWritten } from "../kinds/references.js";
-import { KINDS } from "../kinds/registry.js";
+import { type Kinds, referencesWritten } from "../kinds/references.js";
+import { ALL_KINDS, KINDS } from "../kinds/registry.js";
 import { makeIgnoreMatcher } from "../live/resolve.js";
 import { addr, ancestorsOf } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
@@ -42,6 +42,7 @@ export interface UnknownProjectRef {
 export const findUnknownProjects = (
   desired: DesiredConfig,
   live: LiveState,
+  kinds: Kinds = ALL_KINDS,
 ): UnknownProjectRef[] => {
   const refs: UnknownProjectRef[] = [];
   for (const org of desired.orgs) {
@@ -65,7 +66,7 @@ export const findUnknownProjects = (
     }
     // The references the kinds declare to a project (a restriction's `project:`), by slug;
     // one under an ignored address is not checked.
-    for (const { written: w } of referencesWritten(org, KINDS.project.type)) {
+    for (const { written: w } of referencesWritten(org, KINDS.project.type, kinds)) {
       if (w.form === "id" || known(w.value)) continue;
       if (ignored(w.address) || ancestorsOf(w.address).some(ignored)) continue;
       refs.push({
