@@ -34,8 +34,8 @@ import type {
   WrittenReference,
 } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
-import { toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
 const UUID = /^[0-9a-f-]{36}$/i;
@@ -190,7 +190,7 @@ const restrictionEntries = (
 };
 
 export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction, "context"> =
-  {
+  defineKind<DesiredRestriction, LiveRestriction, "context">({
     type: "context_restriction",
     parent: "context",
     replaceOrder: "never",
@@ -205,9 +205,10 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         ? restrictionKey(d.type, desiredRestrictionValue(d))
         : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
     liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
+    // An unmatched live restriction is addressed (and listed by drift) in the config's
+    // words: a project's slug, `all-members`, a group's name.
     liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
     liveId: (l) => l.id,
-    pinnedId: () => undefined,
     desiredView: (d, env) => ({
       restriction_type: d.type,
       match_pattern: matchPattern(d, env) ?? null,
@@ -219,7 +220,6 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       value: l.key_value,
     }),
     compare: () => newComparison(),
-    unresolvedSecrets: () => [],
     // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
     toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
     createCalls: (d) => [
@@ -248,6 +248,8 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         query: { "filter[context_id]": "{context_id}" },
       }),
     ],
+    // Read only where a context declares `restrictions:` (defineKind's livePlace): a deleted
+    // context takes its restrictions with it, and the plan says nothing about them.
     // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
     list: async (api, scope, options) => {
       const toLive = toLiveRestriction(scope);
@@ -259,15 +261,6 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         )
       ).map(toLive);
     },
-    livePlace: {
-      under: "context",
-      // Only a declared `restrictions:` is read: a deleted context takes its restrictions
-      // with it, and the plan says nothing about them.
-      readFor: (decl) => decl?.restrictions !== undefined,
-      store: (items) => ({ restrictions: items }),
-      stored: (c) => c.restrictions,
-    },
-    unmanaged: { listed: true, key: (l) => restrictionKey(l.restriction_type, l.key_value) },
     // The created restriction is the one with the planned type and match_pattern (the
     // service's own words: a project id, the org id for all members).
     adopt: {
@@ -278,7 +271,6 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       // restriction of a new context that the config also declares) is adopted.
       adoptOnRefusal: true,
     },
-    fingerprint: (l) => toJson(l),
     desiredItems: function* (org) {
       for (const c of org.contexts?.values() ?? []) {
         for (const r of c.restrictions ?? []) {
@@ -395,7 +387,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         return { type, group: v, source };
       },
     },
-  };
+  });
 
 /** The group references the contexts of one org declaration write (not `all-members`). */
 function* groupReferences(org: DesiredOrg): Iterable<WrittenReference> {
