@@ -361,6 +361,9 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
                 key_value: restrictionKeyValue("project", r.match_pattern, undefined, nameOf),
               }
             : r,
+        // Decision: no destroy edge (a project's delete does not wait for the restrictions
+        // naming it): spec api-v3.md "Context restriction" says nothing of what deleting a
+        // project does to them, and apply ordered them so before references were data.
         ordersDeletes: false,
       },
     ],
