@@ -6,7 +6,8 @@
 
 import { WaybillError } from "../core/errors.js";
 import { isSecret } from "../core/secret.js";
-import type { ApiCall } from "../kinds/contract.js";
+import type { ApiCall, ResourceKind } from "../kinds/contract.js";
+import { KINDS } from "../kinds/registry.js";
 import { getPath, type JsonObject, type JsonValue, SENSITIVE } from "../kinds/values.js";
 import type { Change, ParamValue } from "../plan/types.js";
 import type { DesiredItem } from "./desired-index.js";
@@ -67,6 +68,10 @@ export const fillQuery = (
 };
 
 type Mutable = { [k: string]: JsonValue };
+
+/** The registry's kind of a change (undefined for a kind the registry does not hold). */
+const kindOfChange = (change: Change): ResourceKind<unknown, unknown> | undefined =>
+  (KINDS as Partial<Record<string, ResourceKind<unknown, unknown>>>)[change.resource_type];
 
 const setPath = (obj: Mutable, path: string, value: JsonValue): void => {
   const parts = path.split(".");
@@ -161,6 +166,7 @@ export const buildBody = (
 ): JsonObject | undefined => {
   if (call.body === "none") return undefined;
   const after = change.after ?? {};
+  const fallback = kindOfChange(change)?.bodyFallback;
   const attributes: Mutable = {};
   const references: Mutable = {};
   for (const field of call.body_fields) {
@@ -172,13 +178,10 @@ export const buildBody = (
       continue;
     }
     if (call.sensitive_fields.includes(field)) continue;
-    let value = getPath(after, field);
-    // Decision: the spec lists `checkout` without `?` on POST /pipelines; a config that
-    // leaves it out gets config.vcs as the checkout source (src/kinds/pipeline.ts).
-    if (value === undefined && change.resource_type === "pipeline" && field === "checkout") {
-      const vcs = getPath(after, "config.vcs");
-      if (vcs !== undefined) value = { vcs };
-    }
+    // A member `after` leaves out may be the kind's to fill (`bodyFallback`: a pipeline's
+    // checkout, src/kinds/pipeline.ts).
+    const own = getPath(after, field);
+    const value = own === undefined ? fallback?.(field, after) : own;
     if (value === undefined) continue;
     setPath(attributes, field, clone(value));
   }

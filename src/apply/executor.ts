@@ -10,7 +10,7 @@ import type { Api } from "../api/types.js";
 import { WaybillError } from "../core/errors.js";
 import type { AfterCreateStep, ApiCall } from "../kinds/contract.js";
 import { v2ProjectSlug } from "../kinds/listing.js";
-import { KINDS, kindOf } from "../kinds/registry.js";
+import { kindOf } from "../kinds/registry.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
 import {
@@ -341,40 +341,46 @@ const send = async (
 
 /**
  * Run a kind's after-create step (src/kinds/contract.ts AfterCreateStep), as promised
- * before the apply. `remove_default_restriction`: creating a context makes the service add
- * a group restriction for every org member (match_pattern = the org id); the config
- * manages the context's restrictions without it, so it is deleted in the same apply and
- * the next plan is empty (design.md §1 "Apply"). Returns the notes of what was done.
+ * before the apply: the items the service added under the new item on its own (a new
+ * context's all-members restriction) are listed by their kind and deleted by its own delete
+ * calls, so the next plan is empty (design.md §1 "Apply"). A 404 on such a delete is
+ * "already gone". Returns the notes of what was done.
  */
 const runAfterCreate = async (
   deps: ExecutorDeps,
+  change: Change,
   step: AfterCreateStep,
   createdId: string,
   orgId: string,
 ): Promise<string[]> => {
-  switch (step.step) {
-    case "remove_default_restriction": {
-      const restrictions = await KINDS.context_restriction.list(deps.api, {
-        org_id: orgId,
-        context_id: createdId,
-      });
-      const notes: string[] = [];
-      for (const r of restrictions) {
-        if (r.restriction_type !== "group" || r.match_pattern !== orgId) continue;
-        try {
-          await deps.api.delete("v3", `/context-restrictions/${encodeURIComponent(r.id)}`, {
-            "filter[context_id]": createdId,
-          });
-        } catch (err) {
-          if (!(err instanceof ApiError && err.status === 404)) throw err;
-        }
-        notes.push(
-          "removed the all-members restriction the service adds to a new context (the config does not list it)",
-        );
-      }
-      return notes;
-    }
+  const { kind: type, matches, done } = step.removeAdded;
+  const kind = kindOf(type);
+  const childParam = kindOf(change.resource_type).collection.childParam;
+  if (childParam === undefined || kind.parent !== change.resource_type) {
+    throw new ApplyBuildError(
+      `${change.address}: its after-create step names ${type}, which is not a child kind of ${change.resource_type}`,
+    );
   }
+  const parent: ResolvedParams = { org_id: orgId, [childParam]: createdId };
+  const notes: string[] = [];
+  for (const l of await kind.list(deps.api, parent)) {
+    if (!matches(l as never)) continue;
+    const id = kind.liveId(l);
+    if (id === undefined) continue;
+    const params: ResolvedParams = { ...parent, id };
+    for (const call of kind.deleteCalls()) {
+      if (call.method !== "DELETE") {
+        throw new ApplyBuildError(`${type}'s delete calls are not DELETEs: ${call.route}`);
+      }
+      try {
+        await deps.api.delete(call.api, fillRoute(call, params), fillQuery(call, params));
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
+      }
+    }
+    notes.push(done);
+  }
+  return notes;
 };
 
 /** What apply prints about a created (or adopted) item, when its kind says (`announce`). */
@@ -470,7 +476,7 @@ export const executeOperation = async (
         ? kindOf(change.resource_type).afterCreate?.(desired.item, orgId)
         : undefined;
     if (step !== undefined && id !== undefined && orgId !== undefined) {
-      for (const n of await runAfterCreate(deps, step, id, orgId)) notes.push(n);
+      for (const n of await runAfterCreate(deps, change, step, id, orgId)) notes.push(n);
     }
     // A singleton (a created project's settings) exists with its parent: its "create" sets
     // the declared keys, so it is said to be updated, not created.

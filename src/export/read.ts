@@ -11,7 +11,7 @@ import { namedReferences } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
 import { consistentLists } from "../live/paged-list.js";
-import { resolveRestrictionKeys } from "../live/restriction-keys.js";
+import { lookUpReferredNames } from "../live/referred-names.js";
 import { markSynthetic, probeSynthetic } from "../live/synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "../live/walk.js";
 import { isLockContextName } from "../lock/claim.js";
@@ -86,15 +86,21 @@ export const readExportSnapshot = async (
     Promise.all(contexts.map((c) => readContext(api, c, orgId))),
     Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),
   ]);
-  // Issue 17: references by id are written by the referred item's name where it was read.
-  const read: LiveOrg = namedReferences({
+  const unnamed: LiveOrg = {
     status: "found",
     id: orgId,
     slug: orgSlug,
     ...(mergeParts(orgParts) as Partial<LiveOrg>),
-    contexts: await resolveRestrictionKeys(api, orgId, contextReads, projectIdBySlug),
+    contexts: contextReads,
     projects: new Map(projectReads.map((p) => [p.slug, p])),
-  });
+  };
+  // Issue 17: references by id are written by the referred item's name where it was read:
+  // a project's slug from the org's listing, else read by its id (a project the listing
+  // does not show: src/live/referred-names.ts).
+  const slugById = new Map<string, string>();
+  for (const [slug, id] of projectIdBySlug) slugById.set(id, slug);
+  const known = await lookUpReferredNames(api, unnamed, new Map([[KINDS.project.type, slugById]]));
+  const read: LiveOrg = namedReferences(unnamed, undefined, known);
   // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is
   // not fetchable by id without filter[project_id]: one probe per pipeline tells it apart
   // (export writes every pipeline, so every one is probed).

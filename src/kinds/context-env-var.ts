@@ -11,8 +11,9 @@ import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import { envVarEntries, scopeName } from "./config-doc.js";
-import type { ApiCall, CallPhase, ResourceKind } from "./contract.js";
+import type { ApiCall, CallPhase } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { pageOptions, scopeId } from "./listing.js";
 
@@ -28,7 +29,7 @@ const setCall = (phase: CallPhase): ApiCall =>
     sensitive_fields: ["value"],
   });
 
-export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context"> = {
+export const contextEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "context">({
   type: "context_env_var",
   parent: "context",
   replaceOrder: "never",
@@ -66,11 +67,11 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
     store: (items) => ({ env: items }),
     stored: (c) => c.env,
   },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: {
     by: "resend",
     why: "spec: api-v3.md Contexts: env-vars/set sets the variable by name, so sending it again is safe",
   },
+  // Never the last four (a secret's part).
   fingerprint: (l) => ({ name: l.name }),
   desiredItems: function* (org) {
     for (const c of org.contexts?.values() ?? []) {
@@ -100,4 +101,4 @@ export const contextEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "context
     onParentDelete: "cascades",
   },
   config: envVarConfig,
-};
+});

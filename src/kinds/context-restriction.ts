@@ -14,6 +14,7 @@
  */
 
 import { formatLocation } from "../core/errors.js";
+import { isUuid } from "../core/uuid.js";
 import type {
   ContextRestrictionAttributes,
   RestrictionTypeWire,
@@ -33,6 +34,7 @@ import type {
   WrittenReference,
 } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { toJson } from "./values.js";
@@ -195,7 +197,7 @@ const restrictionEntries = (
 };
 
 export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction, "context"> =
-  {
+  defineKind<DesiredRestriction, LiveRestriction, "context">({
     type: "context_restriction",
     parent: "context",
     replaceOrder: "never",
@@ -210,9 +212,10 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         ? restrictionKey(d.type, desiredRestrictionValue(d))
         : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
     liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
+    // An unmatched live restriction is addressed (and listed by drift) in the config's
+    // words: a project's slug, `all-members`, a group's name.
     liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
     liveId: (l) => l.id,
-    pinnedId: () => undefined,
     desiredView: (d, env) => ({
       restriction_type: d.type,
       match_pattern: matchPattern(d, env) ?? null,
@@ -224,7 +227,6 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       value: l.key_value,
     }),
     compare: () => newComparison(),
-    unresolvedSecrets: () => [],
     // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
     toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
     createCalls: (d) => [
@@ -253,6 +255,8 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         query: { "filter[context_id]": "{context_id}" },
       }),
     ],
+    // Read only where a context declares `restrictions:` (defineKind's livePlace): a deleted
+    // context takes its restrictions with it, and the plan says nothing about them.
     // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
     list: async (api, scope, options) => {
       const toLive = toLiveRestriction(scope);
@@ -264,15 +268,6 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         )
       ).map(toLive);
     },
-    livePlace: {
-      under: "context",
-      // Only a declared `restrictions:` is read: a deleted context takes its restrictions
-      // with it, and the plan says nothing about them.
-      readFor: (decl) => decl?.restrictions !== undefined,
-      store: (items) => ({ restrictions: items }),
-      stored: (c) => c.restrictions,
-    },
-    unmanaged: { listed: true, key: (l) => restrictionKey(l.restriction_type, l.key_value) },
     // The created restriction is the one with the planned type and match_pattern (the
     // service's own words: a project id, the org id for all members).
     adopt: {
@@ -283,7 +278,6 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       // restriction of a new context that the config also declares) is adopted.
       adoptOnRefusal: true,
     },
-    fingerprint: (l) => toJson(l),
     desiredItems: function* (org) {
       for (const c of org.contexts?.values() ?? []) {
         for (const r of c.restrictions ?? []) {
@@ -353,6 +347,32 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
             : r,
         deletedWithReferred: true,
       },
+      // `project:` names a project by slug or id (design.md §1: "project slug (or id)"). The
+      // project is the walk's parent (src/live/read-live-state.ts resolves the slugs written
+      // here with the declared ones; src/run/unknown-projects.ts reports unknown ones), and a
+      // live restriction's id is given as the project's slug where it is known.
+      {
+        field: "project",
+        to: "project",
+        by: ["slug", "id"],
+        writtenAs: (slug) => `- project: ${slug}`,
+        written: projectReferences,
+        liveIds: (before) =>
+          before.restriction_type === "project" && typeof before.match_pattern === "string"
+            ? [before.match_pattern]
+            : [],
+        named: (r, nameOf) =>
+          r.restriction_type === "project"
+            ? {
+                ...r,
+                key_value: restrictionKeyValue("project", r.match_pattern, undefined, nameOf),
+              }
+            : r,
+        // Decision: no destroy edge (a project's delete does not wait for the restrictions
+        // naming it): spec api-v3.md "Context restriction" says nothing of what deleting a
+        // project does to them, and apply ordered them so before references were data.
+        ordersDeletes: false,
+      },
     ],
     refusePlan: (org, live, changes) => lastGroupRestrictionRemoved(org, live, changes),
     config: {
@@ -378,7 +398,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         return { type, group: v, source };
       },
     },
-  };
+  });
 
 /** The group references the contexts of one org declaration write (not `all-members`). */
 function* groupReferences(org: DesiredOrg): Iterable<WrittenReference> {
@@ -391,6 +411,22 @@ function* groupReferences(org: DesiredOrg): Iterable<WrittenReference> {
         form: isGroupName(r.group) ? "name" : "id",
         source: r.source,
         path: `contexts.${name}.restrictions.${i}.group`,
+      };
+    }
+  }
+}
+
+/** The project references the contexts of one org declaration write, by slug or by id. */
+function* projectReferences(org: DesiredOrg): Iterable<WrittenReference> {
+  for (const [name, c] of org.contexts ?? []) {
+    for (const [i, r] of (c.restrictions ?? []).entries()) {
+      if (r.type !== "project") continue;
+      yield {
+        address: addr.contextRestriction(name, "project", r.project),
+        value: r.project,
+        form: isUuid(r.project) ? "id" : "slug",
+        source: r.source,
+        path: `contexts.${name}.restrictions.${i}.project`,
       };
     }
   }

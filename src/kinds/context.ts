@@ -10,7 +10,7 @@
 import type { ContextAttributes, V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredContext, DesiredRestriction } from "../model/desired.js";
-import type { LiveContext } from "../model/live.js";
+import type { LiveContext, LiveRestriction } from "../model/live.js";
 import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { namedEntries } from "./config-doc.js";
@@ -47,10 +47,20 @@ const toLiveContext = (c: V3Resource<ContextAttributes>): LiveContext => ({
 export const keepsAllMembers = (restrictions: readonly DesiredRestriction[], orgId: string) =>
   restrictions.some((r) => r.type === "group" && (r.group === "all-members" || r.group === orgId));
 
-const REMOVE_DEFAULT_RESTRICTION: AfterCreateStep = {
-  step: "remove_default_restriction",
+/**
+ * spec: api-v3.md Contexts: creating a context makes the service add a group restriction for
+ * every org member (match_pattern = the org id); the config manages the context's
+ * restrictions without it, so apply deletes it in the same apply and the next plan is empty
+ * (design.md §1 "Apply").
+ */
+const removeDefaultRestriction = (orgId: string): AfterCreateStep => ({
   note: "the service gives a new context a restriction for all org members; the config declares its restrictions without it, so apply removes it right after creating the context",
-};
+  removeAdded: {
+    kind: "context_restriction",
+    matches: (r: LiveRestriction) => r.restriction_type === "group" && r.match_pattern === orgId,
+    done: "removed the all-members restriction the service adds to a new context (the config does not list it)",
+  },
+});
 
 export const contextKind = defineKind<DesiredContext, LiveContext, "org">({
   type: "context",
@@ -108,7 +118,7 @@ export const contextKind = defineKind<DesiredContext, LiveContext, "org">({
   // restrictions are unmanaged keeps what the service added (the next plan does not look).
   afterCreate: (d, orgId) =>
     d.restrictions !== undefined && !keepsAllMembers(d.restrictions, orgId)
-      ? REMOVE_DEFAULT_RESTRICTION
+      ? removeDefaultRestriction(orgId)
       : undefined,
   fingerprint: (l) => ({ name: l.name }),
   desiredItems: function* (org) {

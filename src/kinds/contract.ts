@@ -175,6 +175,13 @@ export interface Reference<L> {
    * references name is refused, since the config would not converge.
    */
   readonly deletedWithReferred?: true;
+  /**
+   * `false`: the referred item's delete does not wait for the deletes of its referrers (no
+   * destroy edge). A restriction's project: a project is deleted only by `delete: true`, and
+   * the spec does not say that a restriction naming it stands in the way, so the order stays
+   * what it always was. Absent: it waits (a group's delete after the restrictions naming it).
+   */
+  readonly ordersDeletes?: false;
 }
 
 /** What a plan-wide refusal (`ResourceKind.refusePlan`) sees of one planned change. */
@@ -367,9 +374,21 @@ export type AdoptRule<D, L> =
  * what it promised.
  */
 export type AfterCreateStep = {
-  readonly step: "remove_default_restriction";
-  /** What the apply's output says before and after. */
+  /** What the apply's output promises before the apply. */
   readonly note: string;
+  /**
+   * Items the service adds under the new item on its own, which apply deletes right after
+   * the create: the live items of the child kind `kind` (a kind whose parent is the created
+   * item's kind), listed under the new item (`list`, with the parent's `childParam`), that
+   * `matches` picks, each deleted by that kind's own `deleteCalls` (a 404 is "already gone").
+   * `done` is what apply's output says for each one deleted.
+   */
+  readonly removeAdded: {
+    readonly kind: ResourceType;
+    /** Whether a listed live item of `kind` is one the service added (typed by the kind). */
+    matches(l: never): boolean;
+    readonly done: string;
+  };
 };
 
 /**
@@ -651,6 +670,13 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    * wait for that item's create (its `depends_on`), and apply fills it with the new id.
    */
   refParams?(d: D, env: KindRefs): Readonly<Record<string, string | { readonly pending: string }>>;
+  /**
+   * The value of a call's body member that the plan's `after` view leaves out, filled by apply
+   * from other members of `after` (a pipeline's `checkout`: the spec requires it on create,
+   * and a config that leaves it out gets `config.vcs`), or undefined to leave it out. Read
+   * at apply from the kind, so the plan file holds only `after`. Pure and total.
+   */
+  bodyFallback?(field: string, after: JsonObject): JsonValue | undefined;
   /** Calls that apply an in-place update with these field changes. */
   updateCalls(fields: readonly FieldChange[]): readonly ApiCall[];
   /** Calls that delete the item. */
@@ -668,6 +694,15 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
    * without editing src/live; a kind that left it out would silently never be read.
    */
   readonly livePlace: LivePlaceUnder<L, P>;
+  /**
+   * For a kind that references name by id and whose items the live read does not list in
+   * full (projects: only the declared ones are read): the name (key) of one item, read by its
+   * id (spec: api-v3.md Projects `GET /projects/{id}`), or undefined when the service answers
+   * without one. Throws as `list` does; a 403/404 is the caller's "not visible" (the id stays
+   * an id). The live reader and export ask it for each id a reference names that neither the
+   * read nor the walk's own look-ups named (src/live/referred-names.ts).
+   */
+  nameById?(api: ReadOnlyApi, id: string): Promise<string | undefined>;
   /** Its line in drift's unmanaged list (see UnmanagedLine). */
   readonly unmanaged: UnmanagedLine<L>;
   /** After an uncertain create: re-list and adopt, or re-send. */

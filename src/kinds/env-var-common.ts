@@ -1,7 +1,8 @@
 /**
  * What context and project env vars share: identity by name, a value that is always
  * sensitive, and the last-four comparison (design.md §1 "Secrets"). Each kind adds its own
- * calls, which is where the two really differ.
+ * calls, which is where the two really differ. (`defineKind` gives the rest: an unmatched
+ * live variable is addressed by its name, and there is no `id:` pin.)
  */
 import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
@@ -11,23 +12,13 @@ import { SENSITIVE } from "./values.js";
 
 export type EnvVarKindBase = Pick<
   ResourceKind<DesiredEnvVar, LiveEnvVar>,
-  | "desiredKey"
-  | "liveKey"
-  | "liveAddressKey"
-  | "liveId"
-  | "pinnedId"
-  | "desiredView"
-  | "liveView"
-  | "compare"
-  | "unresolvedSecrets"
+  "desiredKey" | "liveKey" | "liveId" | "desiredView" | "liveView" | "compare" | "unresolvedSecrets"
 >;
 
 export const envVarKindBase: EnvVarKindBase = {
   desiredKey: (d) => d.name,
   liveKey: (l) => l.name,
-  liveAddressKey: (l) => l.name,
   liveId: () => undefined,
-  pinnedId: () => undefined,
   desiredView: (d) => ({ name: d.name, value: SENSITIVE }),
   liveView: (l) => ({ name: l.name, value: SENSITIVE }),
   compare: (d, l, env) => {

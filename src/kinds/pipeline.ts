@@ -70,7 +70,7 @@ const toLivePipeline = (p: V3Resource<PipelineAttributes>): LivePipeline => ({
   synthetic: false,
 });
 
-import { type JsonObject, toJsonObject } from "./values.js";
+import { getPath, type JsonObject, toJsonObject } from "./values.js";
 import { buildVcs, lowerUuid, type RawVcsRepo, VCS_REPO_KEYS } from "./vcs.js";
 
 export const PIPELINE_UPDATE_FIELDS = [
@@ -174,6 +174,12 @@ export const pipelineKind = defineKind<DesiredPipeline, LivePipeline, "project">
         : {}),
     }),
   ],
+  // Decision (above): the create's `checkout`, when the YAML leaves it out, is config.vcs.
+  bodyFallback: (field, after) => {
+    if (field !== "checkout") return undefined;
+    const vcs = getPath(after, "config.vcs");
+    return vcs === undefined ? undefined : { vcs };
+  },
   updateCalls: (fields) => [
     call("update", "POST", "/pipelines/{id}/update", {
       body: "flat",

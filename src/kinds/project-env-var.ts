@@ -16,8 +16,9 @@ import type { DesiredEnvVar } from "../model/desired.js";
 import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
-import type { CallPhase, ResourceKind } from "./contract.js";
+import type { CallPhase } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind } from "./define.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { foundProjects, pageOptions, scopeId, scopeSlug, v2Slug } from "./listing.js";
 
@@ -46,7 +47,7 @@ const postCall = (phase: CallPhase, note: string) =>
     note,
   });
 
-export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project"> = {
+export const projectEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "project">({
   type: "project_env_var",
   parent: "project",
   replaceOrder: "never",
@@ -100,13 +101,6 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
       return tv === undefined ? { name: v.name } : { name: v.name, truncated_value: tv };
     });
   },
-  livePlace: {
-    under: "project",
-    readFor: (decl) => decl.env !== undefined,
-    store: (items) => ({ env: items }),
-    stored: (p) => p.env,
-  },
-  unmanaged: { listed: true, key: (l) => l.name },
   adopt: {
     by: "resend",
     why: "the POST sets the named variable (spec: api-v3.md Projects, 201/404 only), so sending it again cannot duplicate it",
@@ -121,6 +115,7 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
         "The service refused to overwrite the variable because the name exists; nothing was deleted, so it keeps its live value. Waybill never deletes a secret before its replacement is accepted: set the new value in the service, or delete the variable and re-run apply",
     },
   },
+  // Never the last four (a secret's part).
   fingerprint: (l) => ({ name: l.name }),
   desiredItems: function* (org) {
     for (const [slug, p] of org.projects) {
@@ -148,4 +143,4 @@ export const projectEnvVarKind: ResourceKind<DesiredEnvVar, LiveEnvVar, "project
     onParentDelete: "cascades",
   },
   config: envVarConfig,
-};
+});

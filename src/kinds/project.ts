@@ -14,7 +14,7 @@
  * false, `config.builtByLoader`), since a project is the parent every project kind hangs off.
  */
 import { LiveReadError } from "../core/errors.js";
-import type { ProjectAttributes } from "../core/wire.js";
+import type { ProjectAttributes, V3One } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import type { DesiredProject } from "../model/desired.js";
 import type { LiveProject } from "../model/live.js";
@@ -107,6 +107,10 @@ export const projectKind = defineWalkedParent<DesiredProject, LiveProject>({
         };
       });
   },
+  // A restriction may name any project of the org by id (src/kinds/context-restriction.ts);
+  // the walk reads only the declared ones, so another is read by its id, for its slug.
+  nameById: async (api, id) =>
+    (await api.get<V3One<ProjectAttributes>>("v3", `/projects/${id}`))?.data?.attributes?.slug,
   unmanagedWhy: "projects are declared one by one: leaving one out never deletes it",
   adopt: {
     by: "relist",

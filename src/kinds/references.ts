@@ -127,6 +127,22 @@ export const namesWritten = (
     ({ ref }) => ref.to === to && [...ref.written(org)].some((w) => w.form === "name"),
   );
 
+/**
+ * Every reference to an item of kind `to` that one org declaration writes, with the
+ * reference it is written for (a walked parent's references: the live reader resolves the
+ * project slugs they write with the declared ones, src/run reports those it did not find).
+ */
+export const referencesWritten = function* (
+  org: DesiredOrg,
+  to: ResourceType,
+  kinds: Kinds = ALL_KINDS,
+): Iterable<{ readonly reference: Reference<unknown>; readonly written: WrittenReference }> {
+  for (const { ref } of referring(kinds)) {
+    if (ref.to !== to) continue;
+    for (const written of ref.written(org)) yield { reference: ref, written };
+  }
+};
+
 /** A reference written by name that the org has nowhere (src/run turns it into a diagnostic). */
 export interface UnknownName {
   readonly org: string;
@@ -209,8 +225,10 @@ export const referenceEdges = (
   kinds: Kinds = ALL_KINDS,
 ): [string, string][] => {
   const refsOf = new Map<ResourceType, readonly Reference<unknown>[]>();
-  for (const kind of kinds)
-    if (kind.references !== undefined) refsOf.set(kind.type, kind.references);
+  for (const kind of kinds) {
+    const ordering = kind.references?.filter((ref) => ref.ordersDeletes !== false) ?? [];
+    if (ordering.length > 0) refsOf.set(kind.type, ordering);
+  }
   if (refsOf.size === 0) return [];
   const naming = new Map<string, { id: string; phase: "update" | "delete" }[]>();
   for (const node of nodes) {
@@ -270,17 +288,68 @@ const mapPlace = (
   }
 };
 
+/** A live org's items of one kind, wherever its place keeps them. */
+const itemsAt = (org: LiveOrg, place: LivePlace<unknown>): readonly unknown[] => {
+  switch (place.under) {
+    case "org":
+      return place.stored(org) ?? [];
+    case "context":
+      return (org.contexts ?? []).flatMap((c) => place.stored(c) ?? []);
+    case "project":
+      return [...org.projects.values()].flatMap((p) =>
+        p.status === "found" ? (place.stored(p) ?? []) : [],
+      );
+  }
+};
+
+/**
+ * Names of referred items besides those of the live read (`liveNames`), by kind: id → name.
+ * The walk's own look-ups (a project slug the config writes, resolved to its id) and the
+ * items read by id (src/live/referred-names.ts); they win over the read's names.
+ */
+export type KnownNames = ReadonlyMap<ResourceType, ReadonlyMap<string, string>>;
+
+/**
+ * The ids of items of kind `to` that the live org's references name and that neither the
+ * read nor `known` gives a name: those a kind with `nameById` reads one by one.
+ */
+export const unnamedReferredIds = (
+  org: LiveOrg,
+  to: ResourceType,
+  known: KnownNames = new Map(),
+  kinds: Kinds = ALL_KINDS,
+): string[] => {
+  const named = new Set([...liveNames(kindIn(kinds, to), org).values()]);
+  const knownIds = known.get(to);
+  const out = new Set<string>();
+  for (const { kind, ref } of referring(kinds)) {
+    if (ref.to !== to) continue;
+    for (const l of itemsAt(org, kind.livePlace as LivePlace<unknown>)) {
+      for (const id of ref.liveIds(kind.liveView(l))) {
+        if (!named.has(id) && knownIds?.has(id) !== true) out.add(id);
+      }
+    }
+  }
+  return [...out];
+};
+
 /**
  * A live org with each reference's id given as the referred item's name, where the
- * referred kind was read (drift's addresses and export's config name items, not ids).
+ * referred kind was read or `known` names it (drift's addresses and export's config name
+ * items, not ids).
  */
-export const namedReferences = (org: LiveOrg, kinds: Kinds = ALL_KINDS): LiveOrg => {
+export const namedReferences = (
+  org: LiveOrg,
+  kinds: Kinds = ALL_KINDS,
+  known: KnownNames = new Map(),
+): LiveOrg => {
   let out = org;
   for (const { kind, ref } of referring(kinds)) {
     const to = kindIn(kinds, ref.to);
     const read = liveNames(to, org);
-    if (read.size === 0) continue;
     const nameById = new Map([...read].map(([name, id]) => [id, name]));
+    for (const [id, name] of known.get(ref.to) ?? []) nameById.set(id, name);
+    if (nameById.size === 0) continue;
     out = mapPlace(out, kind.livePlace as LivePlace<unknown>, (items) =>
       items.map((l) => ref.named(l, (id) => nameById.get(id), org.id)),
     );

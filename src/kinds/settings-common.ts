@@ -13,6 +13,7 @@ import { addFields, compareFields, newComparison } from "./compare.js";
 import { settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
+import { defineKind, type KindSpec } from "./define.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
@@ -36,12 +37,17 @@ export const settingsRules = (declared: JsonObject): FieldRule[] =>
     compare: Array.isArray(declared[path]) ? "set" : "value",
   }));
 
-/** A settings singleton kind: its type, parent, the API's setting names and its update route. */
-export const settingsKind = <
-  D extends object,
-  L extends object,
-  P extends "org" | "project",
->(spec: {
+/**
+ * A settings singleton kind: its type, parent, the API's setting names and its update route
+ * (`defineKind` fills in the rest: addressed by its key, no `id:` pin, no secret, its
+ * fingerprint the settings as read).
+ */
+export const settingsKind = <D extends object, L extends object, P extends "org" | "project">(
+  spec: Parameters<typeof settingsSpec<D, L, P>>[0],
+): ResourceKind<D, L, P> => defineKind(settingsSpec(spec));
+
+/** The module of a settings kind, as `defineKind` takes it. */
+const settingsSpec = <D extends object, L extends object, P extends "org" | "project">(spec: {
   readonly type: ResourceType;
   readonly parent: P;
   readonly names: readonly string[];
@@ -63,16 +69,14 @@ export const settingsKind = <
   readonly yamlKey: string;
   readonly schemaDef: string;
   readonly declares?: "key";
-}): ResourceKind<D, L, P> => ({
+}): KindSpec<D, L, P> => ({
   type: spec.type,
   parent: spec.parent,
   replaceOrder: "never",
   replaceOrderWhy: "a singleton: it always exists and is only updated",
   desiredKey: () => "settings",
   liveKey: () => "settings",
-  liveAddressKey: () => "settings",
   liveId: () => undefined,
-  pinnedId: () => undefined,
   desiredView: (d) => declaredSettings(d, spec.names),
   liveView: (l) => toJsonObject(l),
   compare: (d, l) => {
@@ -81,7 +85,6 @@ export const settingsKind = <
     addFields(acc, compareFields(declared, toJsonObject(l), settingsRules(declared)));
     return acc;
   },
-  unresolvedSecrets: () => [],
   toConfig: (items) =>
     items.map((l) => ({ written: "settings", item: l, doc: settingsDoc(l, spec.names) })),
   // A singleton is planned as a create only when its parent is created in the same apply (a
@@ -117,7 +120,6 @@ export const settingsKind = <
     why: "a settings map is managed key by key: undeclared keys are left alone, not listed",
   },
   adopt: { by: "resend", why: "a singleton that always exists: its update is sent again" },
-  fingerprint: (l) => toJsonObject(l),
   desiredItems: (org) => spec.declared(org),
   liveItems: (org) => spec.read(org),
   rename: cannotRename("settings have no name: they are one object per org or project"),

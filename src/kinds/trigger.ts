@@ -41,7 +41,7 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import type { ResourceKind } from "./contract.js";
+import { defineKind } from "./define.js";
 import { foundProjects, pageOptions, requireId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
@@ -434,7 +434,7 @@ const triggerEntries = (
   return out;
 };
 
-export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> = {
+export const triggerKind = defineKind<DesiredTrigger, LiveTrigger, "pipeline">({
   type: "trigger",
   parent: "pipeline",
   // Decision: delete before create. Two schedule triggers with one name would make the next
@@ -550,6 +550,7 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
     store: (items) => ({ triggers: items }),
     stored: (p) => p.triggers,
   },
+  // Drift lists an unmatched trigger by its name, repo, or else its id (never an empty key).
   unmanaged: { listed: true, key: (l) => liveTriggerKey(l) },
   // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
   // its filter too; schedule and webhook triggers are their name.
@@ -558,7 +559,6 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
     matches: (d, _after, l) =>
       liveKey(l) === desiredKey(d) && (d.event.type !== "vcs" || sameFilter(d, l)),
   },
-  fingerprint: (l) => toJson(l),
   desiredItems: function* (org) {
     for (const [slug, p] of org.projects) {
       for (const pl of p.pipelines?.values() ?? []) {
@@ -685,4 +685,4 @@ export const triggerKind: ResourceKind<DesiredTrigger, LiveTrigger, "pipeline"> 
       };
     },
   },
-};
+});

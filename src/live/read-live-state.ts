@@ -10,7 +10,8 @@
  *   3. per context: env vars, restrictions; per found project: settings, env vars,
  *      webhooks, pipelines + triggers (each chain starts as soon as its parent is known —
  *      as soon as the page of the org listing that names it arrives, src/live/paged-list.ts);
- *   4. project ids met in restrictions that no referenced slug resolved → `GET /projects/{id}`.
+ *   4. project ids that references name (a restriction's) and that no referenced slug
+ *      resolved → `GET /projects/{id}` (src/live/referred-names.ts), once the org is read.
  *
  * Issue 16: the reader is the walk only (org → contexts / projects → their collections, the
  * levels above, a project's "not visible", the slug resolution). What is read under each
@@ -21,11 +22,10 @@
 import { stoppableReads } from "../api/fail-fast.js";
 import type { ReadOnlyApi } from "../api/types.js";
 import { LiveReadError } from "../core/errors.js";
-import { isUuid } from "../core/uuid.js";
 import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
 import { isProjectName } from "../kinds/project.js";
-import { namedReferences, namesWritten } from "../kinds/references.js";
+import { namedReferences, namesWritten, referencesWritten } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
 import { isLockContextName } from "../lock/claim.js";
 import { holdsNothing } from "../lock/claim-content.js";
@@ -40,13 +40,13 @@ import type { LiveContext, LiveOrg, LiveProject, LiveState, NotVisible } from ".
 import { OrgNotVisibleError } from "./errors.js";
 import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
+import { lookUpReferredNames } from "./referred-names.js";
 import {
   chooseProjectLookup,
   isNotVisible,
   makeIgnoreMatcher,
   notVisibleReason,
 } from "./resolve.js";
-import { resolveRestrictionKeys } from "./restriction-keys.js";
 import { markProjectSynthetic, probeSynthetic, undeclaredPipelines } from "./synthetic.js";
 import { isWalkedParent, kindsUnder, mergeParts } from "./walk.js";
 
@@ -99,9 +99,11 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
       for (const ctx of org.contexts?.values() ?? []) {
         contextsByName.set(ctx.name, ctx);
         if (ctx.id !== undefined) contextsById.set(ctx.id, ctx);
-        for (const r of ctx.restrictions ?? []) {
-          if (r.type === "project" && !isUuid(r.project)) referenced.add(r.project);
-        }
+      }
+      // Project slugs the config's references write (a restriction's `project:`) are
+      // resolved with the declared ones; an id is taken as it is.
+      for (const { written } of referencesWritten(org, KINDS.project.type)) {
+        if (written.form !== "id") referenced.add(written.value);
       }
       const ignored = makeIgnoreMatcher(org.ignore);
       for (const [projectSlug, project] of org.projects) {
@@ -188,12 +190,8 @@ const readOrg = async (
     for (const [slug, r] of entries) if (r.status === "found") ids.set(slug, r.id);
     return ids;
   });
-  // Restriction keys need the referenced slugs' ids, not the projects' own reads.
   const contextsP = needs.orgReads.has(KINDS.context.type)
-    ? Promise.all([readContexts(api, orgId, needs), projectIdsP]).then(async ([raw, ids]) => ({
-        contexts: await resolveRestrictionKeys(api, orgId, raw.contexts, ids),
-        lockNames: raw.lockNames,
-      }))
+    ? readContexts(api, orgId, needs)
     : Promise.resolve(undefined);
   const readDeclaredProject = async (
     slug: string,
@@ -236,8 +234,7 @@ const readOrg = async (
     projectsP,
   ]);
 
-  // Issue 17: references by id are given the referred item's name where it was read.
-  return namedReferences({
+  const read: LiveOrg = {
     status: "found",
     id: orgId,
     slug: needs.slug,
@@ -247,7 +244,14 @@ const readOrg = async (
       : {}),
     projects: new Map(projects),
     projectIds,
-  });
+  };
+  // Issue 17: references by id are given the referred item's name where it was read: a
+  // project's slug from the walk's look-ups (the slugs the config writes), else read by
+  // its id (src/live/referred-names.ts: one `GET /projects/{id}` per id nobody named).
+  const slugById = new Map<string, string>();
+  for (const [slug, id] of projectIds) slugById.set(id, slug);
+  const known = await lookUpReferredNames(api, read, new Map([[KINDS.project.type, slugById]]));
+  return namedReferences(read, undefined, known);
 };
 
 // ---------------------------------------------------------------------------------------
@@ -518,7 +522,7 @@ const readContext = async (
   // A context that `ignore` excludes is not planned: nothing of it is read.
   if (needs.isIgnored(addr.context(c.name))) return { id: c.id, name: c.name };
   // Restrictions are listed without project slugs (not known yet at this level): their
-  // keys are resolved once the org's are (resolveRestrictionKeys).
+  // keys are given the slugs once the org is read (namedReferences).
   const scope: ListScope = { org_id: orgId, context_id: c.id };
   const parts = await Promise.all(
     kindsUnder("context")

@@ -1,6 +1,7 @@
 /**
- * Plan-time config errors (issue 20): a declared project, or a project restriction, whose
- * slug the service does not have. These are mistakes in the config — usually a typo — so
+ * Plan-time config errors (issue 20): a declared project, or a reference to a project by
+ * slug (a kind's `references` to the walk's parent: a restriction's `project:`), whose slug
+ * the service does not have. These are mistakes in the config — usually a typo — so
  * they are reported like validation errors, every one at once, with FILE:LINE:COL and the
  * closest slug of the org ("did you mean"), instead of one bare "absent or not visible" for
  * the first. Only slugs are checked: a restriction may name a project by id (design.md §1),
@@ -15,10 +16,11 @@ import type { ConfigDiagnostic } from "../config/diagnostic.js";
 import { formatDiagnostic, sortDiagnostics } from "../config/diagnostic.js";
 import { closest } from "../config/suggest.js";
 import { type SourceLocation, WaybillError } from "../core/errors.js";
-import { isUuid } from "../core/uuid.js";
 import type { ProjectAttributes } from "../core/wire.js";
+import { type Kinds, referencesWritten } from "../kinds/references.js";
+import { ALL_KINDS, KINDS } from "../kinds/registry.js";
 import { makeIgnoreMatcher } from "../live/resolve.js";
-import { addr } from "../model/address.js";
+import { addr, ancestorsOf } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 
@@ -32,13 +34,15 @@ export interface UnknownProjectRef {
 }
 
 /**
- * Declared projects and project restrictions whose slug did not resolve to an id. A
+ * Declared projects, and references to a project by slug (a restriction's), whose slug did
+ * not resolve to an id. A
  * declared project that resolved but could not be read (403 on a collection) is not one of
  * them: its slug exists, and the planner reports it as not visible.
  */
 export const findUnknownProjects = (
   desired: DesiredConfig,
   live: LiveState,
+  kinds: Kinds = ALL_KINDS,
 ): UnknownProjectRef[] => {
   const refs: UnknownProjectRef[] = [];
   for (const org of desired.orgs) {
@@ -60,19 +64,18 @@ export const findUnknownProjects = (
         path: `projects.${slug}`,
       });
     }
-    for (const [name, c] of org.contexts ?? []) {
-      if (ignored(addr.context(name))) continue;
-      for (const [i, r] of (c.restrictions ?? []).entries()) {
-        if (r.type !== "project" || isUuid(r.project) || known(r.project)) continue;
-        if (ignored(addr.contextRestriction(name, "project", r.project))) continue;
-        refs.push({
-          org: org.slug,
-          orgId: liveOrg.id,
-          slug: r.project,
-          source: r.source,
-          path: `contexts.${name}.restrictions.${i}.project`,
-        });
-      }
+    // The references the kinds declare to a project (a restriction's `project:`), by slug;
+    // one under an ignored address is not checked.
+    for (const { written: w } of referencesWritten(org, KINDS.project.type, kinds)) {
+      if (w.form === "id" || known(w.value)) continue;
+      if (ignored(w.address) || ancestorsOf(w.address).some(ignored)) continue;
+      refs.push({
+        org: org.slug,
+        orgId: liveOrg.id,
+        slug: w.value,
+        source: w.source,
+        path: w.path,
+      });
     }
   }
   return refs;

@@ -4,21 +4,32 @@
  * into a copy of the registry, gets resolution (declared first, then live; unknown names
  * with file:line:col and "did you mean"), ordering (the group's create before it, its delete
  * after) and ids mapped back to names (drift's and export's words) with no edit outside its
- * own module — this file.
+ * own module — this file. A second fixture names projects (the walk's parent) by slug or id:
+ * its slugs are resolved and checked with the declared ones, and its ids read by the project
+ * kind's `nameById`, likewise from its reference's data alone.
  */
 import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/api/errors.js";
+import type { ReadOnlyApi } from "../../src/api/types.js";
 import { call } from "../../src/kinds/calls.js";
 import { newComparison } from "../../src/kinds/compare.js";
 import type { DocMap } from "../../src/kinds/config-doc.js";
 import { cannotRename, type ResourceKind } from "../../src/kinds/contract.js";
-import { namedReferences, namesWritten } from "../../src/kinds/references.js";
+import {
+  namedReferences,
+  namesWritten,
+  referenceEdges,
+  referencesWritten,
+} from "../../src/kinds/references.js";
 import { ALL_KINDS } from "../../src/kinds/registry.js";
 import { toJson } from "../../src/kinds/values.js";
+import { lookUpReferredNames } from "../../src/live/referred-names.js";
 import type { ResourceType } from "../../src/model/address.js";
 import type { DesiredGroup, DesiredOrg } from "../../src/model/desired.js";
 import type { LiveGroup, LiveOrg } from "../../src/model/live.js";
 import { orderOperations } from "../../src/plan/order.js";
 import { planChanges } from "../../src/plan/plan.js";
+import { findUnknownProjects, unknownProjectDiagnostics } from "../../src/run/unknown-projects.js";
 import { unknownNameDiagnostics } from "../../src/run/unknown-references.js";
 import { desired, dOrg, live, lOrg } from "../helpers/builders.js";
 
@@ -283,5 +294,181 @@ describe("a fixture kind that names groups by name", () => {
       { group: "ops" },
       { group: OLD_ID },
     ]);
+  });
+});
+
+// ---- a second fixture kind: deploy targets, each naming a project by slug or id -----------
+// The project is the walk's parent, not a collection: a reference to it is resolved with the
+// declared projects' slugs (the reader's look-ups), an unknown slug is a plan-time config
+// error with "did you mean", and an id no look-up named is read by the project kind's
+// `nameById` — all from the reference's data below, with no edit outside this fixture.
+
+interface DesiredTarget {
+  readonly name: string;
+  /** A project slug or id. */
+  readonly project: string;
+  readonly source: { file: string; line: number; col: number };
+}
+interface LiveTarget {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  /** The project's slug, where it is known (references.ts `named`). */
+  readonly project_slug?: string;
+}
+const targetsOf = (org: DesiredOrg): ReadonlyMap<string, DesiredTarget> | undefined =>
+  (org as DesiredOrg & { targets?: ReadonlyMap<string, DesiredTarget> }).targets;
+const liveTargetsOf = (org: LiveOrg): readonly LiveTarget[] | undefined =>
+  (org as LiveOrg & { targets?: readonly LiveTarget[] }).targets;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const targetKind = {
+  ...(channelKind as unknown as ResourceKind<DesiredTarget, LiveTarget, "org">),
+  type: "deploy_target" as ResourceType,
+  liveView: (l: LiveTarget) => ({ name: l.name, project_id: l.project_id }),
+  livePlace: {
+    under: "org",
+    readFor: (org: DesiredOrg) => targetsOf(org) !== undefined,
+    store: (items: readonly LiveTarget[]) => ({ targets: items }) as never,
+    stored: (org: LiveOrg) => liveTargetsOf(org),
+  },
+  desiredItems: function* (org: DesiredOrg) {
+    for (const t of targetsOf(org)?.values() ?? []) {
+      yield { address: `target["${t.name}"]`, item: t };
+    }
+  },
+  liveItems: function* (org: LiveOrg) {
+    for (const t of liveTargetsOf(org) ?? []) yield { key: `target:${t.id}`, item: t };
+  },
+  references: [
+    {
+      field: "project",
+      to: "project",
+      by: ["slug", "id"],
+      writtenAs: (slug: string) => `project: ${slug}`,
+      written: function* (org: DesiredOrg) {
+        for (const t of targetsOf(org)?.values() ?? []) {
+          yield {
+            address: `target["${t.name}"]`,
+            value: t.project,
+            form: UUID.test(t.project) ? "id" : "slug",
+            source: t.source,
+            path: `targets.${t.name}.project`,
+          };
+        }
+      },
+      liveIds: (before: { project_id?: unknown }) =>
+        typeof before.project_id === "string" ? [before.project_id] : [],
+      named: (l: LiveTarget, nameOf: (id: string) => string | undefined) => {
+        const slug = nameOf(l.project_id);
+        return slug === undefined ? l : { ...l, project_slug: slug };
+      },
+      ordersDeletes: false,
+    },
+  ],
+} as unknown as ResourceKind<unknown, unknown>;
+const KINDS_WITH_TARGETS = [...ALL_KINDS, targetKind];
+
+const API_ID = "2a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+const OTHER_ID = "3a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+const HIDDEN_ID = "4a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+
+const withTargets = (targets: readonly [string, string, number][]): DesiredOrg =>
+  ({
+    ...dOrg(),
+    targets: new Map(
+      targets.map(([name, project, line]) => [name, { name, project, source: at(line, 14) }]),
+    ),
+  }) as DesiredOrg;
+
+describe("a fixture kind that names projects by slug or id", () => {
+  it("has its slugs resolved with the declared projects' (ids are taken as they are)", () => {
+    const org = withTargets([
+      ["web", "gh/acme/web", 3],
+      ["api", API_ID, 4],
+    ]);
+    const written = [...referencesWritten(org, "project", KINDS_WITH_TARGETS)].map(
+      ({ written: w }) => [w.value, w.form],
+    );
+    expect(written).toEqual([
+      ["gh/acme/web", "slug"],
+      [API_ID, "id"],
+    ]);
+  });
+
+  it("reports a slug the org does not have as a config error at file:line:col", () => {
+    const refs = findUnknownProjects(
+      desired(withTargets([["web", "gh/acme/wbe", 7]])),
+      live({ ...lOrg(), projectIds: new Map() } as LiveOrg),
+      KINDS_WITH_TARGETS,
+    );
+    expect(refs.map((r) => [r.slug, r.path, r.source.line, r.source.col])).toEqual([
+      ["gh/acme/wbe", "targets.web.project", 7, 14],
+    ]);
+    const [diagnostic] = unknownProjectDiagnostics(refs, new Map([[dOrg().slug, ["gh/acme/web"]]]));
+    expect(diagnostic?.message).toMatch(/did you mean "gh\/acme\/web"\?/);
+  });
+
+  it("reads an id no look-up named by the project kind's nameById, and names it", async () => {
+    const gets: string[] = [];
+    const api = {
+      get: async (_gen: string, path: string) => {
+        gets.push(path);
+        if (path === `/projects/${OTHER_ID}`) {
+          return { data: { id: OTHER_ID, attributes: { slug: "gh/acme/other" } } };
+        }
+        throw new ApiError({ method: "GET", path, status: 404 });
+      },
+    } as unknown as ReadOnlyApi;
+    const org = {
+      ...lOrg(),
+      targets: [
+        { id: "t1", name: "api", project_id: API_ID },
+        { id: "t2", name: "other", project_id: OTHER_ID },
+        { id: "t3", name: "hidden", project_id: HIDDEN_ID },
+      ],
+    } as LiveOrg;
+    // The walk's own look-ups named API_ID (a slug the config writes): not read again.
+    const known = new Map([["project" as ResourceType, new Map([[API_ID, "gh/acme/api"]])]]);
+    const names = await lookUpReferredNames(api, org, known, KINDS_WITH_TARGETS);
+    expect(gets.sort()).toEqual([`/projects/${OTHER_ID}`, `/projects/${HIDDEN_ID}`]);
+    const read = namedReferences(org, KINDS_WITH_TARGETS, names);
+    expect(liveTargetsOf(read)?.map((t) => t.project_slug ?? t.project_id)).toEqual([
+      "gh/acme/api",
+      "gh/acme/other",
+      HIDDEN_ID,
+    ]);
+  });
+
+  it("a restriction's project reference orders no delete (ordersDeletes: false), its group's does", () => {
+    const node = (id: string, resource_type: ResourceType, cid: string, before: object) => ({
+      id,
+      phase: "delete" as const,
+      org: "gh/acme",
+      change: {
+        org: "gh/acme",
+        resource_type,
+        action: "delete" as const,
+        address: id,
+        id: cid,
+        before: before as never,
+        after: null,
+        params: {},
+      },
+    });
+    const restriction = (type: string, pattern: string) =>
+      node(`r-${type}`, "context_restriction", "r1", {
+        restriction_type: type,
+        match_pattern: pattern,
+      });
+    expect(
+      referenceEdges([
+        node("p", "project", API_ID, { slug: "gh/acme/api" }),
+        restriction("project", API_ID),
+      ]),
+    ).toEqual([]);
+    expect(
+      referenceEdges([node("g", "group", OPS_ID, { name: "ops" }), restriction("group", OPS_ID)]),
+    ).toEqual([["r-group", "g"]]);
   });
 });
