@@ -37,7 +37,6 @@ import { cannotRename } from "./contract.js";
 import { defineKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
-import { toJson } from "./values.js";
 import { lowerUuid } from "./vcs.js";
 
 const UUID = /^[0-9a-f-]{36}$/i;
