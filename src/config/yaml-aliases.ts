@@ -12,8 +12,9 @@
  * like any other here).
  *
  * When the document passes, every alias is replaced in place by the node it names, so the
- * plain value is built without `yaml`'s per-alias searches (the nodes they add are bounded);
- * `restore` then puts the aliases back, so the document's positions are the text's again.
+ * plain value is built without `yaml`'s per-alias searches (the nodes they add are bounded).
+ * The document is dropped after that: positions come from a parse of the text as written
+ * (yaml-doc.ts).
  */
 import type * as Yaml from "yaml";
 
@@ -34,8 +35,6 @@ export type AliasCheck =
       readonly ok: true;
       readonly aliases: number;
       readonly added: number;
-      /** Put every replaced alias back where it was written. */
-      readonly restore: () => void;
     }
   | {
       readonly ok: false;
@@ -66,7 +65,7 @@ export const expandAliases = (
   const anchors = new Map<string, unknown>();
   const open = new Set<unknown>();
   const sizes = new Map<unknown, number>();
-  const replacements: { slot: Slot; target: unknown; alias: unknown }[] = [];
+  const replacements: { slot: Slot; target: unknown }[] = [];
   let aliases = 0;
   let added = 0;
   let failure: AliasCheck | undefined;
@@ -90,7 +89,7 @@ export const expandAliases = (
       const n = sizes.get(target) ?? 1;
       added += n - 1;
       if (added > limits.nodes) return fail("too_large", node);
-      if (slot) replacements.push({ slot, target, alias: node });
+      if (slot) replacements.push({ slot, target });
       return n;
     }
     const anchor = (node as { anchor?: string }).anchor;
@@ -121,8 +120,5 @@ export const expandAliases = (
     else slot.pair.value = node;
   };
   for (const { slot, target } of replacements) fill(slot, target);
-  const restore = (): void => {
-    for (const { slot, alias } of replacements) fill(slot, alias);
-  };
-  return { ok: true, aliases, added, restore };
+  return { ok: true, aliases, added };
 };

@@ -137,30 +137,14 @@ const hasKeyProblem = (yaml: typeof Yaml, node: unknown): boolean => {
   return false;
 };
 
-/**
- * Parse one file: its value and a lazy position index, or its diagnostics. Never throws for
- * bad YAML.
- *
- * What is done for every file is what yaml must do anyway (lex, parse, compose, toJS) plus
- * one cheap pass over the keys (duplicates, collection keys) and, when the text has an
- * anchor, the alias check. The walk that indexes positions by path (the work of every
- * diagnostic's file:line:col) runs on the first look-up, or at once when a key problem
- * must be reported.
- */
-export const parseYaml = (
-  file: string,
+/** The document of one file, and the line starts its parse recorded. */
+const composeDocument = (
+  yaml: typeof Yaml,
   text: string,
-  options: ParseYamlOptions = {},
-): ParsedYaml => {
-  const yaml = loadYaml();
-  const { isAlias, isMap, isPair, isScalar, isSeq, visit } = yaml;
+): { doc: Yaml.Document.Parsed; lineCounter: Yaml.LineCounter } => {
   // The parser records where each line starts as it goes (one number per line); offsets
   // become line:col only when a diagnostic or a look-up asks.
   const lineCounter = new yaml.LineCounter();
-  const pos = (offset: number): Pos => {
-    const p = lineCounter.linePos(offset);
-    return { line: p.line, col: p.col };
-  };
   const doc = withPlainEnv(() =>
     yaml.parseDocument(text, {
       lineCounter,
@@ -181,6 +165,139 @@ export const parseYaml = (
       merge: true,
     }),
   );
+  return { doc, lineCounter };
+};
+
+const startAt = (node: unknown, pos: (offset: number) => Pos): Pos | undefined => {
+  const range = (node as { range?: readonly number[] } | null)?.range;
+  return range?.[0] === undefined ? undefined : pos(range[0]);
+};
+
+// `key` is pathKey(path), built one segment at a time: JSON.stringify of the whole path at
+// every node was a quarter of the time to load a 1 MB config (issue 7: under one second).
+const childKey = (key: string, depth: number, segment: PathSegment): string =>
+  `${key.slice(0, -1)}${depth > 0 ? "," : ""}${JSON.stringify(String(segment))}]`;
+
+/**
+ * Index every node's position by path, from the document as written (aliases not
+ * followed: a path through an alias points at the alias). `report` receives the key
+ * problems; the index skips the entries they concern.
+ */
+const indexDocument = (
+  yaml: typeof Yaml,
+  file: string,
+  contents: unknown,
+  pos: (offset: number) => Pos,
+  report?: (d: ConfigDiagnostic) => void,
+): Map<string, NodePositions> => {
+  const { isAlias, isMap, isScalar, isSeq } = yaml;
+  const startOf = (node: unknown): Pos | undefined => startAt(node, pos);
+  const index = new Map<string, NodePositions>();
+  const walk = (node: unknown, path: DocPath, keyPos: Pos | undefined, key: string): void => {
+    // An empty value (`key:` and nothing) has a zero-length range after the colon; point
+    // at the key instead, which is where the user looks.
+    const range = (node as { range?: readonly number[] } | null)?.range;
+    const empty = range !== undefined && range[0] === range[1];
+    const valuePos = (empty ? keyPos : undefined) ?? startOf(node) ?? keyPos ?? START;
+    index.set(key, keyPos ? { key: keyPos, value: valuePos } : { value: valuePos });
+    if (isAlias(node)) return; // not followed: the alias's target is indexed where it is written
+    if (isMap(node)) {
+      const seen = new Map<string, Pos>();
+      for (const pair of node.items) {
+        const kPos = startOf(pair.key) ?? valuePos;
+        if (!isScalar(pair.key)) {
+          report?.({
+            file,
+            ...kPos,
+            path: dottedPath(path),
+            code: "yaml_syntax",
+            message: "map keys must be plain strings",
+          });
+          continue;
+        }
+        const name = String(pair.key.value);
+        const first = seen.get(name);
+        if (first) {
+          report?.({
+            file,
+            ...kPos,
+            path: dottedPath([...path, name]),
+            code: "duplicate_key",
+            message: `duplicate key "${name}"; it is already defined at line ${first.line}:${first.col}`,
+          });
+          continue;
+        }
+        seen.set(name, kPos);
+        walk(pair.value, [...path, name], kPos, childKey(key, path.length, name));
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => {
+        walk(item, [...path, i], undefined, childKey(key, path.length, i));
+      });
+    }
+  };
+  walk(contents, [], undefined, pathKey([]));
+  return index;
+};
+
+/**
+ * The position index of a file that parsed cleanly, from its text again (parseYaml keeps
+ * the text, not the document; see there). The same text gives the same document.
+ */
+const reparsedPositions = (file: string, text: string): Map<string, NodePositions> => {
+  const yaml = loadYaml();
+  const { doc, lineCounter } = composeDocument(yaml, text);
+  const pos = (offset: number): Pos => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  return indexDocument(yaml, file, doc.contents, pos);
+};
+
+/**
+ * Positions indexed on the first look-up, from a parse of the text again.
+ *
+ * Issue 33 (memory): the composed document is not kept for the positions. It holds a node
+ * object, with its range, for every key and value of the file (for the 40,000-item config
+ * of bench/README.md, ~100 MB, kept for the whole run). A valid config never looks a
+ * position up, so the first look-up parses the text again (the same options; the aliases as
+ * written, so a path through an alias points at the alias, not at its anchor) and indexes
+ * it; only a diagnostic pays for that. Module-level on purpose: a closure made inside
+ * parseYaml would share its scope, and V8 keeps a scope's variables (the document) alive for
+ * as long as any closure of it lives.
+ */
+export const positionsOf = (file: string, text: string): PositionIndex => {
+  let index: Map<string, NodePositions> | undefined;
+  return {
+    get(key) {
+      index ??= reparsedPositions(file, text);
+      return index.get(key);
+    },
+  };
+};
+
+/**
+ * Parse one file: its value and a lazy position index, or its diagnostics. Never throws for
+ * bad YAML.
+ *
+ * What is done for every file is what yaml must do anyway (lex, parse, compose, toJS) plus
+ * one cheap pass over the keys (duplicates, collection keys) and, when the text has an
+ * anchor, the alias check. The walk that indexes positions by path (the work of every
+ * diagnostic's file:line:col) runs on the first look-up, or at once when a key problem
+ * must be reported.
+ */
+export const parseYaml = (
+  file: string,
+  text: string,
+  options: ParseYamlOptions = {},
+): ParsedYaml => {
+  const yaml = loadYaml();
+  const { isAlias, isMap, isPair, isScalar, isSeq, visit } = yaml;
+  const { doc, lineCounter } = composeDocument(yaml, text);
+  const pos = (offset: number): Pos => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
   // Decision: only the first YAML error of a file is reported; the parser's later errors
   // are nearly always consequences of the first (one bad line yields dozens).
   const first = doc.errors[0] ?? doc.warnings[0];
@@ -213,67 +330,9 @@ export const parseYaml = (
   }
   const contents = doc.contents;
 
-  const startOf = (node: unknown): Pos | undefined => {
-    const range = (node as { range?: readonly number[] } | null)?.range;
-    return range?.[0] === undefined ? undefined : pos(range[0]);
-  };
-  // `key` is pathKey(path), built one segment at a time: JSON.stringify of the whole path at
-  // every node was a quarter of the time to load a 1 MB config (issue 7: under one second).
-  const childKey = (key: string, depth: number, segment: PathSegment): string =>
-    `${key.slice(0, -1)}${depth > 0 ? "," : ""}${JSON.stringify(String(segment))}]`;
-  /**
-   * Index every node's position by path, from the document as written (aliases not
-   * followed: a path through an alias points at the alias). `report` receives the key
-   * problems; the index skips the entries they concern.
-   */
-  const indexPositions = (report?: (d: ConfigDiagnostic) => void): Map<string, NodePositions> => {
-    const index = new Map<string, NodePositions>();
-    const walk = (node: unknown, path: DocPath, keyPos: Pos | undefined, key: string): void => {
-      // An empty value (`key:` and nothing) has a zero-length range after the colon; point
-      // at the key instead, which is where the user looks.
-      const range = (node as { range?: readonly number[] } | null)?.range;
-      const empty = range !== undefined && range[0] === range[1];
-      const valuePos = (empty ? keyPos : undefined) ?? startOf(node) ?? keyPos ?? START;
-      index.set(key, keyPos ? { key: keyPos, value: valuePos } : { value: valuePos });
-      if (isAlias(node)) return; // not followed: the alias's target is indexed where it is written
-      if (isMap(node)) {
-        const seen = new Map<string, Pos>();
-        for (const pair of node.items) {
-          const kPos = startOf(pair.key) ?? valuePos;
-          if (!isScalar(pair.key)) {
-            report?.({
-              file,
-              ...kPos,
-              path: dottedPath(path),
-              code: "yaml_syntax",
-              message: "map keys must be plain strings",
-            });
-            continue;
-          }
-          const name = String(pair.key.value);
-          const first = seen.get(name);
-          if (first) {
-            report?.({
-              file,
-              ...kPos,
-              path: dottedPath([...path, name]),
-              code: "duplicate_key",
-              message: `duplicate key "${name}"; it is already defined at line ${first.line}:${first.col}`,
-            });
-            continue;
-          }
-          seen.set(name, kPos);
-          walk(pair.value, [...path, name], kPos, childKey(key, path.length, name));
-        }
-      } else if (isSeq(node)) {
-        node.items.forEach((item, i) => {
-          walk(item, [...path, i], undefined, childKey(key, path.length, i));
-        });
-      }
-    };
-    walk(contents, [], undefined, pathKey([]));
-    return index;
-  };
+  const startOf = (node: unknown): Pos | undefined => startAt(node, pos);
+  const indexPositions = (report?: (d: ConfigDiagnostic) => void) =>
+    indexDocument(yaml, file, contents, pos, report);
 
   const diagnostics: ConfigDiagnostic[] = [];
   if (hasKeyProblem(yaml, contents)) indexPositions((d) => diagnostics.push(d));
@@ -348,15 +407,7 @@ export const parseYaml = (
     });
   }
   if (diagnostics.length > 0) return { ok: false, diagnostics };
-  // The value is built: put the aliases back, so positions are those of the text as
-  // written (a path through an alias points at the alias, not at its anchor).
-  aliases?.restore();
-  let index: Map<string, NodePositions> | undefined;
-  const positions: PositionIndex = {
-    get(key) {
-      index ??= indexPositions();
-      return index.get(key);
-    },
-  };
-  return { ok: true, value, positions };
+  // Issue 33 (memory): the composed document is not kept for the positions (see
+  // `positionsOf`).
+  return { ok: true, value, positions: positionsOf(file, text) };
 };
