@@ -54,13 +54,17 @@ interface Ctx extends FileCtx {
 
 /**
  * Where an item was written. Line and column are looked up on first read: only diagnostics
- * read them, and the look-up runs the full YAML parser when the fast one read the file
+ * read them, and the first look-up in a file parses it again for its positions
  * (yaml-doc.ts), which a valid config should never pay for.
  */
 const at = (ctx: FileCtx, path: DocPath, where: "key" | "value" = "key"): SourceLocation => {
+  // Issue 33 (memory): the closures below capture the position index alone, never `ctx`:
+  // every declaration keeps its location for the whole run, and through `ctx` it kept the
+  // file's resolved values too (a map entry per secret-capable path).
+  const positions = ctx.positions;
   let pos: Pos | undefined;
   const find = (): Pos => {
-    pos ??= locate(ctx.positions, path, where);
+    pos ??= locate(positions, path, where);
     return pos;
   };
   const loc = {
