@@ -40,6 +40,7 @@ import type { LiveContext, LiveOrg, LiveProject, LiveState, NotVisible } from ".
 import { OrgNotVisibleError } from "./errors.js";
 import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
+import { readWindow } from "./read-window.js";
 import { lookUpReferredNames } from "./referred-names.js";
 import {
   chooseProjectLookup,
@@ -174,6 +175,8 @@ const readOrg = async (
   const org = await resolveOrg(api, needs.slug);
   const orgId = org.id as string;
   const scope: ListScope = { org_id: orgId };
+  // Projects and contexts share one window: at most 64 parents read at once (read-window.ts).
+  const window = readWindow();
 
   const orgPartsP = Promise.all(
     kindsUnder("org")
@@ -191,7 +194,7 @@ const readOrg = async (
     return ids;
   });
   const contextsP = needs.orgReads.has(KINDS.context.type)
-    ? readContexts(api, orgId, needs)
+    ? readContexts(api, orgId, needs, window)
     : Promise.resolve(undefined);
   const readDeclaredProject = async (
     slug: string,
@@ -203,14 +206,8 @@ const readOrg = async (
     }
     // A project keyed by name (issue 18) is read and planned under its key; the V2
     // routes take its slug.
-    const read = await readProject(
-      api,
-      orgId,
-      r.id,
-      r.slug ?? slug,
-      project,
-      needs.isIgnored,
-      slug,
+    const read = await window(() =>
+      readProject(api, orgId, r.id, r.slug ?? slug, project, needs.isIgnored, slug),
     );
     return [slug, read];
   };
@@ -453,6 +450,7 @@ const readContexts = async (
   api: ReadOnlyApi,
   orgId: string,
   needs: OrgNeeds,
+  window: ReturnType<typeof readWindow>,
 ): Promise<{ contexts: LiveContext[]; lockNames: string[] }> => {
   // The context kind's listing matches no name (spec: api-v3.md Contexts: filter[name] is a
   // substring search): exact names are matched here, on the full list (design.md §1
@@ -463,7 +461,7 @@ const readContexts = async (
   const start = (c: LiveContext): Promise<LiveContext> => {
     let read = byId.get(c.id);
     if (read === undefined) {
-      read = readContext(api, orgId, c, needs);
+      read = window(() => readContext(api, orgId, c, needs));
       // Awaited below; if a later page fails first, this keeps an early read's failure from
       // being an unhandled rejection (the listing's error is the one reported).
       read.catch(() => undefined);
