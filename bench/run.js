@@ -147,7 +147,10 @@ const runCli = (emu, cliArgs) =>
   new Promise((resolve, reject) => {
     const usageFile = join(work, `usage-${Date.now()}-${Math.random()}.json`);
     const started = performance.now();
-    const child = spawn(process.execPath, [join(here, "child.js"), ...cliArgs], {
+    // BENCH_CHILD_NODE_ARGS: Node flags for the CLI's process only (a heap snapshot near a
+    // heap limit, a CPU profile), not for this process, which runs the emulator.
+    const nodeArgs = process.env.BENCH_CHILD_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, join(here, "child.js"), ...cliArgs], {
       cwd: work,
       env: {
         ...process.env,
