@@ -5,9 +5,9 @@
  * the files that took longest last time first, but only where its cache (under
  * node_modules/.vite) holds them; without it (a fresh clone, CI) it orders by file size, and
  * several of the longest files are small (the load, lock-crash and release tests, which
- * spend their time in child processes and waits). The files below, each 2 s or more on a
- * quiet 2-core machine (long-files.ts), therefore start first, in Vitest's order among themselves; the rest
- * follow in Vitest's order.
+ * spend their time in child processes and waits). The files of long-files.ts, each 2 s or
+ * more on a quiet 2-core machine, therefore start first, in Vitest's order among themselves;
+ * the rest follow in Vitest's order.
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
