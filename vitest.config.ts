@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { LongFirstSequencer } from "./test/helpers/long-first-sequencer.js";
 
 export default defineConfig({
   // The product reaches the emulator only through `#emulator` (package.json "imports", built
@@ -21,5 +22,8 @@ export default defineConfig({
     // the test helpers restore what they touch (spies, cwd, listeners), and no test replaces
     // a module (vi.mock), which would need a fresh module graph of its own.
     isolate: false,
+    // The files that take longest start first, with or without Vitest's cache of durations
+    // (test/helpers/long-first-sequencer.ts): a long file started last is the run's tail.
+    sequence: { sequencer: LongFirstSequencer },
   },
 });

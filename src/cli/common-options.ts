@@ -326,7 +326,7 @@ export const clientReporting = (
   io: CliIO,
 ): Pick<
   ApiClientOptions,
-  "timeoutMs" | "requestTimeoutMs" | "onWarning" | "onRetry" | "onRequest" | "clock"
+  "timeoutMs" | "requestTimeoutMs" | "onWarning" | "onRetry" | "onRequest" | "clock" | "maxPages"
 > => ({
   // An attempt may take the whole bound (a slow answer is still an answer); the bound
   // counts every attempt and wait of the request.
@@ -336,6 +336,7 @@ export const clientReporting = (
   onWarning: (message) => io.stderr.write(`Warning: ${message}\n`),
   onRetry: (notice) => io.stderr.write(retryLine(notice)),
   ...(options.verbose ? { onRequest: verboseLogger(io) } : {}),
+  ...(io.maxPages !== undefined ? { maxPages: io.maxPages } : {}),
 });
 
 /**

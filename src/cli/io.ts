@@ -17,6 +17,12 @@ export interface CliIO {
    * sleep (conventions.md §8). Network timeouts stay real timers (src/api/send.ts).
    */
   readonly clock?: Clock;
+  /**
+   * Tests only (in-process runs): the most pages the client reads from one collection, so a
+   * test of an endless cursor need not read the product's 1,000 (src/api/pagination.ts
+   * MAX_PAGES). bin/waybill.js never sets it: the CLI always reads up to MAX_PAGES.
+   */
+  readonly maxPages?: number;
 }
 
 /** The clock a command's waits run on: the injected one, else the system clock. */

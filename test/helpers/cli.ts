@@ -45,6 +45,8 @@ export interface RunCliOptions {
   readonly secrets?: readonly string[];
   /** In-process only: the clock the command's waits run on (scaled-clock.ts). */
   readonly clock?: Clock;
+  /** In-process only: the client's page bound (the product's 1,000 if absent). */
+  readonly maxPages?: number;
 }
 
 /**
@@ -82,6 +84,7 @@ export const runCli = (args: readonly string[], options: RunCliOptions = {}): Pr
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     secrets: secretsOf(options),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
   });
 
 /**

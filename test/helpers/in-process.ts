@@ -37,6 +37,8 @@ export interface InProcessOptions {
   readonly secrets?: readonly string[];
   /** The clock the command's own waits run on (scaled-clock.ts); the system clock if absent. */
   readonly clock?: Clock;
+  /** The client's page bound (CliIO.maxPages); the product's 1,000 if absent. */
+  readonly maxPages?: number;
 }
 
 /**
@@ -98,6 +100,7 @@ export const runInProcess = async (
     stderr: asTty(err, options.tty?.stderr),
     env,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
   };
   const warnings: Error[] = [];
   const onWarning = (w: Error): void => {

@@ -14,6 +14,14 @@ import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { applyEnv, createConfig, duplicates } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
 
+/**
+ * Every write (POST, PUT, DELETE) held 40 ms before it lands, so a signal sent after the
+ * first creates meets creates in flight and creates not yet started. Writes only, not a
+ * latency on every request: the reads of the plan and the lock (about 40 of them, many in
+ * turn) then take no longer than they must, which halved these tests' time.
+ */
+const SLOW_WRITES = { rate_slow_commit: 1, slow_commit_ms: 40 } as const;
+
 describe("waybill apply: recovery", () => {
   const suite = useEmulatorSuite(baseSeed, {
     createPath: { name: "create.yaml", content: createConfig },
@@ -104,8 +112,8 @@ describe("waybill apply: recovery", () => {
       .filter((n) => n.startsWith("waybill-lock--"));
 
   it("an apply killed with SIGKILL while creates are in flight: a re-run at once is refused, then converges after force-unlock, with no duplicate", async () => {
-    // Slow every request a little so the kill lands in the middle of the creates.
-    await suite.emulator.setFaults({ latency_ms: 40 });
+    // Slow every write a little so the kill lands in the middle of the creates.
+    await suite.emulator.setFaults(SLOW_WRITES);
     const p = startApply(
       ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "2"],
       applyEnv,
@@ -149,7 +157,7 @@ describe("waybill apply: recovery", () => {
   }, 60_000);
 
   it("SIGINT: starts nothing new, lets running calls finish, prints the summary, exits 130", async () => {
-    await suite.emulator.setFaults({ latency_ms: 40 });
+    await suite.emulator.setFaults(SLOW_WRITES);
     const p = startApply(
       ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "1"],
       applyEnv,
@@ -174,7 +182,7 @@ describe("waybill apply: recovery", () => {
   }, 60_000);
 
   it("SIGTERM (a cancelled CI job): like SIGINT, drains, prints the summary, releases the lock, exits 143", async () => {
-    await suite.emulator.setFaults({ latency_ms: 40 });
+    await suite.emulator.setFaults(SLOW_WRITES);
     const p = startApply(
       ["apply", "-c", suite.files.createPath, "--auto-approve", "--parallelism", "2"],
       applyEnv,

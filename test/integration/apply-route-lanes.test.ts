@@ -43,10 +43,11 @@ describe("apply under a per-route rate limit: a held route does not hold the oth
           },
         ],
       },
-      // A burst of 4 per route, then 25 a second: each route needs about a second.
+      // A burst of 4 per route, then 50 a second: each route needs about half a second (at 25
+      // a second, twice that; without lanes the context still waits for 21 of the 30).
       {
         faults: {
-          rate_limit: { capacity: 4, refill_per_second: 25, precise: true, headers: true },
+          rate_limit: { capacity: 4, refill_per_second: 50, precise: true, headers: true },
         },
       },
     );

@@ -247,13 +247,13 @@ describe("fault injection", () => {
 
   it("slow commit: a write held longer than the client waits still lands, and answers as usual", async () => {
     const t = await start(baseSeed(), {
-      faults: { seed: 7, rate_slow_commit: 1, slow_commit_ms: 800 },
+      faults: { seed: 7, rate_slow_commit: 1, slow_commit_ms: 400 },
     });
     // GETs are never slowed.
     expect((await t.get("/api/v3/orgs")).status).toBe(200);
-    // The client gives up after 250 ms; the create lands once the 800 ms are over.
+    // The client gives up after 100 ms; the create lands once the 400 ms are over.
     await expect(
-      t.post("/api/v3/contexts", newContext("slow-one"), { signal: AbortSignal.timeout(250) }),
+      t.post("/api/v3/contexts", newContext("slow-one"), { signal: AbortSignal.timeout(100) }),
     ).rejects.toThrow();
     await expect
       .poll(() => contextNames(t), { timeout: 3_000, interval: 25 })

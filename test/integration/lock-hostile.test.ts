@@ -163,8 +163,16 @@ describe("the org lock against other parties", () => {
   });
 
   it("a killed run's claim: the next apply with default flags waits for it to lapse, says who holds it and until when, then applies", async () => {
+    // Killed half a lease ago: the claim has 2 s to live when the apply starts, far more
+    // than the plan before the lock takes, so the apply meets it live and must wait.
+    const killedAt = Date.now() - LEASE_MS / 2;
     await emulator.reset(
-      seed([{ name: claimed("0badc0ffee00", Date.now()), created_at: new Date().toISOString() }]),
+      seed([
+        {
+          name: claimed("0badc0ffee00", killedAt),
+          created_at: new Date(killedAt).toISOString(),
+        },
+      ]),
     );
     const r = await run(["apply", "-c", path, "--auto-approve"]);
     expect(r.code, r.stderr).toBe(0);

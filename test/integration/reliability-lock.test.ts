@@ -186,8 +186,9 @@ describe("the org lock (issue 15)", () => {
       { id: ORG_ID, slug: "gh/acme" },
     );
     try {
-      // Two and a half leases' time (5 minutes at this speed): the lock must still be held.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Over a lease and a half (200 s at this speed, about six renewals): the lock must
+      // still be held. Without renewals it would have been given up after 450 ms.
+      await new Promise((r) => setTimeout(r, 1000));
       expect(lock.lost.aborted, String(lock.lost.reason)).toBe(false);
       // Each renewal writes a new claim and deletes the old one.
       expect((await lockContexts()).length).toBeLessThanOrEqual(2);

@@ -50,9 +50,9 @@ describe("an uncertain create is not sent twice", () => {
       env: applyEnv,
       resolveSecrets: true,
     });
-    // The emulator holds the create for 1,000 ms, then stores it and answers; the client gives
+    // The emulator holds the create for 600 ms, then stores it and answers; the client gives
     // up after 300 ms.
-    await suite.emulator.script([{ method: "POST", path: HOOKS, delay_ms: 1_000 }]);
+    await suite.emulator.script([{ method: "POST", path: HOOKS, delay_ms: 600 }]);
     const api = createApiClient({
       baseUrl: suite.emulator.url,
       token: suite.emulator.token,
