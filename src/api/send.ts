@@ -26,6 +26,29 @@ export const serialiseBody = (body: unknown): string =>
     return isSecret(raw) ? raw.reveal() : value;
   });
 
+/**
+ * Decision (issue 33, found at 2,000 projects): a send that comes after this client was
+ * quiet for longer than this first lets the event loop reach its timers phase once.
+ *
+ * undici closes an idle connection on a timer (the server's `Keep-Alive: timeout` less our
+ * margin, src/api/agent-options.ts), and sees the server's close as an I/O event. Neither
+ * runs while the thread is busy: apply plans 40,000 items in one piece of work of a second
+ * or more, then sends its first creates at once, and they went out on connections the
+ * server had closed meanwhile (a 1 s keep-alive): "connection dropped", outcome unknown, a
+ * failed apply. One hop through the timers phase (a 0 ms timer runs after every timer that
+ * expired before it) and the poll phase (the server's close) retires those connections
+ * first. After a quiet 250 ms only: a busy
+ * client's timers keep running between its exchanges, and it pays nothing.
+ */
+const IDLE_BEFORE_HOP_MS = 250;
+
+const nextLoopTurn = (): Promise<void> =>
+  new Promise((resolve) => {
+    // The timer for undici's keep-alive timers; the immediate after it for the poll phase
+    // between them, where a close the server sent while we were busy is read.
+    setTimeout(() => setImmediate(resolve), 0);
+  });
+
 /** What one send needs from its client. */
 export interface SenderParts {
   readonly o: ResolvedOptions;
@@ -51,6 +74,8 @@ export const createSender = ({
   timeoutMs: number,
 ) => Promise<Attempt>) => {
   const decoder = new TextDecoder();
+  // When this client last started or finished an exchange (performance.now()).
+  let lastActivity = performance.now();
 
   const headersFor = (call: Call, etag: string | undefined): Record<string, string> => {
     const headers: Record<string, string> = {
@@ -84,6 +109,8 @@ export const createSender = ({
         cause: undefined,
       };
     }
+    if (performance.now() - lastActivity > IDLE_BEFORE_HOP_MS) await nextLoopTurn();
+    lastActivity = performance.now();
     const exchange = startExchange(
       agent,
       {
@@ -125,6 +152,7 @@ export const createSender = ({
           return classifyFailure(result.error, host);
       }
     } finally {
+      lastActivity = performance.now();
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onAbort);
     }
