@@ -22,6 +22,8 @@ export const PRESETS = {
   xl: { projects: 250, contexts: 125, projectEnv: 5, webhooks: 3, contextEnv: 10 },
   /** Issue 22's large org: 2,000 projects, 1,000 contexts (40,000 managed items). */
   "large-org": { projects: 2000, contexts: 1000, projectEnv: 5, webhooks: 3, contextEnv: 10 },
+  /** Issue 33: 10,000 projects, 5,000 contexts (200,000 managed items; 50 files). */
+  "huge-org": { projects: 10000, contexts: 5000, projectEnv: 5, webhooks: 3, contextEnv: 10 },
 };
 
 /** Secrets come from a small pool of env vars, as a real pipeline's secret store would. */

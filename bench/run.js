@@ -1,4 +1,4 @@
-// `npm run bench [-- --preset large|small|tiny|xl|large-org] [--latency 20] [--parallelism 10,32]
+// `npm run bench [-- --preset large|small|tiny|xl|large-org|huge-org] [--latency 20] [--parallelism 10,32]
 //                  [--only plan,plan-changed,apply,drift,planner] [--no-baseline]`
 //
 // Starts the emulator (dist/emulator) with injected latency, runs the real CLI as a child
@@ -33,7 +33,8 @@ against the emulator with injected latency (issue 8). Prints request counts, wal
 peak RSS, the lower bounds and the ratios. Not part of npm test.
 
 Options:
-  --preset NAME         tiny, small, medium, large (default), xl or large-org (2,000 projects)
+  --preset NAME         tiny, small, medium, large (default), xl, large-org (2,000 projects)
+                        or huge-org (10,000 projects, 5,000 contexts)
   --latency MS          injected latency per request (default 20)
   --parallelism LIST    comma-separated --parallelism values (default 10,32)
   --only LIST           plan,plan-changed,apply,drift,planner,apply-rate-limited
