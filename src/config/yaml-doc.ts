@@ -266,7 +266,7 @@ const reparsedPositions = (file: string, text: string): Map<string, NodePosition
  * parseYaml would share its scope, and V8 keeps a scope's variables (the document) alive for
  * as long as any closure of it lives.
  */
-const positionsOf = (file: string, text: string): PositionIndex => {
+export const positionsOf = (file: string, text: string): PositionIndex => {
   let index: Map<string, NodePositions> | undefined;
   return {
     get(key) {
