@@ -8,6 +8,7 @@ import { readRegularFile } from "../core/read-regular.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
 import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
+import { type FileText, parseFiles } from "./parse-workers.js";
 import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { reservedKeyDiagnostics } from "./reserved-keys.js";
@@ -15,7 +16,7 @@ import { checkRules } from "./rules.js";
 import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
 import { checkTemplateExpansion } from "./template-bound.js";
 import { collectTemplates, expandTemplates, type ParsedFile, withOrigin } from "./templates.js";
-import { parseYaml } from "./yaml-doc.js";
+import type { ParsedYaml } from "./yaml-doc.js";
 
 export const DEFAULT_CONFIG_PATH = "./waybill.yaml";
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -300,6 +301,7 @@ export const loadConfig = async (
   const built: BuiltFile[] = [];
   // Pass 1: every file parsed, so that templates (issue 19) may live in any of them.
   const parsedFiles: ParsedFile[] = [];
+  const texts: FileText[] = [];
   for (const file of files) {
     const read = readText(file, maxBytes);
     if (!read.ok) {
@@ -318,21 +320,26 @@ export const loadConfig = async (
       });
       continue;
     }
+    texts.push({ file, text: read.text });
+  }
+  // Issue 33: a large config's files are parsed side by side, in workers (parse-workers.ts).
+  const parsedTexts = await parseFiles(texts);
+  texts.forEach(({ file }, i) => {
     // Decision: a file with any problem is not built, so the duplicate-address check across
     // files covers the files that are otherwise valid (a re-run after fixing shows the rest).
-    const parsed = parseYaml(file, read.text);
+    const parsed = parsedTexts[i] as ParsedYaml;
     if (!parsed.ok) {
       for (const d of parsed.diagnostics) diagnostics.push(d);
-      continue;
+      return;
     }
     // Issue 28: a reserved key (`__proto__`) is refused before templates and merges see it.
     const reserved = reservedKeyDiagnostics(file, parsed.value, parsed.positions);
     if (reserved.length > 0) {
       for (const d of reserved) diagnostics.push(d);
-      continue;
+      return;
     }
     parsedFiles.push({ file, value: parsed.value, positions: parsed.positions });
-  }
+  });
   const collected = collectTemplates(parsedFiles);
   for (const d of collected.diagnostics) diagnostics.push(d);
   // Counted before anything is copied: a config past the bound is never expanded.

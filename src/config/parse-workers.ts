@@ -1,0 +1,103 @@
+/**
+ * Parse a large config's files in worker threads (issue 33).
+ *
+ * Why: `yaml` builds a document of node objects for every file before its plain value; for
+ * the 40,000-item config of bench/README.md that is ~2.5 s of CPU and a heap the main
+ * thread then keeps at its high-water mark for the whole run (V8 rarely gives heap back).
+ * Parsed in workers, the files are read side by side (one worker per core), the documents
+ * live and die in the workers' heaps (freed with them), and the main thread receives only
+ * the plain values.
+ *
+ * When: a config of at least PARSE_IN_WORKERS_BYTES, of at least two files or one large
+ * one, and only where the worker's module exists next to this one (the built package: not
+ * the single-file bundle, not the test runner's sources), else in this thread. Either way
+ * the results are the same values and diagnostics (yaml-doc.ts `parseYaml` runs in both);
+ * only the position index is rebuilt here, on demand (`positionsOf`).
+ */
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ConfigDiagnostic } from "./diagnostic.js";
+import type { ParseAnswer, ParseJob } from "./parse-worker.js";
+import { type ParsedYaml, type ParseYamlOptions, parseYaml, positionsOf } from "./yaml-doc.js";
+
+/**
+ * Decision: 512 KiB. Below it the whole parse takes a few hundred milliseconds, about what
+ * starting two workers (each loading `yaml`) costs.
+ */
+export const PARSE_IN_WORKERS_BYTES = 512 * 1024;
+
+const WORKER_URL = new URL("./parse-worker.js", import.meta.url);
+
+export interface FileText {
+  readonly file: string;
+  readonly text: string;
+}
+
+/** Each file parsed (in workers when it pays), results in the files' order. */
+export const parseFiles = async (
+  files: readonly FileText[],
+  options: ParseYamlOptions = {},
+): Promise<ParsedYaml[]> => {
+  const bytes = files.reduce((n, f) => n + f.text.length, 0);
+  const workers = Math.min(files.length, Math.max(1, availableParallelism()));
+  if (bytes < PARSE_IN_WORKERS_BYTES || !workerAvailable()) {
+    return files.map((f) => parseYaml(f.file, f.text, options));
+  }
+  // Largest first, each to the least loaded worker: the workers finish close together.
+  const loads = Array.from({ length: workers }, () => ({ bytes: 0, jobs: [] as ParseJob[] }));
+  const order = files.map((f, index) => ({ ...f, index }));
+  order.sort((a, b) => b.text.length - a.text.length);
+  for (const job of order) {
+    const least = loads.reduce((a, b) => (b.bytes < a.bytes ? b : a));
+    least.bytes += job.text.length;
+    least.jobs.push(job);
+  }
+  const results: ParsedYaml[] = new Array(files.length);
+  await Promise.all(
+    loads.filter((l) => l.jobs.length > 0).map((l) => runWorker(l.jobs, options, files, results)),
+  );
+  return results;
+};
+
+/** Whether the worker's module is next to this one (the built package). */
+export const workerAvailable = (): boolean => {
+  try {
+    return existsSync(fileURLToPath(WORKER_URL));
+  } catch {
+    return false;
+  }
+};
+
+const runWorker = (
+  jobs: readonly ParseJob[],
+  options: ParseYamlOptions,
+  files: readonly FileText[],
+  results: ParsedYaml[],
+): Promise<void> =>
+  new Promise((resolve) => {
+    const worker = new Worker(WORKER_URL, {
+      workerData: { jobs, options },
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+    });
+    let answered = 0;
+    worker.on("message", (answer: ParseAnswer) => {
+      const f = files[answer.index] as FileText;
+      results[answer.index] = answer.ok
+        ? { ok: true, value: answer.value, positions: positionsOf(f.file, f.text) }
+        : { ok: false, diagnostics: answer.diagnostics as ConfigDiagnostic[] };
+      answered++;
+    });
+    // A worker that fails (cannot start, out of memory, killed) exits: the files it had not
+    // answered are parsed here, so the outcome is the same as without workers.
+    worker.on("error", () => undefined);
+    worker.on("exit", () => {
+      for (const job of jobs) {
+        if (answered < jobs.length && results[job.index] === undefined) {
+          results[job.index] = parseYaml(job.file, job.text, options);
+        }
+      }
+      resolve();
+    });
+  });
