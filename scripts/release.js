@@ -71,6 +71,8 @@ const bundleFriendly = {
         .replace(/^const require = createRequire\(import\.meta\.url\);$/m, "")
         .replace(/^\s*const require = createRequire\(import\.meta\.url\);$/m, "")
         .replace(/createRequire\(import\.meta\.url\)\(/g, "require(")
+        // The config's parse workers need a module file of their own: none in one file.
+        .replace(/new URL\("\.\/parse-worker\.js", import\.meta\.url\)/g, "undefined")
         .replace(
           /readFileSync\(new URL\("([^"]+\.json)", import\.meta\.url\), "utf8"\)/g,
           (_m, rel) =>

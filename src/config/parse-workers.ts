@@ -28,7 +28,9 @@ import { type ParsedYaml, type ParseYamlOptions, parseYaml, positionsOf } from "
  */
 export const PARSE_IN_WORKERS_BYTES = 512 * 1024;
 
-const WORKER_URL = new URL("./parse-worker.js", import.meta.url);
+// The single-file bundle has no module to start a worker from: scripts/release.js rewrites
+// this to `undefined`, and the bundle parses in its one thread.
+const WORKER_URL: URL | undefined = new URL("./parse-worker.js", import.meta.url);
 
 export interface FileText {
   readonly file: string;
@@ -42,7 +44,8 @@ export const parseFiles = async (
 ): Promise<ParsedYaml[]> => {
   const bytes = files.reduce((n, f) => n + f.text.length, 0);
   const workers = Math.min(files.length, Math.max(1, availableParallelism()));
-  if (bytes < PARSE_IN_WORKERS_BYTES || !workerAvailable()) {
+  const url = bytes < PARSE_IN_WORKERS_BYTES ? undefined : workerModule();
+  if (url === undefined) {
     return files.map((f) => parseYaml(f.file, f.text, options));
   }
   // Largest first, each to the least loaded worker: the workers finish close together.
@@ -56,30 +59,41 @@ export const parseFiles = async (
   }
   const results: ParsedYaml[] = new Array(files.length);
   await Promise.all(
-    loads.filter((l) => l.jobs.length > 0).map((l) => runWorker(l.jobs, options, files, results)),
+    loads
+      .filter((l) => l.jobs.length > 0)
+      .map((l) => runWorker(url, l.jobs, options, files, results)),
   );
   return results;
 };
 
-/** Whether the worker's module is next to this one (the built package). */
-export const workerAvailable = (): boolean => {
+/** The worker's module, when it is next to this one (the built package). */
+const workerModule = (): URL | undefined => {
   try {
-    return existsSync(fileURLToPath(WORKER_URL));
+    return WORKER_URL !== undefined && existsSync(fileURLToPath(WORKER_URL))
+      ? WORKER_URL
+      : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 };
 
+/** Whether a large config is parsed in workers here. */
+export const workerAvailable = (): boolean => workerModule() !== undefined;
+
 const runWorker = (
+  url: URL,
   jobs: readonly ParseJob[],
   options: ParseYamlOptions,
   files: readonly FileText[],
   results: ParsedYaml[],
 ): Promise<void> =>
   new Promise((resolve) => {
-    const worker = new Worker(WORKER_URL, {
+    const worker = new Worker(url, {
       workerData: { jobs, options },
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+      // Decision: small heaps, collected often: the workers' heaps add to the process's peak
+      // RSS while they run (bench/README.md). A file is at most 1 MiB (its document well under
+      // this); a worker that still runs out is replaced by this thread (below).
+      resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 },
     });
     let answered = 0;
     worker.on("message", (answer: ParseAnswer) => {
