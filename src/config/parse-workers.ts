@@ -41,10 +41,12 @@ export interface FileText {
 export const parseFiles = async (
   files: readonly FileText[],
   options: ParseYamlOptions = {},
+  /** From how many characters in all the workers are used (tests lower it). */
+  minChars: number = PARSE_IN_WORKERS_BYTES,
 ): Promise<ParsedYaml[]> => {
-  const bytes = files.reduce((n, f) => n + f.text.length, 0);
+  const chars = files.reduce((n, f) => n + f.text.length, 0);
   const workers = Math.min(files.length, Math.max(1, availableParallelism()));
-  const url = bytes < PARSE_IN_WORKERS_BYTES ? undefined : workerModule();
+  const url = chars < minChars ? undefined : workerModule();
   if (url === undefined) {
     return files.map((f) => parseYaml(f.file, f.text, options));
   }
