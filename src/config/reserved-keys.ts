@@ -14,14 +14,12 @@
  * `constructor` as an env var name): the config never drops or invents, and no real
  * setting needs these names.
  */
+
+import { RESERVED_KEYS } from "../core/reserved-keys.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { type DocPath, dottedPath, locate, type PositionIndex } from "./yaml-doc.js";
 
-export const RESERVED_KEYS: ReadonlySet<string> = new Set([
-  "__proto__",
-  "constructor",
-  "prototype",
-]);
+export { RESERVED_KEYS };
 
 const isMap = (v: unknown): v is Readonly<Record<string, unknown>> =>
   v !== null && typeof v === "object" && !Array.isArray(v);

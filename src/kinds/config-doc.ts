@@ -5,6 +5,7 @@
  * plan → kinds → model). Pure: no I/O; the export (src/export/build.ts) walks the kinds,
  * names the env var placeholders and renders the YAML.
  */
+import { RESERVED_KEYS, reservedKeyReason } from "../core/reserved-keys.js";
 
 /** A placeholder asked for by a kind, before collisions are resolved (src/export/env-names.ts). */
 export interface EnvNameRequest {
@@ -157,6 +158,10 @@ export const namedEntries = <L extends { readonly id: string; readonly name: str
   const byName = groupBy(items, (x) => x.name);
   for (const name of [...byName.keys()].sort()) {
     const list = byName.get(name) ?? [];
+    if (RESERVED_KEYS.has(name)) {
+      out.push({ ignored: { glob: address(name), reason: reservedKeyReason(name) } });
+      continue;
+    }
     if (list.length > 1 || name === "") {
       out.push({
         ignored: {
@@ -194,6 +199,10 @@ export const envVarEntries = <L extends { readonly name: string }>(
   for (const l of items) if (!first.has(l.name)) first.set(l.name, l);
   for (const name of [...first.keys()].sort()) {
     const a = address(name);
+    if (RESERVED_KEYS.has(name)) {
+      out.push({ ignored: { glob: a, reason: reservedKeyReason(name) } });
+      continue;
+    }
     if (!ENV_NAME.test(name)) {
       out.push({
         ignored: {
