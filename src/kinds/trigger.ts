@@ -12,6 +12,7 @@
  */
 
 import { LiveReadError } from "../core/errors.js";
+import { RESERVED_KEYS, reservedKeyReason } from "../core/reserved-keys.js";
 import { refId, type TriggerAttributes, type V3Resource } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import { type DesiredTrigger, FILTER_PRESETS, type VcsRepo } from "../model/desired.js";
@@ -363,6 +364,10 @@ const triggerEntries = (
     const list = named.get(name) ?? [];
     if (name === "") {
       skip(name, "a named trigger has an empty name");
+      continue;
+    }
+    if (RESERVED_KEYS.has(name)) {
+      skip(name, reservedKeyReason(name));
       continue;
     }
     if (list.length > 1) {

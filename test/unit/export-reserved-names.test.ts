@@ -20,7 +20,40 @@ const snapshot = {
     { id: "c1", name: "constructor", env: [], restrictions: [] },
     { id: "c2", name: "deploy", env: ["__proto__", "KEY"], restrictions: [] },
   ],
-  projects: [],
+  projects: [
+    {
+      id: "p",
+      slug: "gh/p/app",
+      settings: {},
+      env: [],
+      webhooks: [],
+      pipelines: [
+        {
+          id: "pl",
+          name: "build",
+          description: "d",
+          config: { type: "hosted", file_path: ".x/config.yml", hosted: { provider: "x" } },
+          checkout: { vcs: { provider: "github_app", repo_id: "1", repo_full_name: "a/b" } },
+          synthetic: false,
+        },
+      ],
+      triggers: [
+        {
+          id: "t",
+          pipeline_id: "pl",
+          synthetic: false,
+          is_disabled: false,
+          config: { ref: "main" },
+          checkout: { ref: "main" },
+          event: {
+            type: "schedule",
+            schedule: { name: "constructor", cron_expression: "0 1 * * *" },
+          },
+          parameters: {},
+        },
+      ],
+    },
+  ],
 } as unknown as NestedSnapshot;
 
 describe("export of live names the config reserves", () => {
@@ -46,6 +79,7 @@ describe("export of live names the config reserves", () => {
           'context["__proto__"]',
           'context["constructor"]',
           'context["deploy"].env["__proto__"]',
+          'project["gh/p/app"].pipeline["build"].trigger["constructor"]',
         ]),
       );
     } finally {
