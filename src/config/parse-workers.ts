@@ -97,20 +97,18 @@ const runWorker = (
       // this); a worker that still runs out is replaced by this thread (below).
       resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 },
     });
-    let answered = 0;
     worker.on("message", (answer: ParseAnswer) => {
       const f = files[answer.index] as FileText;
       results[answer.index] = answer.ok
         ? { ok: true, value: answer.value, positions: positionsOf(f.file, f.text) }
         : { ok: false, diagnostics: answer.diagnostics as ConfigDiagnostic[] };
-      answered++;
     });
     // A worker that fails (cannot start, out of memory, killed) exits: the files it had not
     // answered are parsed here, so the outcome is the same as without workers.
     worker.on("error", () => undefined);
     worker.on("exit", () => {
       for (const job of jobs) {
-        if (answered < jobs.length && results[job.index] === undefined) {
+        if (results[job.index] === undefined) {
           results[job.index] = parseYaml(job.file, job.text, options);
         }
       }

@@ -137,11 +137,11 @@ const hasKeyProblem = (yaml: typeof Yaml, node: unknown): boolean => {
   return false;
 };
 
-/** The document of one file, and the line starts its parse recorded. */
+/** The document of one file, and offsets → line:col from the line starts its parse recorded. */
 const composeDocument = (
   yaml: typeof Yaml,
   text: string,
-): { doc: Yaml.Document.Parsed; lineCounter: Yaml.LineCounter } => {
+): { doc: Yaml.Document.Parsed; pos: (offset: number) => Pos } => {
   // The parser records where each line starts as it goes (one number per line); offsets
   // become line:col only when a diagnostic or a look-up asks.
   const lineCounter = new yaml.LineCounter();
@@ -165,7 +165,11 @@ const composeDocument = (
       merge: true,
     }),
   );
-  return { doc, lineCounter };
+  const pos = (offset: number): Pos => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  return { doc, pos };
 };
 
 const startAt = (node: unknown, pos: (offset: number) => Pos): Pos | undefined => {
@@ -246,11 +250,7 @@ const indexDocument = (
  */
 const reparsedPositions = (file: string, text: string): Map<string, NodePositions> => {
   const yaml = loadYaml();
-  const { doc, lineCounter } = composeDocument(yaml, text);
-  const pos = (offset: number): Pos => {
-    const p = lineCounter.linePos(offset);
-    return { line: p.line, col: p.col };
-  };
+  const { doc, pos } = composeDocument(yaml, text);
   return indexDocument(yaml, file, doc.contents, pos);
 };
 
@@ -293,11 +293,7 @@ export const parseYaml = (
 ): ParsedYaml => {
   const yaml = loadYaml();
   const { isAlias, isMap, isPair, isScalar, isSeq, visit } = yaml;
-  const { doc, lineCounter } = composeDocument(yaml, text);
-  const pos = (offset: number): Pos => {
-    const p = lineCounter.linePos(offset);
-    return { line: p.line, col: p.col };
-  };
+  const { doc, pos } = composeDocument(yaml, text);
   // Decision: only the first YAML error of a file is reported; the parser's later errors
   // are nearly always consequences of the first (one bad line yields dozens).
   const first = doc.errors[0] ?? doc.warnings[0];

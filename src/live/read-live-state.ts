@@ -40,7 +40,7 @@ import type { LiveContext, LiveOrg, LiveProject, LiveState, NotVisible } from ".
 import { OrgNotVisibleError } from "./errors.js";
 import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
-import { readWindow } from "./read-window.js";
+import { type ReadWindow, readWindow } from "./read-window.js";
 import { lookUpReferredNames } from "./referred-names.js";
 import {
   chooseProjectLookup,
@@ -450,7 +450,7 @@ const readContexts = async (
   api: ReadOnlyApi,
   orgId: string,
   needs: OrgNeeds,
-  window: ReturnType<typeof readWindow>,
+  window: ReadWindow,
 ): Promise<{ contexts: LiveContext[]; lockNames: string[] }> => {
   // The context kind's listing matches no name (spec: api-v3.md Contexts: filter[name] is a
   // substring search): exact names are matched here, on the full list (design.md §1

@@ -13,8 +13,11 @@
  */
 export const PARENTS_READ_AT_ONCE = 64;
 
+/** Runs `task` when a place is free; its promise settles with the task's. */
+export type ReadWindow = <T>(task: () => Promise<T>) => Promise<T>;
+
 /** Run at most `size` tasks at once; the others wait, first come first served, not started. */
-export const readWindow = (size: number = PARENTS_READ_AT_ONCE) => {
+export const readWindow = (size: number = PARENTS_READ_AT_ONCE): ReadWindow => {
   let running = 0;
   const waiting: (() => void)[] = [];
   let head = 0;
