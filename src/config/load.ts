@@ -29,6 +29,11 @@ export interface LoadOptions {
   readonly maxFileBytes?: number;
   /** How many values templates may add to the whole config (src/config/template-bound.ts). */
   readonly templateLimit?: number;
+  /**
+   * From how many characters of files outside the plain YAML subset they are parsed in
+   * workers (parse-workers.ts, default PARSE_IN_WORKERS_BYTES; tests lower it).
+   */
+  readonly parseInWorkersFrom?: number;
 }
 
 export type LoadResult =
@@ -323,7 +328,7 @@ export const loadConfig = async (
     texts.push({ file, text: read.text });
   }
   // Issue 33: a large config's files are parsed side by side, in workers (parse-workers.ts).
-  const parsedTexts = await parseFiles(texts);
+  const parsedTexts = await parseFiles(texts, {}, options.parseInWorkersFrom);
   texts.forEach(({ file }, i) => {
     // Decision: a file with any problem is not built, so the duplicate-address check across
     // files covers the files that are otherwise valid (a re-run after fixing shows the rest).

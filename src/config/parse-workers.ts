@@ -8,11 +8,12 @@
  * live and die in the workers' heaps (freed with them), and the main thread receives only
  * the plain values.
  *
- * When: a config of at least PARSE_IN_WORKERS_BYTES, of at least two files or one large
- * one, and only where the worker's module exists next to this one (the built package: not
- * the single-file bundle, not the test runner's sources), else in this thread. Either way
- * the results are the same values and diagnostics (yaml-doc.ts `parseYaml` runs in both);
- * only the position index is rebuilt here, on demand (`positionsOf`).
+ * When: files the plain-subset reader declines (yaml-plain.ts) that add up to at least
+ * PARSE_IN_WORKERS_BYTES, and only where the worker's module exists next to this one (the
+ * built package: not the single-file bundle, not the test runner's sources), else in this
+ * thread. Either way the results are the same values and diagnostics (yaml-doc.ts
+ * `parseYamlDocument` runs in both); only the position index is rebuilt here, on demand
+ * (`positionsOf`).
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -20,7 +21,13 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import type { ParseAnswer, ParseJob } from "./parse-worker.js";
-import { type ParsedYaml, type ParseYamlOptions, parseYaml, positionsOf } from "./yaml-doc.js";
+import {
+  type ParsedYaml,
+  type ParseYamlOptions,
+  parseYamlDocument,
+  positionsOf,
+} from "./yaml-doc.js";
+import { readPlainYaml } from "./yaml-plain.js";
 
 /**
  * Decision: 512 KiB. Below it the whole parse takes a few hundred milliseconds, about what
@@ -37,29 +44,41 @@ export interface FileText {
   readonly text: string;
 }
 
-/** Each file parsed (in workers when it pays), results in the files' order. */
+/**
+ * Each file parsed (in workers when it pays), results in the files' order.
+ *
+ * A file in the plain subset of YAML (yaml-plain.ts, nearly every config) is read here at
+ * once: that is faster than handing its text to a worker. Only the files the subset
+ * declines go to `yaml`, in workers when they add up to `minChars`.
+ */
 export const parseFiles = async (
   files: readonly FileText[],
   options: ParseYamlOptions = {},
   /** From how many characters in all the workers are used (tests lower it). */
   minChars: number = PARSE_IN_WORKERS_BYTES,
 ): Promise<ParsedYaml[]> => {
-  const chars = files.reduce((n, f) => n + f.text.length, 0);
-  const workers = Math.min(files.length, Math.max(1, availableParallelism()));
-  const url = chars < minChars ? undefined : workerModule();
+  const results: ParsedYaml[] = new Array(files.length);
+  const rest: (FileText & { index: number })[] = [];
+  files.forEach((f, index) => {
+    const value = readPlainYaml(f.text);
+    if (value === undefined) rest.push({ ...f, index });
+    else results[index] = { ok: true, value, positions: positionsOf(f.file, f.text) };
+  });
+  const chars = rest.reduce((n, f) => n + f.text.length, 0);
+  const url = rest.length === 0 || chars < minChars ? undefined : workerModule();
   if (url === undefined) {
-    return files.map((f) => parseYaml(f.file, f.text, options));
+    for (const f of rest) results[f.index] = parseYamlDocument(f.file, f.text, options);
+    return results;
   }
   // Largest first, each to the least loaded worker: the workers finish close together.
+  const workers = Math.min(rest.length, Math.max(1, availableParallelism()));
   const loads = Array.from({ length: workers }, () => ({ bytes: 0, jobs: [] as ParseJob[] }));
-  const order = files.map((f, index) => ({ ...f, index }));
-  order.sort((a, b) => b.text.length - a.text.length);
-  for (const job of order) {
+  rest.sort((a, b) => b.text.length - a.text.length);
+  for (const job of rest) {
     const least = loads.reduce((a, b) => (b.bytes < a.bytes ? b : a));
     least.bytes += job.text.length;
     least.jobs.push(job);
   }
-  const results: ParsedYaml[] = new Array(files.length);
   await Promise.all(
     loads
       .filter((l) => l.jobs.length > 0)
@@ -109,7 +128,7 @@ const runWorker = (
     worker.on("exit", () => {
       for (const job of jobs) {
         if (results[job.index] === undefined) {
-          results[job.index] = parseYaml(job.file, job.text, options);
+          results[job.index] = parseYamlDocument(job.file, job.text, options);
         }
       }
       resolve();
