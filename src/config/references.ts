@@ -12,7 +12,14 @@ import type { ResourceKind, SecretField } from "../kinds/contract.js";
 import { ALL_KINDS, kindOf } from "../kinds/registry.js";
 import type { ResourceType } from "../model/address.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
-import { type DocPath, dottedPath, locate, type PositionIndex, pathKey } from "./yaml-doc.js";
+import {
+  type DocPath,
+  dottedPath,
+  locate,
+  type PathSegment,
+  type PositionIndex,
+  pathKey,
+} from "./yaml-doc.js";
 
 export type TemplatePart =
   | { readonly kind: "text"; readonly text: string }
@@ -29,6 +36,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Split a string into text and references. `$${` is a literal `${`. */
 export const parseTemplate = (s: string): ParsedTemplate => {
+  // Most strings hold no reference (and no `$${`): one part, the text as written.
+  if (!s.includes("${")) return { ok: true, parts: [{ kind: "text", text: s }] };
   const parts: TemplatePart[] = [];
   let text = "";
   let i = 0;
@@ -140,6 +149,65 @@ export const secretFieldAt = (path: DocPath): SecretField | undefined => {
   return undefined;
 };
 
+/**
+ * The secret patterns as a tree, for the walk: one step per document segment instead of
+ * every pattern compared at every string (`secretFieldAt`'s answer, in one pass: where two
+ * patterns match, the earlier one's field, as there).
+ */
+interface PatternStep {
+  readonly named: Map<string, PatternStep>;
+  any?: PatternStep;
+  /** The field of the earliest pattern that ends here, and its index. */
+  end?: { readonly field: SecretField; readonly index: number };
+}
+
+const newStep = (): PatternStep => ({ named: new Map() });
+
+let patternTree: PatternStep | undefined;
+const secretPatternTree = (): PatternStep => {
+  if (patternTree !== undefined) return patternTree;
+  const root = newStep();
+  secretPatterns().forEach(({ segments, field }, index) => {
+    let step = root;
+    for (const s of segments) {
+      let next = s === "*" ? step.any : step.named.get(s);
+      if (next === undefined) {
+        next = newStep();
+        if (s === "*") step.any = next;
+        else step.named.set(s, next);
+      }
+      step = next;
+    }
+    if (step.end === undefined || step.end.index > index) step.end = { field, index };
+  });
+  patternTree = root;
+  return root;
+};
+
+const NO_STEPS: readonly PatternStep[] = [];
+
+/** The steps reached from `steps` by the segment `key`. */
+const stepsAfter = (steps: readonly PatternStep[], key: string): readonly PatternStep[] => {
+  if (steps.length === 0) return NO_STEPS;
+  const out: PatternStep[] = [];
+  for (const step of steps) {
+    const named = step.named.get(key);
+    if (named !== undefined) out.push(named);
+    if (step.any !== undefined) out.push(step.any);
+  }
+  return out.length === 0 ? NO_STEPS : out;
+};
+
+const fieldAt = (steps: readonly PatternStep[]): SecretField | undefined => {
+  let best: PatternStep["end"];
+  for (const step of steps) {
+    if (step.end !== undefined && (best === undefined || step.end.index < best.index)) {
+      best = step.end;
+    }
+  }
+  return best?.field;
+};
+
 export type FileRead =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly reason: string };
@@ -239,13 +307,16 @@ export const resolveReferences = (
     values.set(pathKey(path), new Secret(out, origin));
   };
 
-  const walk = (node: unknown, path: DocPath): void => {
+  // One path, pushed and popped as the walk goes (copied only where a value or a problem
+  // is recorded), and the secret patterns still possible at it (secretPatternTree).
+  const path: PathSegment[] = [];
+  const walk = (node: unknown, steps: readonly PatternStep[]): void => {
     if (typeof node === "string") {
-      const field = secretFieldAt(path);
-      if (field) resolveString(path, node, field);
+      const field = fieldAt(steps);
+      if (field) resolveString(path.slice(), node, field);
       else if (hasReference(node)) {
         report(
-          path,
+          path.slice(),
           "reference_not_allowed",
           `secret references (\${env:…}, \${file:…}) are only allowed in ${referencePlaces()}; write $\${ for a literal \${`,
         );
@@ -253,13 +324,19 @@ export const resolveReferences = (
       return;
     }
     if (Array.isArray(node)) {
-      node.forEach((item, i) => {
-        walk(item, [...path, i]);
-      });
+      for (let i = 0; i < node.length; i++) {
+        path.push(i);
+        walk(node[i], stepsAfter(steps, String(i)));
+        path.pop();
+      }
     } else if (node !== null && typeof node === "object") {
-      for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
+      for (const k of Object.keys(node)) {
+        path.push(k);
+        walk((node as Record<string, unknown>)[k], stepsAfter(steps, k));
+        path.pop();
+      }
     }
   };
-  walk(value, []);
+  walk(value, [secretPatternTree()]);
   return { values, diagnostics };
 };

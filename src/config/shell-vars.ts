@@ -24,15 +24,17 @@ export const shellVariableWarnings = (desired: DesiredConfig): string[] => {
   };
   const walk = (v: unknown, at: SourceLocation | undefined): void => {
     if (typeof v === "string") {
-      check(v, at);
+      // Only a string starting with `$` can match (the common case is over at once).
+      if (v.charCodeAt(0) === 36) check(v, at);
       return;
     }
+    if (typeof v !== "object" || v === null) return;
     // Only values written in the config: a value from ${env:}/${file:} is what it is.
     if (v instanceof Secret) {
       if (v.origin === "literal" && v.isResolved) check(v.reveal(), at);
       return;
     }
-    if (typeof v !== "object" || v === null || seen.has(v) || isSourceLocation(v)) return;
+    if (seen.has(v) || isSourceLocation(v)) return;
     seen.add(v);
     if (v instanceof Map || Array.isArray(v)) {
       for (const child of v.values()) walk(child, at);
@@ -40,8 +42,9 @@ export const shellVariableWarnings = (desired: DesiredConfig): string[] => {
     }
     const own = (v as { source?: unknown }).source;
     const here = isSourceLocation(own) ? own : at;
-    for (const [k, child] of Object.entries(v))
-      if (k !== "source" && k !== "files") walk(child, here);
+    for (const k of Object.keys(v)) {
+      if (k !== "source" && k !== "files") walk((v as Record<string, unknown>)[k], here);
+    }
   };
   walk(desired, undefined);
   return out;
