@@ -1,9 +1,10 @@
 import { Command, CommanderError } from "commander";
 import { WaybillError } from "../core/errors.js";
 import { stripControls } from "../render/sanitize.js";
-import { COMMANDS } from "./commands.js";
+import { loadCommands } from "./commands.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
+import type { RegisterCommand } from "./register-command.js";
 import { VERSION } from "./version.js";
 
 // The examples are run by test/integration/docs-help.test.ts, like every command's.
@@ -22,9 +23,14 @@ Run 'waybill <command> --help' for a command's options, examples and exit codes.
 
 /**
  * Build the commander program. Each command lives in its own file and registers itself
- * (src/cli/commands.ts); a command's action resolves with its exit code through `setExit`.
+ * (src/cli/commands.ts, `loadCommands`); a command's action resolves with its exit code
+ * through `setExit`.
  */
-export const buildProgram = (io: CliIO, setExit: (code: number) => void): Command => {
+export const buildProgram = (
+  io: CliIO,
+  setExit: (code: number) => void,
+  commands: readonly RegisterCommand[],
+): Command => {
   const program = new Command("waybill")
     .description(
       "Keep a CI/CD service's configuration in Git: validate, plan, apply, audit drift, export.",
@@ -37,17 +43,22 @@ export const buildProgram = (io: CliIO, setExit: (code: number) => void): Comman
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)")
     .addHelpText("after", ROOT_HELP);
-  for (const register of COMMANDS) register(program, io, setExit);
+  for (const register of commands) register(program, io, setExit);
   return program;
 };
 
 /** Run the CLI; resolves with the process exit code. Never throws. */
 export const main = async (argv: readonly string[], io: CliIO): Promise<number> => {
   let exitCode: number = EXIT.ok;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
   try {
+    const commands = await loadCommands(argv.slice(2));
+    const program = buildProgram(
+      io,
+      (code) => {
+        exitCode = code;
+      },
+      commands,
+    );
     await program.parseAsync([...argv]);
     return exitCode;
   } catch (err) {

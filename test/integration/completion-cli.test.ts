@@ -7,6 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { loadCommands } from "../../src/cli/commands.js";
 import { buildProgram } from "../../src/cli/main.js";
 import { makeTempDir } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/in-process.js";
@@ -20,11 +21,12 @@ const script = async (shell: string): Promise<string> => {
 };
 
 /** Every command name and long option the program registers (what the scripts must offer). */
-const registered = (): { commands: string[]; options: string[] } => {
+const registered = async (): Promise<{ commands: string[]; options: string[] }> => {
   const sink = { write: () => true } as unknown as NodeJS.WritableStream;
   const program = buildProgram(
     { stdin: process.stdin, stdout: sink, stderr: sink, env: {} },
     () => undefined,
+    await loadCommands(),
   );
   const commands = program.commands.map((c) => c.name()).filter((n) => n !== "help");
   const options = program.commands.flatMap((c) => c.options.map((o) => o.long ?? ""));
@@ -54,7 +56,7 @@ describe("waybill completion", () => {
           .slice(0, cases.length)
           .map((chunk) => chunk.split("\n").filter((l) => l !== ""));
       };
-      const { commands } = registered();
+      const { commands } = await registered();
       const all = complete("waybill", "");
       const show = complete("waybill", "s");
       const planF = complete("waybill", "plan", "--f");
@@ -82,7 +84,7 @@ describe("waybill completion", () => {
   });
 
   it("every script names every command and long option", async () => {
-    const { commands, options } = registered();
+    const { commands, options } = await registered();
     for (const shell of ["bash", "zsh", "fish"]) {
       const text = await script(shell);
       for (const c of commands) expect(text, `${shell}: ${c}`).toContain(c);
