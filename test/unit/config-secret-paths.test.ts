@@ -114,8 +114,9 @@ describe("secretFieldAt, from the kinds", () => {
         const leaves: DocPath[] = [];
         const walk = (node: unknown, path: (string | number)[]): void => {
           if (typeof node === "string") leaves.push(path);
-          else if (Array.isArray(node)) node.forEach((n, i) => walk(n, [...path, i]));
-          else if (node !== null && typeof node === "object") {
+          else if (Array.isArray(node)) {
+            for (const [i, n] of node.entries()) walk(n, [...path, i]);
+          } else if (node !== null && typeof node === "object") {
             for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
           }
         };
