@@ -113,10 +113,12 @@ const schema = (): CoreSchema => {
 /**
  * Whether a plain scalar could match a core-schema tag other than the string: every such
  * tag's test (null `~ null`, booleans, numbers, `.inf` `.nan`, the merge key `<<`) matches
- * only texts this matches too (a superset: a number-like start, or one of the words). A
- * key such as `nightly` or `targets` is a string without loading `yaml`.
+ * only texts this matches too (a superset: a digit, maybe after a sign and a dot, or one of
+ * the words). A key such as `nightly` or a path such as `.service/config.yml` is a string
+ * without loading `yaml`.
  */
-const MAY_BE_TYPED = /^(?:[-+.0-9]|~$|<<$|(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE)$)/;
+const MAY_BE_TYPED =
+  /^(?:[-+]?\.?[0-9]|[-+]?\.(?:inf|Inf|INF)$|\.(?:nan|NaN|NAN)$|~$|<<$|(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE)$)/;
 
 /** A plain scalar's value, as `yaml` resolves it; at a key, only a string is read. */
 const resolvePlain = (source: string, atKey: boolean): unknown => {
