@@ -24,6 +24,27 @@ export { RESERVED_KEYS };
 const isMap = (v: unknown): v is Readonly<Record<string, unknown>> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * Whether any map in the document has a reserved key: one pass that allocates nothing per
+ * node (a config nearly never has one; the located walk below is for the one that does).
+ */
+const hasReservedKey = (value: unknown): boolean => {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === "object") stack.push(x);
+    } else if (isMap(v)) {
+      for (const key of Object.keys(v)) {
+        if (RESERVED_KEYS.has(key)) return true;
+        const x = v[key];
+        if (x !== null && typeof x === "object") stack.push(x);
+      }
+    }
+  }
+  return false;
+};
+
 /** One diagnostic per reserved key anywhere in the document, in document order. */
 export const reservedKeyDiagnostics = (
   file: string,
@@ -31,6 +52,9 @@ export const reservedKeyDiagnostics = (
   positions: PositionIndex,
 ): ConfigDiagnostic[] => {
   const out: ConfigDiagnostic[] = [];
+  // Issue 33: the walk below made a path and an entry for every node (76 MB of garbage for
+  // the 40,000-item config); it runs only where there is something to report.
+  if (!hasReservedKey(value)) return out;
   // An explicit stack: a document may nest as deep as the parser allows.
   const stack: { value: unknown; path: DocPath }[] = [{ value, path: [] }];
   while (stack.length > 0) {
