@@ -83,7 +83,7 @@ export const parseTemplate = (s: string): ParsedTemplate => {
 /** The text of a string without references (`$${` unescaped), for non-secret fields. */
 export const unescapeText = (s: string): string => s.replaceAll("$${", () => "${");
 
-const hasReference = (s: string): boolean => /(^|[^$])\$\{(env|file):/.test(s);
+const hasReference = (s: string): boolean => s.includes("${") && /(^|[^$])\$\{(env|file):/.test(s);
 
 export type { SecretField };
 
@@ -159,9 +159,16 @@ interface PatternStep {
   any?: PatternStep;
   /** The field of the earliest pattern that ends here, and its index. */
   end?: { readonly field: SecretField; readonly index: number };
+  /** `[this]`, made once: the walk's usual next steps without an array per node. */
+  readonly alone: readonly PatternStep[];
 }
 
-const newStep = (): PatternStep => ({ named: new Map() });
+const newStep = (): PatternStep => {
+  const alone: PatternStep[] = [];
+  const step: PatternStep = { named: new Map(), alone };
+  alone.push(step);
+  return step;
+};
 
 let patternTree: PatternStep | undefined;
 const secretPatternTree = (): PatternStep => {
@@ -189,6 +196,12 @@ const NO_STEPS: readonly PatternStep[] = [];
 /** The steps reached from `steps` by the segment `key`. */
 const stepsAfter = (steps: readonly PatternStep[], key: string): readonly PatternStep[] => {
   if (steps.length === 0) return NO_STEPS;
+  if (steps.length === 1) {
+    const step = steps[0] as PatternStep;
+    const named = step.named.get(key);
+    if (named === undefined) return step.any?.alone ?? NO_STEPS;
+    if (step.any === undefined) return named.alone;
+  }
   const out: PatternStep[] = [];
   for (const step of steps) {
     const named = step.named.get(key);

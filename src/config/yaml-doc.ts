@@ -40,7 +40,21 @@ export interface PositionIndex {
   get(key: string): NodePositions | undefined;
 }
 
-export const pathKey = (path: DocPath): string => JSON.stringify(path.map(String));
+/** Characters JSON.stringify escapes in a string (and lone surrogates, which it escapes too). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+export const pathKey = (path: DocPath): string => {
+  // JSON.stringify(path.map(String)), without the copy and the serializer for the usual
+  // path of plain names (the loader makes one for each secret value, twice).
+  if (path.length === 0) return "[]";
+  let key = "[";
+  for (let i = 0; i < path.length; i++) {
+    const segment = String(path[i]);
+    if (NEEDS_ESCAPE.test(segment)) return JSON.stringify(path.map(String));
+    key += i === 0 ? `"${segment}"` : `,"${segment}"`;
+  }
+  return `${key}]`;
+};
 
 /** The dotted path users see: `contexts.deploy-prod.env.KEY`, `ignore.2`. */
 export const dottedPath = (path: DocPath): string => path.map(String).join(".");

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { generateOrg } from "../../bench/generate.js";
 import { formatDiagnostic, loadConfig } from "../../src/config/index.js";
-import { type DocPath, locate, type Pos, parseYaml } from "../../src/config/yaml-doc.js";
+import { type DocPath, locate, type Pos, parseYaml, pathKey } from "../../src/config/yaml-doc.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -161,5 +161,23 @@ describe("parseYaml and process.env (issue 22: yaml reads LOG_TOKENS per token)"
     } finally {
       delete process.env.WAYBILL_TEST_MARKER;
     }
+  });
+});
+
+describe("pathKey", () => {
+  it("is JSON.stringify of the path's segments as strings, for any segments", () => {
+    const segment = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom("a", '"', "\\", "\n", "\u0001", "\u2028", "\ud800", "😀", "é"),
+      }),
+      fc.string(),
+      fc.nat(),
+    );
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 5 }), (path) => {
+        expect(pathKey(path)).toBe(JSON.stringify(path.map(String)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
