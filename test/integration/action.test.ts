@@ -12,6 +12,13 @@
  * edited; a drift or a plan of another config gets its own comment; the job's exit code
  * follows waybill's; outside a pull request no GitHub call is made; apply runs on a push
  * with auto-approve, is refused on a pull request unless allowed, and its log is text.
+ *
+ * Each run of the real single file costs a Node process and about 0.35 s of CPU, so the
+ * cases about the Action's own logic (which comment to update, paging, ownership, a second
+ * config's marker, what reaches the CLI) run a stand-in for it instead (with its own
+ * sha256): it prints what it was given and exits with STANDIN_EXIT. The real file still runs
+ * plan (commenting, and on a push), drift, validate and apply (auto-approved, from a saved
+ * plan, refused as stale, asking for an approval) through the Action.
  */
 import { createHash } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
@@ -22,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { startEmulator } from "../../emulator/src/index.js";
 import { bundle } from "../../scripts/release.js";
-import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
 import { runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
@@ -124,6 +131,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   let bin: string;
   let sumFile: string;
+  let standIn: string;
+  let standInSum: string;
   let shimPath: string;
   let npmCalls: string;
 
@@ -137,6 +146,17 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       .update(await readFile(bin))
       .digest("hex");
     sumFile = await tmp.write("action/waybill.mjs.sha256", `${hex}  waybill.mjs\n`);
+    // The stand-in for the single file (with its own sha256): it prints what it was given.
+    standIn = await tmp.write(
+      "stand-in/waybill.mjs",
+      "console.log(JSON.stringify({ allowed: process.env.WAYBILL_ALLOWED_ORGS ?? null, token: process.env.WAYBILL_GITHUB_TOKEN ?? null, argv: process.argv.slice(2) }));\nprocess.exitCode = Number(process.env.STANDIN_EXIT ?? 0);\n",
+    );
+    standInSum = await tmp.write(
+      "stand-in/waybill.mjs.sha256",
+      `${createHash("sha256")
+        .update(await readFile(standIn))
+        .digest("hex")}  waybill.mjs\n`,
+    );
     // npm and npx shims first on PATH: they record the call and fail.
     npmCalls = tmp.path("npm-calls.log");
     for (const name of ["npm", "npx"]) {
@@ -213,6 +233,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     return { code, stdout, stderr, outputs, summary };
   };
 
+  /** The stand-in's inputs: it runs instead of the single file and exits with `exit`. */
+  const viaStandIn = (exit: number) => ({
+    WAYBILL_BIN: standIn,
+    WAYBILL_BIN_SHA256: standInSum,
+    STANDIN_EXIT: String(exit),
+  });
+
   const ours = () => gh.comments.filter((c) => c.body.startsWith("<!-- waybill-action:"));
 
   it("plan on a pull request: one comment, created, then updated in place (found on page 2)", async () => {
@@ -236,11 +263,17 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_COMMAND: "plan",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_ARGS: "--target 'context[\"deploy-staging\"]*'",
+      ...viaStandIn(2),
     });
     expect(second.code, second.stderr).toBe(0);
     expect(ours()).toHaveLength(1);
     expect(ours()[0]?.id).toBe(created?.id);
-    expect(ours()[0]?.body).toContain("Plan: 1 to create");
+    // The second run's output replaced the first's: the args reached the CLI as one word.
+    expect(ours()[0]?.body).not.toContain("Plan: 2 to create");
+    expect(ours()[0]?.body).toContain("### `waybill plan` has changes");
+    expect(ours()[0]?.body).toContain(
+      JSON.stringify(["--target", 'context["deploy-staging"]*']).slice(1, -1),
+    );
     expect(gh.requests).toEqual([
       "GET /user",
       `GET /repos/${REPO}/issues/${PR}/comments?per_page=100`,
@@ -254,8 +287,12 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     const other = await runAction({
       WAYBILL_COMMAND: "plan",
       WAYBILL_CONFIG: "other/waybill.yaml",
+      ...viaStandIn(2),
     });
     expect(other.code).toBe(0);
+    expect(ours().at(-1)?.body).toMatch(
+      /^<!-- waybill-action: plan other\/waybill\.yaml -->\n### `waybill plan` has changes/,
+    );
     // Drift on a PR: exit 2 (the demo config differs from the seed) fails the job.
     const drift = await runAction({
       WAYBILL_COMMAND: "drift",
@@ -285,8 +322,9 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(comment?.body).toContain("### `waybill validate` failed (exit 1)");
   });
 
-  it("apply: a stale saved plan fails the job with waybill's exit code 3", async () => {
+  it("on a push: no comment and no GitHub call; a stale saved plan fails the job with exit 3", async () => {
     const saved = tmp.path("saved.json");
+    gh.requests.length = 0;
     const planned = await runAction(
       {
         WAYBILL_COMMAND: "plan",
@@ -296,6 +334,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       "push",
     );
     expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain("Waybill will perform the following actions:");
+    expect(planned.outputs["comment-id"]).toBeUndefined();
     const edited = (await readFile(tmp.path("infra/waybill.yaml"), "utf8")).replace(
       'cron_expression: "0 3 * * *"',
       'cron_expression: "0 4 * * *"',
@@ -308,16 +348,6 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(apply.code, apply.stderr).toBe(3);
     expect(apply.outputs["exit-code"]).toBe("3");
     expect(apply.stderr).toContain("::error::waybill apply exited 3");
-  });
-
-  it("outside a pull request it comments nowhere and calls no GitHub API", async () => {
-    gh.requests.length = 0;
-    const r = await runAction(
-      { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" },
-      "push",
-    );
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("Waybill will perform the following actions:");
     expect(gh.requests).toEqual([]);
   });
 
@@ -349,7 +379,11 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     gh.comments.unshift(byMallory, byOtherBot, byLookalike);
     const before = gh.comments.map((c) => ({ ...c }));
     gh.requests.length = 0;
-    const r = await runAction({ WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" });
+    const r = await runAction({
+      WAYBILL_COMMAND: "plan",
+      WAYBILL_CONFIG: "infra/waybill.yaml",
+      ...viaStandIn(2),
+    });
     expect(r.code, r.stderr).toBe(0);
     for (const foreign of [byMallory, byOtherBot, byLookalike]) {
       expect(gh.comments.find((c) => c.id === foreign.id)).toEqual(
@@ -370,10 +404,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_COMMAND: "plan",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_GITHUB_TOKEN: USER_TOKEN,
+      ...viaStandIn(2),
     });
     expect(asAlice.code, asAlice.stderr).toBe(0);
     expect(asAlice.outputs["comment-id"]).toBe("5003");
-    expect(gh.comments.find((c) => c.id === 5003)?.body).toContain("Plan: 2 to create");
+    expect(gh.comments.find((c) => c.id === 5003)?.body).toMatch(
+      new RegExp(`^${marker}\\n### \`waybill plan\` has changes`),
+    );
     expect(own[0]?.body).not.toContain("(written by mallory)");
     gh.comments.splice(gh.comments.indexOf(byMallory), 1);
     gh.comments.splice(gh.comments.indexOf(byOtherBot), 1);
@@ -387,13 +424,6 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     );
     const own = await startEmulator({ seed });
     try {
-      const refused = await runAction(
-        { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml" },
-        "push",
-        own.url,
-      );
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('set auto-approve: "true", or pass a saved plan');
       const r = await runAction(
         {
           WAYBILL_COMMAND: "apply",
@@ -412,13 +442,14 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       expect(r.outputs["exit-code"]).toBe("0");
       expect(r.summary).toMatch(/^### `waybill apply` exited 0\n\n```\n/);
       expect(r.summary).toMatch(/\d+ done, 0 failed, 0 skipped\./);
-      // Applied for real: a second plan has nothing to do.
-      const after = await runAction(
-        { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" },
-        "push",
-        own.url,
-      );
-      expect(after.outputs["exit-code"]).toBe("0");
+      // Applied for real: a second plan (in this process) has nothing to do.
+      const after = await runCli(["plan", "-c", "infra/waybill.yaml", "--detailed-exitcode"], {
+        cwd: tmp.dir,
+        baseUrl: own.url,
+        token: DEMO_TOKEN,
+        env: DEMO_SECRETS,
+      });
+      expect(after.code, after.stderr).toBe(0);
     } finally {
       await own.close();
     }
@@ -470,14 +501,17 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       expect(r.stdout).not.toContain("waybill apply -c");
       expect(gh.requests).toEqual([]);
     }
-    // Allowed: it runs (and the CLI asks for the approval it was not given).
+    // Allowed: it runs (and the CLI asks for the approval it was not given: the job fails and
+    // the Action says how to give it).
     const allowed = await runAction({
       WAYBILL_COMMAND: "apply",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_ALLOW_APPLY_ON_PR: "true",
     });
+    expect(allowed.code).toBe(1);
     expect(allowed.stdout).toContain("waybill apply -c infra/waybill.yaml --format text");
     expect(allowed.stderr).toContain("cannot ask for approval");
+    expect(allowed.stderr).toContain('set auto-approve: "true", or pass a saved plan');
     const markdown = await runAction(
       {
         WAYBILL_COMMAND: "apply",
@@ -517,25 +551,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   });
 
   it("passes allowed-orgs to the CLI as WAYBILL_ALLOWED_ORGS, and never the GitHub token", async () => {
-    // A stand-in for the single file that prints what it was given (with its own sha256).
-    const probe = await tmp.write(
-      "probe/waybill.mjs",
-      "console.log(JSON.stringify({ allowed: process.env.WAYBILL_ALLOWED_ORGS ?? null, token: process.env.WAYBILL_GITHUB_TOKEN ?? null, argv: process.argv.slice(2) }));\n",
-    );
-    const probeSum = await tmp.write(
-      "probe/waybill.mjs.sha256",
-      `${createHash("sha256")
-        .update(await readFile(probe))
-        .digest("hex")}  waybill.mjs\n`,
-    );
     const seen = async (inputs: Record<string, string>) => {
       const r = await runAction(
         {
           WAYBILL_COMMAND: "validate",
           WAYBILL_CONFIG: "infra/waybill.yaml",
-          WAYBILL_BIN: probe,
-          WAYBILL_BIN_SHA256: probeSum,
           WAYBILL_COMMENT: "false",
+          ...viaStandIn(0),
           ...inputs,
         },
         "push",
