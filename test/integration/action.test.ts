@@ -25,7 +25,7 @@ import { chmod, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { startEmulator } from "../../emulator/src/index.js";
 import { bundle } from "../../scripts/release.js";
@@ -186,11 +186,16 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     await tmp?.remove();
   });
 
-  /** Run the action's step: inputs as action.yml maps them, plus GitHub's variables. */
+  /**
+   * Run the action's step: inputs as action.yml maps them, plus GitHub's variables. `here`
+   * runs the script's `main` in this process (console captured) instead of a Node process:
+   * only for the refusals that return before anything runs (no output file, no child).
+   */
   const runAction = async (
     inputs: Record<string, string>,
     event: "pull_request" | "pull_request_target" | "push" = "pull_request",
     serviceUrl?: string,
+    where: "child" | "here" = "child",
   ) => {
     const stamp = `${Date.now()}-${Math.random()}`;
     const outputFile = tmp.path(`output-${stamp}`);
@@ -217,7 +222,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_ARGS: "",
       ...inputs,
     };
-    const { code, stdout, stderr } = await runNode([SCRIPT], { cwd: tmp.dir, env });
+    const { code, stdout, stderr } =
+      where === "child" ? await runNode([SCRIPT], { cwd: tmp.dir, env }) : await mainHere(env);
     const outputs = Object.fromEntries(
       (await readFile(outputFile, "utf8"))
         .split("\n")
@@ -231,6 +237,28 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       USER_TOKEN,
     ]);
     return { code, stdout, stderr, outputs, summary };
+  };
+
+  const mainHere = async (
+    env: Record<string, string>,
+  ): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const { main } = (await import(SCRIPT)) as {
+      main: (env: Record<string, string>) => Promise<number>;
+    };
+    const lines = { stdout: [] as string[], stderr: [] as string[] };
+    const log = vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => {
+      lines.stdout.push(`${a.join(" ")}\n`);
+    });
+    const error = vi.spyOn(console, "error").mockImplementation((...a: unknown[]) => {
+      lines.stderr.push(`${a.join(" ")}\n`);
+    });
+    try {
+      const code = await main(env);
+      return { code, stdout: lines.stdout.join(""), stderr: lines.stderr.join("") };
+    } finally {
+      log.mockRestore();
+      error.mockRestore();
+    }
   };
 
   /** The stand-in's inputs: it runs instead of the single file and exits with `exit`. */
@@ -352,7 +380,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   });
 
   it("refuses an unknown command before running anything", async () => {
-    const r = await runAction({ WAYBILL_COMMAND: "destroy" });
+    const r = await runAction({ WAYBILL_COMMAND: "destroy" }, "pull_request", undefined, "here");
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("input command must be one of validate, plan, apply, drift");
   });
@@ -461,17 +489,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     );
     const own = await startEmulator({ seed });
     try {
+      // The plan runs in this process (the Action's plan --out is the stale-plan case's).
       const saved = tmp.path("reviewed.json");
-      const planned = await runAction(
-        {
-          WAYBILL_COMMAND: "plan",
-          WAYBILL_CONFIG: "infra/waybill.yaml",
-          WAYBILL_ARGS: `--out ${saved}`,
-        },
-        "push",
-        own.url,
+      const planned = await runCli(
+        ["plan", "-c", "infra/waybill.yaml", "--out", saved, "--detailed-exitcode"],
+        { cwd: tmp.dir, baseUrl: own.url, token: DEMO_TOKEN, env: DEMO_SECRETS },
       );
-      expect(planned.outputs["exit-code"]).toBe("2");
+      expect(planned.code, planned.stderr).toBe(2);
       const r = await runAction(
         { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml", WAYBILL_ARGS: saved },
         "push",
@@ -495,6 +519,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
           WAYBILL_AUTO_APPROVE: "true",
         },
         event,
+        undefined,
+        "here",
       );
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`refusing command apply on a ${event} event`);
@@ -519,6 +545,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
         WAYBILL_FORMAT: "markdown",
       },
       "push",
+      undefined,
+      "here",
     );
     expect(markdown.code).toBe(1);
     expect(markdown.stderr).toContain('apply\'s output is text or json, not "markdown"');
@@ -539,11 +567,16 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       /has sha256 [0-9a-f]{64}, not [0-9a-f]{64} as .* says: refusing to run it/,
     );
     expect(r.stderr).not.toContain("tampered\n");
-    const missing = await runAction({
-      WAYBILL_COMMAND: "validate",
-      WAYBILL_CONFIG: "infra/waybill.yaml",
-      WAYBILL_BIN: tmp.path("nowhere/waybill.mjs"),
-    });
+    const missing = await runAction(
+      {
+        WAYBILL_COMMAND: "validate",
+        WAYBILL_CONFIG: "infra/waybill.yaml",
+        WAYBILL_BIN: tmp.path("nowhere/waybill.mjs"),
+      },
+      "pull_request",
+      undefined,
+      "here",
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("holds no released waybill.mjs");
     // The shims are first on PATH and work: a call would have been recorded.
