@@ -2,15 +2,19 @@
 //
 //   node .ci/release-smoke.js PREFIX RELEASE_DIR
 //
-// PREFIX holds `npm install --global --prefix PREFIX release/waybill-<version>.tgz`; its
-// bin/waybill must print the version, start the emulator, and plan the demo config against
-// it (exit 2: the demo config has changes). Then release/waybill.mjs is copied into an
-// empty folder outside the repository and must do the same with plain `node`.
+// PREFIX holds `npm install --global --prefix PREFIX release/waybill-<version>.tgz`. The
+// installed package must hold npm-shrinkwrap.json (exactly the production part of
+// package-lock.json, each entry pinned by hash, and installed at that version) and a
+// manifest without `scripts` or dev dependencies, with exact versions. Its bin/waybill must
+// print the version, start the emulator, and plan the demo config against it (exit 2: the
+// demo config has changes). Then release/waybill.mjs is copied into an empty folder outside
+// the repository and must do the same with plain `node`.
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const [prefix, releaseDir] = process.argv.slice(2);
@@ -95,8 +99,60 @@ const smoke = async (label, argv, cwd) => {
   }
 };
 
+// The installed package: what npm put into PREFIX from the tarball.
+const checkInstalledPackage = () => {
+  const dir = join(resolve(prefix), "lib", "node_modules", "waybill");
+  const readJson = (file) => JSON.parse(readFileSync(join(dir, file), "utf8"));
+  const manifest = readJson("package.json");
+  check(
+    "the package's manifest has no scripts and no dev dependencies",
+    manifest.scripts === undefined && manifest.devDependencies === undefined,
+    JSON.stringify(manifest, null, 2),
+  );
+  const deps = Object.entries(manifest.dependencies ?? {});
+  check(
+    "the package's dependencies have exact versions",
+    deps.length > 0 && deps.every(([, v]) => /^\d+\.\d+\.\d+$/.test(v)),
+    JSON.stringify(manifest.dependencies),
+  );
+  let wrap;
+  try {
+    wrap = readJson("npm-shrinkwrap.json");
+  } catch (err) {
+    check("the package holds npm-shrinkwrap.json", false, String(err));
+  }
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
+  const locked = Object.keys(wrap.packages).filter((k) => k !== "");
+  const production = Object.entries(lock.packages)
+    .filter(([k, v]) => k !== "" && !v.dev && !v.devOptional)
+    .map(([k]) => k);
+  check(
+    "npm-shrinkwrap.json holds exactly the production part of package-lock.json",
+    isDeepStrictEqual([...locked].sort(), [...production].sort()) &&
+      isDeepStrictEqual(wrap.packages[""]?.dependencies, manifest.dependencies),
+    `shrinkwrap: ${locked.join(", ")}\nlock: ${production.join(", ")}`,
+  );
+  const wrong = locked.filter((k) => {
+    const entry = wrap.packages[k];
+    if (!/^sha512-/.test(entry.integrity ?? "") || entry.version !== lock.packages[k]?.version) {
+      return true;
+    }
+    try {
+      return readJson(join(k, "package.json")).version !== entry.version;
+    } catch {
+      return true;
+    }
+  });
+  check(
+    "every shrinkwrap entry is pinned by hash and installed at its version",
+    wrong.length === 0,
+    wrong.join(", "),
+  );
+};
+
 const empty = mkdtempSync(join(tmpdir(), "waybill-smoke-"));
 try {
+  checkInstalledPackage();
   await smoke("npm tarball in a fresh prefix", [join(resolve(prefix), "bin", "waybill")], empty);
   copyFileSync(join(resolve(releaseDir), "waybill.mjs"), join(empty, "waybill.mjs"));
   await smoke("waybill.mjs from an empty folder", [process.execPath, "waybill.mjs"], empty);

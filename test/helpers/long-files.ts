@@ -7,7 +7,6 @@ export const LONG_FILES: ReadonlySet<string> = new Set(
   [
     "integration/reliability-crash",
     "integration/action",
-    "integration/release",
     "integration/reliability-lock-crash",
     "integration/reliability-load",
     "integration/apply-recovery",

@@ -12,17 +12,24 @@
  * edited; a drift or a plan of another config gets its own comment; the job's exit code
  * follows waybill's; outside a pull request no GitHub call is made; apply runs on a push
  * with auto-approve, is refused on a pull request unless allowed, and its log is text.
+ *
+ * Each run of the real single file costs a Node process and about 0.35 s of CPU, so the
+ * cases about the Action's own logic (which comment to update, paging, ownership, a second
+ * config's marker, what reaches the CLI) run a stand-in for it instead (with its own
+ * sha256): it prints what it was given and exits with STANDIN_EXIT. The real file still runs
+ * plan (commenting, and on a push), drift, validate and apply (auto-approved, from a saved
+ * plan, refused as stale, asking for an approval) through the Action.
  */
 import { createHash } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { startEmulator } from "../../emulator/src/index.js";
 import { bundle } from "../../scripts/release.js";
-import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
 import { runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
@@ -124,6 +131,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   let bin: string;
   let sumFile: string;
+  let standIn: string;
+  let standInSum: string;
   let shimPath: string;
   let npmCalls: string;
 
@@ -137,6 +146,17 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       .update(await readFile(bin))
       .digest("hex");
     sumFile = await tmp.write("action/waybill.mjs.sha256", `${hex}  waybill.mjs\n`);
+    // The stand-in for the single file (with its own sha256): it prints what it was given.
+    standIn = await tmp.write(
+      "stand-in/waybill.mjs",
+      "console.log(JSON.stringify({ allowed: process.env.WAYBILL_ALLOWED_ORGS ?? null, token: process.env.WAYBILL_GITHUB_TOKEN ?? null, argv: process.argv.slice(2) }));\nprocess.exitCode = Number(process.env.STANDIN_EXIT ?? 0);\n",
+    );
+    standInSum = await tmp.write(
+      "stand-in/waybill.mjs.sha256",
+      `${createHash("sha256")
+        .update(await readFile(standIn))
+        .digest("hex")}  waybill.mjs\n`,
+    );
     // npm and npx shims first on PATH: they record the call and fail.
     npmCalls = tmp.path("npm-calls.log");
     for (const name of ["npm", "npx"]) {
@@ -166,11 +186,16 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     await tmp?.remove();
   });
 
-  /** Run the action's step: inputs as action.yml maps them, plus GitHub's variables. */
+  /**
+   * Run the action's step: inputs as action.yml maps them, plus GitHub's variables. `here`
+   * runs the script's `main` in this process (console captured) instead of a Node process:
+   * only for the refusals that return before anything runs (no output file, no child).
+   */
   const runAction = async (
     inputs: Record<string, string>,
     event: "pull_request" | "pull_request_target" | "push" = "pull_request",
     serviceUrl?: string,
+    where: "child" | "here" = "child",
   ) => {
     const stamp = `${Date.now()}-${Math.random()}`;
     const outputFile = tmp.path(`output-${stamp}`);
@@ -197,7 +222,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_ARGS: "",
       ...inputs,
     };
-    const { code, stdout, stderr } = await runNode([SCRIPT], { cwd: tmp.dir, env });
+    const { code, stdout, stderr } =
+      where === "child" ? await runNode([SCRIPT], { cwd: tmp.dir, env }) : await mainHere(env);
     const outputs = Object.fromEntries(
       (await readFile(outputFile, "utf8"))
         .split("\n")
@@ -212,6 +238,35 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     ]);
     return { code, stdout, stderr, outputs, summary };
   };
+
+  const mainHere = async (
+    env: Record<string, string>,
+  ): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const { main } = (await import(SCRIPT)) as {
+      main: (env: Record<string, string>) => Promise<number>;
+    };
+    const lines = { stdout: [] as string[], stderr: [] as string[] };
+    const log = vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => {
+      lines.stdout.push(`${a.join(" ")}\n`);
+    });
+    const error = vi.spyOn(console, "error").mockImplementation((...a: unknown[]) => {
+      lines.stderr.push(`${a.join(" ")}\n`);
+    });
+    try {
+      const code = await main(env);
+      return { code, stdout: lines.stdout.join(""), stderr: lines.stderr.join("") };
+    } finally {
+      log.mockRestore();
+      error.mockRestore();
+    }
+  };
+
+  /** The stand-in's inputs: it runs instead of the single file and exits with `exit`. */
+  const viaStandIn = (exit: number) => ({
+    WAYBILL_BIN: standIn,
+    WAYBILL_BIN_SHA256: standInSum,
+    STANDIN_EXIT: String(exit),
+  });
 
   const ours = () => gh.comments.filter((c) => c.body.startsWith("<!-- waybill-action:"));
 
@@ -236,11 +291,17 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_COMMAND: "plan",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_ARGS: "--target 'context[\"deploy-staging\"]*'",
+      ...viaStandIn(2),
     });
     expect(second.code, second.stderr).toBe(0);
     expect(ours()).toHaveLength(1);
     expect(ours()[0]?.id).toBe(created?.id);
-    expect(ours()[0]?.body).toContain("Plan: 1 to create");
+    // The second run's output replaced the first's: the args reached the CLI as one word.
+    expect(ours()[0]?.body).not.toContain("Plan: 2 to create");
+    expect(ours()[0]?.body).toContain("### `waybill plan` has changes");
+    expect(ours()[0]?.body).toContain(
+      JSON.stringify(["--target", 'context["deploy-staging"]*']).slice(1, -1),
+    );
     expect(gh.requests).toEqual([
       "GET /user",
       `GET /repos/${REPO}/issues/${PR}/comments?per_page=100`,
@@ -254,8 +315,12 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     const other = await runAction({
       WAYBILL_COMMAND: "plan",
       WAYBILL_CONFIG: "other/waybill.yaml",
+      ...viaStandIn(2),
     });
     expect(other.code).toBe(0);
+    expect(ours().at(-1)?.body).toMatch(
+      /^<!-- waybill-action: plan other\/waybill\.yaml -->\n### `waybill plan` has changes/,
+    );
     // Drift on a PR: exit 2 (the demo config differs from the seed) fails the job.
     const drift = await runAction({
       WAYBILL_COMMAND: "drift",
@@ -285,8 +350,9 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(comment?.body).toContain("### `waybill validate` failed (exit 1)");
   });
 
-  it("apply: a stale saved plan fails the job with waybill's exit code 3", async () => {
+  it("on a push: no comment and no GitHub call; a stale saved plan fails the job with exit 3", async () => {
     const saved = tmp.path("saved.json");
+    gh.requests.length = 0;
     const planned = await runAction(
       {
         WAYBILL_COMMAND: "plan",
@@ -296,6 +362,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       "push",
     );
     expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain("Waybill will perform the following actions:");
+    expect(planned.outputs["comment-id"]).toBeUndefined();
     const edited = (await readFile(tmp.path("infra/waybill.yaml"), "utf8")).replace(
       'cron_expression: "0 3 * * *"',
       'cron_expression: "0 4 * * *"',
@@ -308,21 +376,11 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(apply.code, apply.stderr).toBe(3);
     expect(apply.outputs["exit-code"]).toBe("3");
     expect(apply.stderr).toContain("::error::waybill apply exited 3");
-  });
-
-  it("outside a pull request it comments nowhere and calls no GitHub API", async () => {
-    gh.requests.length = 0;
-    const r = await runAction(
-      { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" },
-      "push",
-    );
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("Waybill will perform the following actions:");
     expect(gh.requests).toEqual([]);
   });
 
   it("refuses an unknown command before running anything", async () => {
-    const r = await runAction({ WAYBILL_COMMAND: "destroy" });
+    const r = await runAction({ WAYBILL_COMMAND: "destroy" }, "pull_request", undefined, "here");
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("input command must be one of validate, plan, apply, drift");
   });
@@ -349,7 +407,11 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     gh.comments.unshift(byMallory, byOtherBot, byLookalike);
     const before = gh.comments.map((c) => ({ ...c }));
     gh.requests.length = 0;
-    const r = await runAction({ WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" });
+    const r = await runAction({
+      WAYBILL_COMMAND: "plan",
+      WAYBILL_CONFIG: "infra/waybill.yaml",
+      ...viaStandIn(2),
+    });
     expect(r.code, r.stderr).toBe(0);
     for (const foreign of [byMallory, byOtherBot, byLookalike]) {
       expect(gh.comments.find((c) => c.id === foreign.id)).toEqual(
@@ -370,10 +432,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       WAYBILL_COMMAND: "plan",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_GITHUB_TOKEN: USER_TOKEN,
+      ...viaStandIn(2),
     });
     expect(asAlice.code, asAlice.stderr).toBe(0);
     expect(asAlice.outputs["comment-id"]).toBe("5003");
-    expect(gh.comments.find((c) => c.id === 5003)?.body).toContain("Plan: 2 to create");
+    expect(gh.comments.find((c) => c.id === 5003)?.body).toMatch(
+      new RegExp(`^${marker}\\n### \`waybill plan\` has changes`),
+    );
     expect(own[0]?.body).not.toContain("(written by mallory)");
     gh.comments.splice(gh.comments.indexOf(byMallory), 1);
     gh.comments.splice(gh.comments.indexOf(byOtherBot), 1);
@@ -387,13 +452,6 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     );
     const own = await startEmulator({ seed });
     try {
-      const refused = await runAction(
-        { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml" },
-        "push",
-        own.url,
-      );
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('set auto-approve: "true", or pass a saved plan');
       const r = await runAction(
         {
           WAYBILL_COMMAND: "apply",
@@ -412,13 +470,14 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       expect(r.outputs["exit-code"]).toBe("0");
       expect(r.summary).toMatch(/^### `waybill apply` exited 0\n\n```\n/);
       expect(r.summary).toMatch(/\d+ done, 0 failed, 0 skipped\./);
-      // Applied for real: a second plan has nothing to do.
-      const after = await runAction(
-        { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" },
-        "push",
-        own.url,
-      );
-      expect(after.outputs["exit-code"]).toBe("0");
+      // Applied for real: a second plan (in this process) has nothing to do.
+      const after = await runCli(["plan", "-c", "infra/waybill.yaml", "--detailed-exitcode"], {
+        cwd: tmp.dir,
+        baseUrl: own.url,
+        token: DEMO_TOKEN,
+        env: DEMO_SECRETS,
+      });
+      expect(after.code, after.stderr).toBe(0);
     } finally {
       await own.close();
     }
@@ -430,17 +489,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     );
     const own = await startEmulator({ seed });
     try {
+      // The plan runs in this process (the Action's plan --out is the stale-plan case's).
       const saved = tmp.path("reviewed.json");
-      const planned = await runAction(
-        {
-          WAYBILL_COMMAND: "plan",
-          WAYBILL_CONFIG: "infra/waybill.yaml",
-          WAYBILL_ARGS: `--out ${saved}`,
-        },
-        "push",
-        own.url,
+      const planned = await runCli(
+        ["plan", "-c", "infra/waybill.yaml", "--out", saved, "--detailed-exitcode"],
+        { cwd: tmp.dir, baseUrl: own.url, token: DEMO_TOKEN, env: DEMO_SECRETS },
       );
-      expect(planned.outputs["exit-code"]).toBe("2");
+      expect(planned.code, planned.stderr).toBe(2);
       const r = await runAction(
         { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "infra/waybill.yaml", WAYBILL_ARGS: saved },
         "push",
@@ -464,20 +519,25 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
           WAYBILL_AUTO_APPROVE: "true",
         },
         event,
+        undefined,
+        "here",
       );
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`refusing command apply on a ${event} event`);
       expect(r.stdout).not.toContain("waybill apply -c");
       expect(gh.requests).toEqual([]);
     }
-    // Allowed: it runs (and the CLI asks for the approval it was not given).
+    // Allowed: it runs (and the CLI asks for the approval it was not given: the job fails and
+    // the Action says how to give it).
     const allowed = await runAction({
       WAYBILL_COMMAND: "apply",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_ALLOW_APPLY_ON_PR: "true",
     });
+    expect(allowed.code).toBe(1);
     expect(allowed.stdout).toContain("waybill apply -c infra/waybill.yaml --format text");
     expect(allowed.stderr).toContain("cannot ask for approval");
+    expect(allowed.stderr).toContain('set auto-approve: "true", or pass a saved plan');
     const markdown = await runAction(
       {
         WAYBILL_COMMAND: "apply",
@@ -485,6 +545,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
         WAYBILL_FORMAT: "markdown",
       },
       "push",
+      undefined,
+      "here",
     );
     expect(markdown.code).toBe(1);
     expect(markdown.stderr).toContain('apply\'s output is text or json, not "markdown"');
@@ -505,11 +567,16 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       /has sha256 [0-9a-f]{64}, not [0-9a-f]{64} as .* says: refusing to run it/,
     );
     expect(r.stderr).not.toContain("tampered\n");
-    const missing = await runAction({
-      WAYBILL_COMMAND: "validate",
-      WAYBILL_CONFIG: "infra/waybill.yaml",
-      WAYBILL_BIN: tmp.path("nowhere/waybill.mjs"),
-    });
+    const missing = await runAction(
+      {
+        WAYBILL_COMMAND: "validate",
+        WAYBILL_CONFIG: "infra/waybill.yaml",
+        WAYBILL_BIN: tmp.path("nowhere/waybill.mjs"),
+      },
+      "pull_request",
+      undefined,
+      "here",
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("holds no released waybill.mjs");
     // The shims are first on PATH and work: a call would have been recorded.
@@ -517,25 +584,13 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   });
 
   it("passes allowed-orgs to the CLI as WAYBILL_ALLOWED_ORGS, and never the GitHub token", async () => {
-    // A stand-in for the single file that prints what it was given (with its own sha256).
-    const probe = await tmp.write(
-      "probe/waybill.mjs",
-      "console.log(JSON.stringify({ allowed: process.env.WAYBILL_ALLOWED_ORGS ?? null, token: process.env.WAYBILL_GITHUB_TOKEN ?? null, argv: process.argv.slice(2) }));\n",
-    );
-    const probeSum = await tmp.write(
-      "probe/waybill.mjs.sha256",
-      `${createHash("sha256")
-        .update(await readFile(probe))
-        .digest("hex")}  waybill.mjs\n`,
-    );
     const seen = async (inputs: Record<string, string>) => {
       const r = await runAction(
         {
           WAYBILL_COMMAND: "validate",
           WAYBILL_CONFIG: "infra/waybill.yaml",
-          WAYBILL_BIN: probe,
-          WAYBILL_BIN_SHA256: probeSum,
           WAYBILL_COMMENT: "false",
+          ...viaStandIn(0),
           ...inputs,
         },
         "push",

@@ -126,9 +126,12 @@ describe("the org lock (issue 15)", () => {
 
   it("two applies of one config at once: zero duplicates; one applies, the other fails clearly", async () => {
     await emulator.setFaults({ seed: 15, latency_ms: 3, jitter_ms: 12 });
+    // Contenders step back and look again after waits of up to seconds: one clock, 20 times
+    // faster, for both runs (their claims' times must agree).
+    const clock = createScaledClock(20);
     const both = await Promise.all([
-      run(["apply", "-c", withContexts, "--auto-approve"]),
-      run(["apply", "-c", withContexts, "--auto-approve"]),
+      run(["apply", "-c", withContexts, "--auto-approve"], clock),
+      run(["apply", "-c", withContexts, "--auto-approve"], clock),
     ]);
     const codes = both.map((r) => r.code).sort();
     expect(codes[0], both.map((r) => r.stderr).join("\n---\n")).toBe(0);
