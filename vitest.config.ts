@@ -25,9 +25,5 @@ export default defineConfig({
     // The files that take longest start first, with or without Vitest's cache of durations
     // (test/helpers/long-first-sequencer.ts): a long file started last is the run's tail.
     sequence: { sequencer: LongFirstSequencer },
-    // Transformed modules are kept on disk between runs (keyed by each file's content and
-    // the config), so a run after the first transforms only what changed. In .tmp/ (ignored
-    // by git), not in the node_modules that other checkouts share.
-    experimental: { fsModuleCache: true, fsModuleCachePath: ".tmp/vitest-module-cache" },
   },
 });
