@@ -34,12 +34,13 @@ export const shellVariableWarnings = (desired: DesiredConfig): string[] => {
       if (v.origin === "literal" && v.isResolved) check(v.reveal(), at);
       return;
     }
-    if (seen.has(v) || isSourceLocation(v)) return;
+    if (seen.has(v)) return;
     seen.add(v);
     if (v instanceof Map || Array.isArray(v)) {
       for (const child of v.values()) walk(child, at);
       return;
     }
+    if (isSourceLocation(v)) return;
     const own = (v as { source?: unknown }).source;
     const here = isSourceLocation(own) ? own : at;
     for (const k of Object.keys(v)) {
