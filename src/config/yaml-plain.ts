@@ -3,11 +3,11 @@
  * the way configs are written, or `undefined` for anything else.
  *
  * Why (issue 33): the `yaml` package lexes, parses and composes a node object for every
- * key and value before it gives the plain value: ~0.6 µs a byte, 2 s of the 3.7 MB
- * 40,000-item config's `validate` on 2 cores, and most of the time before a large plan's
+ * key and value before it gives the plain value: ~2.5 s of CPU for the 3.7 MB, 40,000-item
+ * bench config, most of its `validate` on 2 cores and of a large plan's time before its
  * first request. Nearly every config is block maps and lists of one-line scalars, with a
  * few one-line flow collections (`events: [a, b]`, `vcs: { provider: x }`). That subset is
- * read here line by line, about twenty times faster.
+ * read here line by line, about eighteen times faster (138 ms for the same files).
  *
  * What is read: block maps and block lists (`- item`, `- key: value`, a list at its key's
  * indentation), keys that are plain or quoted strings, plain / "double" / 'single' quoted
@@ -17,13 +17,20 @@
  *
  * What is not: anything else (anchors and aliases, tags, block scalars `|` `>`, a scalar
  * over several lines, a multi-line flow collection, `? ` keys, a non-string key, `<<`,
- * documents markers and directives, tabs, CR, control characters, a duplicate key, an
+ * document markers and directives, tabs, CR, control characters, a duplicate key, an
  * indentation or syntax error, very deep nesting). On the first such thing the read stops
  * and the caller parses the file with `yaml` (yaml-doc.ts), which gives the value or the
  * located diagnostic as before. So the subset never decides anything about a file `yaml`
  * would answer differently: it answers the same value or declines. The property tests
  * (test/unit/config-yaml-plain.test.ts) check exactly that against `yaml` on random and
  * mutated documents.
+ *
+ * Decision (issue 33 against issue 16, which made `yaml` the one parser and removed a
+ * js-yaml fast path with a resolver of its own): `yaml` alone cannot load the 40,000-item
+ * config in a second on 2 cores (its lexer and parser are ~1.2 s of CPU for it). This
+ * reader resolves nothing itself (the tags are `yaml`'s), gives no position or diagnostic,
+ * and answers only for a file it reads whole; removing its two call sites (yaml-doc.ts
+ * `parseYaml`, parse-workers.ts `parseFiles`) goes back to `yaml` alone.
  */
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
