@@ -26,8 +26,8 @@ import {
   type ParseYamlOptions,
   parseYamlDocument,
   positionsOf,
+  readPlainFile,
 } from "./yaml-doc.js";
-import { readPlainYaml } from "./yaml-plain.js";
 
 /**
  * Decision: 512 KiB. Below it the whole parse takes a few hundred milliseconds, about what
@@ -60,9 +60,9 @@ export const parseFiles = async (
   const results: ParsedYaml[] = new Array(files.length);
   const rest: (FileText & { index: number })[] = [];
   files.forEach((f, index) => {
-    const value = readPlainYaml(f.text);
-    if (value === undefined) rest.push({ ...f, index });
-    else results[index] = { ok: true, value, positions: positionsOf(f.file, f.text) };
+    const plain = readPlainFile(f.file, f.text);
+    if (plain === undefined) rest.push({ ...f, index });
+    else results[index] = plain;
   });
   const chars = rest.reduce((n, f) => n + f.text.length, 0);
   const url = rest.length === 0 || chars < minChars ? undefined : workerModule();

@@ -142,17 +142,15 @@ export const referencePlaces = (): string => {
  * empty result is refused in every secret field, not only env values.
  */
 export const secretFieldAt = (path: DocPath): SecretField | undefined => {
-  for (const { segments, field } of secretPatterns()) {
-    if (segments.length !== path.length) continue;
-    if (segments.every((s, i) => s === "*" || s === String(path[i]))) return field;
-  }
-  return undefined;
+  let steps: readonly PatternStep[] = [secretPatternTree()];
+  for (const segment of path) steps = stepsAfter(steps, String(segment));
+  return fieldAt(steps);
 };
 
 /**
- * The secret patterns as a tree, for the walk: one step per document segment instead of
- * every pattern compared at every string (`secretFieldAt`'s answer, in one pass: where two
- * patterns match, the earlier one's field, as there).
+ * The secret patterns as a tree: one step per document segment, so the walk below follows
+ * it as it descends instead of comparing every pattern at every string. Where two patterns
+ * match a path, the earlier one's field wins.
  */
 interface PatternStep {
   readonly named: Map<string, PatternStep>;

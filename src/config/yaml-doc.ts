@@ -300,15 +300,16 @@ export const positionsOf = (file: string, text: string): PositionIndex => {
  * (`parseYamlDocument`), which reports it. The positions come from `yaml` either way, on
  * the first look-up.
  */
-export const parseYaml = (
-  file: string,
-  text: string,
-  options: ParseYamlOptions = {},
-): ParsedYaml => {
+export const parseYaml = (file: string, text: string, options: ParseYamlOptions = {}): ParsedYaml =>
+  readPlainFile(file, text) ?? parseYamlDocument(file, text, options);
+
+/**
+ * A file in the plain subset of YAML, read by yaml-plain.ts: its value and a lazy position
+ * index (from `yaml`, on the first look-up); `undefined` when the subset declines the file.
+ */
+export const readPlainFile = (file: string, text: string): ParsedYaml | undefined => {
   const value = readPlainYaml(text);
-  return value === undefined
-    ? parseYamlDocument(file, text, options)
-    : { ok: true, value, positions: positionsOf(file, text) };
+  return value === undefined ? undefined : { ok: true, value, positions: positionsOf(file, text) };
 };
 
 /**

@@ -29,8 +29,8 @@
  * js-yaml fast path with a resolver of its own): `yaml` alone cannot load the 40,000-item
  * config in a second on 2 cores (its lexer and parser are ~1.2 s of CPU for it). This
  * reader resolves nothing itself (the tags are `yaml`'s), gives no position or diagnostic,
- * and answers only for a file it reads whole; removing its two call sites (yaml-doc.ts
- * `parseYaml`, parse-workers.ts `parseFiles`) goes back to `yaml` alone.
+ * and answers only for a file it reads whole; making yaml-doc.ts `readPlainFile` decline
+ * every file goes back to `yaml` alone.
  */
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
@@ -316,7 +316,7 @@ class PlainReader {
     const { text } = this;
     const c = text.charCodeAt(p);
     if (c === DQUOTE || c === SQUOTE) {
-      const close = c === DQUOTE ? this.doubleQuotedEnd(p, end) : this.singleQuotedEnd(p, end);
+      const close = this.quotedEnd(p, end);
       return close + 1 < end && text.charCodeAt(close + 1) === COLON;
     }
     // A flow collection is a value (one used as a key, `[a]: b`, is declined after it).
@@ -336,10 +336,10 @@ class PlainReader {
     let key: string;
     let colon: number;
     if (c === DQUOTE || c === SQUOTE) {
-      const close = c === DQUOTE ? this.doubleQuotedEnd(p, end) : this.singleQuotedEnd(p, end);
-      if (close + 1 >= end || text.charCodeAt(close + 1) !== COLON) decline();
-      key = c === DQUOTE ? this.doubleQuoted(p, close) : this.singleQuoted(p, close);
-      colon = close + 1;
+      const quoted = this.quoted(p, end);
+      if (quoted.next >= end || text.charCodeAt(quoted.next) !== COLON) decline();
+      key = quoted.value;
+      colon = quoted.next;
     } else {
       if (isIndicator(c) || c === DASH) decline();
       colon = -1;
@@ -368,14 +368,8 @@ class PlainReader {
     const c = text.charCodeAt(p);
     let value: unknown;
     let next: number;
-    if (c === DQUOTE) {
-      next = this.doubleQuotedEnd(p, end) + 1;
-      if (next > end) decline();
-      value = this.doubleQuoted(p, next - 1);
-    } else if (c === SQUOTE) {
-      next = this.singleQuotedEnd(p, end) + 1;
-      if (next > end) decline();
-      value = this.singleQuoted(p, next - 1);
+    if (c === DQUOTE || c === SQUOTE) {
+      ({ value, next } = this.quoted(p, end));
     } else if (c === LBRACKET || c === LBRACE) {
       const flow = this.flowCollection(p, end);
       value = flow.value;
@@ -407,6 +401,24 @@ class PlainReader {
     let q = p;
     while (q < end && text.charCodeAt(q) === SPACE) q++;
     if (q < end && !(text.charCodeAt(q) === HASH && q > p)) decline();
+  }
+
+  /** The index of the quote closing the scalar that opens at `p` (`end` if none on the line). */
+  private quotedEnd(p: number, end: number): number {
+    return this.text.charCodeAt(p) === DQUOTE
+      ? this.doubleQuotedEnd(p, end)
+      : this.singleQuotedEnd(p, end);
+  }
+
+  /** A "double" or 'single' quoted scalar at `p` that closes on its line: its value, and after. */
+  private quoted(p: number, end: number): { value: string; next: number } {
+    const close = this.quotedEnd(p, end);
+    if (close >= end) decline(); // continued on the next line: yaml decides
+    const value =
+      this.text.charCodeAt(p) === DQUOTE
+        ? this.doubleQuoted(p, close)
+        : this.singleQuoted(p, close);
+    return { value, next: close + 1 };
   }
 
   /** The index of the closing `"` of a double-quoted scalar opening at `p` (`end` if none). */
@@ -504,10 +516,9 @@ class PlainReader {
     let key: string;
     let colon: number;
     if (c === DQUOTE || c === SQUOTE) {
-      const close = c === DQUOTE ? this.doubleQuotedEnd(p, end) : this.singleQuotedEnd(p, end);
-      if (close >= end) decline();
-      key = c === DQUOTE ? this.doubleQuoted(p, close) : this.singleQuoted(p, close);
-      colon = close + 1;
+      const quoted = this.quoted(p, end);
+      key = quoted.value;
+      colon = quoted.next;
     } else {
       if (isIndicator(c) || c === DASH) decline();
       colon = p + 1;
@@ -547,10 +558,7 @@ class PlainReader {
     let value: unknown;
     let next: number;
     if (c === DQUOTE || c === SQUOTE) {
-      const close = c === DQUOTE ? this.doubleQuotedEnd(p, end) : this.singleQuotedEnd(p, end);
-      if (close >= end) decline();
-      value = c === DQUOTE ? this.doubleQuoted(p, close) : this.singleQuoted(p, close);
-      next = close + 1;
+      ({ value, next } = this.quoted(p, end));
     } else {
       // An empty value (`{ a: , b: c }`), an indicator, `- `: yaml decides.
       if (isIndicator(c) || (c === DASH && !this.plainAfterDash(p + 1, end))) decline();
