@@ -6,6 +6,7 @@ import {
   ResponseFormatError,
 } from "./errors.js";
 import type { CachedResponse, createEtagCache } from "./etag-cache.js";
+import { createHandoff } from "./handoff.js";
 import { headerValue, type RawHeaders, readRateLimit } from "./headers.js";
 import {
   boundEndedRequest,
@@ -45,6 +46,7 @@ export const createRetryLoop = ({
 }: RetryLoopParts): ((call: Call) => Promise<Success>) => {
   const { clock } = o;
   const { parseJson, failure } = errors;
+  const handoff = createHandoff();
 
   /**
    * What a response changes for every request of the client, applied inside the send's
@@ -173,6 +175,16 @@ export const createRetryLoop = ({
           return { sent: parsed === undefined ? sent : { ...sent, parsed }, decision };
         });
       }, call.urgent);
+      // An answer for the caller while other requests are on the wire: let the sends it
+      // released go out before the caller works on it (src/api/handoff.ts). A retry or a
+      // failure goes on at once: its next step is a wait, and a 429's hold must start then.
+      if (
+        slots.active > 0 &&
+        step !== undefined &&
+        (step.decision === undefined || step.decision.action === "done")
+      ) {
+        await handoff();
+      }
       if (step === undefined) continue;
       const { sent: result } = step;
       let { decision } = step;
@@ -241,6 +253,9 @@ export const createRetryLoop = ({
           ? result.parsed.value
           : parseJson(call, fullPath, result.status, result.body);
         return { path: fullPath, status: result.status, body: value };
+      }
+      if (call.notFoundIsAnswer === true && result.kind === "response" && result.status === 404) {
+        return { path: fullPath, status: 404, body: undefined };
       }
       throw failure(call, fullPath, attempt, result, decision, {
         attemptTimeoutMs,
