@@ -95,7 +95,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       query,
       body: undefined,
       signal: options?.signal,
+      ...(options?.notFoundIsAnswer === true ? { notFoundIsAnswer: true } : {}),
     });
+    if (res.status === 404 && options?.notFoundIsAnswer === true) return undefined as T;
     // Decision: a GET that answers 2xx with an empty body is malformed: every V3 and V2 read
     // the client is used for returns a JSON document.
     if (res.body === undefined) {

@@ -39,4 +39,6 @@ export interface Call {
   readonly signal: AbortSignal | undefined;
   /** Sent ahead of queued ordinary requests (src/api/send-slots.ts). */
   readonly urgent?: boolean;
+  /** A 404 ends the call as an answer with no body (RequestOptions.notFoundIsAnswer). */
+  readonly notFoundIsAnswer?: boolean;
 }

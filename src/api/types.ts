@@ -19,6 +19,14 @@ export type Query = Readonly<Record<string, QueryValue>>;
 export interface RequestOptions {
   /** Abort the request (and any wait before it). */
   readonly signal?: AbortSignal;
+  /**
+   * A GET whose 404 is an answer the caller expects, not a failure: the promise resolves
+   * with `undefined` instead of rejecting with an ApiError (the synthetic-pipeline probe:
+   * src/live/synthetic.ts). No error is built for it: at 2,000 projects the probe's 2,000
+   * expected 404s each scrubbed the service's error text through the secret redactor and
+   * captured a stack, in the read phase (issue 33). Clients that ignore it reject as usual.
+   */
+  readonly notFoundIsAnswer?: boolean;
 }
 
 /** Options of a collection read. */

@@ -62,9 +62,12 @@ export const pipelinesTouched = (
 /** GET /pipelines/{id} without filter[project_id]: true when it answers 404. */
 export const probeSynthetic = async (api: ReadOnlyApi, pipelineId: string): Promise<boolean> => {
   try {
-    await api.get("v3", `/pipelines/${pipelineId}`);
-    return false;
+    const found = await api.get<unknown>("v3", `/pipelines/${pipelineId}`, undefined, {
+      notFoundIsAnswer: true,
+    });
+    return found === undefined;
   } catch (err) {
+    // A client that does not take `notFoundIsAnswer` rejects with the 404 instead.
     if (httpStatusOf(err) === 404) return true;
     throw err;
   }
