@@ -174,7 +174,7 @@ const connectForApply = (
     maxConcurrentRequests: options.parallelism,
     retry: APPLY_RETRY,
     ...clientReporting(options, io),
-    scrub: secretScrubber(collectSecretValues(desired), token),
+    scrub: secretScrubber(() => collectSecretValues(desired), token),
   });
 
 const ask = (io: CliIO, question: string, signal: AbortSignal): Promise<string> =>

@@ -399,14 +399,22 @@ const credentialUrls = (desired: DesiredConfig): string[] => {
  * (issue 22: 20,000 secrets made the old one-pass-per-secret scrubber dominate a plan).
  */
 export const secretScrubber = (
-  secrets: readonly string[],
+  secrets: readonly string[] | (() => readonly string[]),
   token?: Secret,
 ): ((text: string) => string) => {
-  const redact = createRedactor(
-    token?.isResolved === true ? [...secrets, token.reveal()] : secrets,
-  ).redact;
+  // Built on the first text scrubbed (issue 33): only a service's error texts and notices
+  // are scrubbed, so most runs never need the automaton, and at 20,000 secrets its forms
+  // and trie took ~150 ms of CPU before a plan's first request.
+  let redact: ((text: string) => string) | undefined;
+  const build = (): ((text: string) => string) => {
+    const values = typeof secrets === "function" ? secrets() : secrets;
+    return createRedactor(token?.isResolved === true ? [...values, token.reveal()] : values).redact;
+  };
   // Issue 30: a service's text (an error title, a detail) never drives the terminal.
-  return (text) => stripControls(redact(text));
+  return (text) => {
+    redact ??= build();
+    return stripControls(redact(text));
+  };
 };
 
 /** Build the API client from the resolved options (the client refuses http:// off loopback). */
@@ -432,7 +440,7 @@ export const connectWith = (
     token: connection.token,
     maxConcurrentRequests: options.parallelism,
     ...clientReporting(options, io),
-    scrub: secretScrubber(desired ? collectSecretValues(desired) : [], connection.token),
+    scrub: secretScrubber(() => (desired ? collectSecretValues(desired) : []), connection.token),
   });
 
 // ---------------------------------------------------------------------------------------

@@ -118,7 +118,12 @@ export const planChanges = (
   const targets = options.targets && options.targets.length > 0 ? options.targets : undefined;
   return finishPlan({
     orgs,
-    changes: maskedUrls(maskLiveSecrets(acc.changes, resolvedSecretValues(desired)), options),
+    // No change, nothing to mask: the walk for the config's secrets is ~70 ms at 40,000
+    // items, on the no-change plan's critical path (issue 33).
+    changes:
+      acc.changes.length === 0
+        ? []
+        : maskedUrls(maskLiveSecrets(acc.changes, resolvedSecretValues(desired)), options),
     unverified: acc.unverified,
     skipped: acc.skipped,
     unresolvedCreates: acc.unresolvedCreates,

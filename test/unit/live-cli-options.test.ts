@@ -86,6 +86,18 @@ describe("common options", () => {
     );
   });
 
+  it("collects the secrets only when the first text is scrubbed, then scrubs with them", () => {
+    let collected = 0;
+    const scrub = secretScrubber(() => {
+      collected++;
+      return ["abcdefgh-secret"];
+    });
+    expect(collected).toBe(0);
+    expect(scrub("value abcdefgh-secret rejected")).toBe("value (sensitive) rejected");
+    expect(scrub("again abcdefgh-secret")).toBe("again (sensitive)");
+    expect(collected).toBe(1);
+  });
+
   it("scrubs every form of a secret and of the token: escaped, encoded, cut short (issue 21)", () => {
     const value = 'se"cret\\value/with-sym bols';
     const token = "tok_0123456789abcdefghij";
