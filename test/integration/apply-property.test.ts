@@ -14,6 +14,7 @@ import { runPlan } from "../../src/run/plan-run.js";
 import { desiredConfigArb } from "../helpers/arbitraries.js";
 import { REPO } from "../helpers/builders.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 import { duplicates } from "./apply-fixture.js";
 
 const ORG_ID = "1a7e0000-0000-4000-8000-000000000001";
@@ -119,7 +120,7 @@ describe("waybill apply: property", () => {
           await api.close();
         }
       }),
-      { numRuns: 12 },
+      { numRuns: propertyRuns(8) },
     );
   }, 60_000);
 });

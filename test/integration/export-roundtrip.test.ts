@@ -16,6 +16,7 @@ import type { Seed } from "../../emulator/src/index.js";
 import { parseAddress } from "../../src/model/address.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const ORG = "gh/prop";
 /** A literal `${` (live values may hold one; the export must escape it). */
@@ -308,7 +309,7 @@ describe("export → plan round trip (property)", () => {
         expect(plan.stderr + plan.stdout, exported.stdout).toContain("No changes");
         expect(plan.code).toBe(0);
       }),
-      { numRuns: 10 },
+      { numRuns: propertyRuns(6) },
     );
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import {
   isWithin,
   parseAddress,
 } from "../../src/model/address.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 describe("addresses", () => {
   it("are built in the design's form", () => {
@@ -75,7 +76,7 @@ describe("addresses", () => {
         const plain = address.replace(/[*?]/g, "a");
         expect(compileAddressGlob(glob).test(plain)).toBe(reference(glob, plain));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 

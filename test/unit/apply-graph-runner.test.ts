@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkGraph, type GraphNode, runGraph } from "../../src/apply/graph-runner.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const deferred = () => {
   let resolve!: () => void;
@@ -155,7 +156,7 @@ describe("runGraph", () => {
           }
         },
       ),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(25) },
     );
   });
 });

@@ -16,6 +16,7 @@ import { stringify } from "yaml";
 import { generateOrg } from "../../bench/generate.js";
 import { formatDiagnostic, loadConfig } from "../../src/config/index.js";
 import { type DocPath, locate, type Pos, parseYaml, pathKey } from "../../src/config/yaml-doc.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -93,7 +94,7 @@ describe("source positions", () => {
           }
         }
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(30) },
     );
   });
 
@@ -177,7 +178,7 @@ describe("pathKey", () => {
       fc.property(fc.array(segment, { maxLength: 5 }), (path) => {
         expect(pathKey(path)).toBe(JSON.stringify(path.map(String)));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { formatDiagnostic, loadConfig } from "../../src/config/index.js";
 import { WEBHOOK_EVENTS } from "../../src/model/desired.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -134,7 +135,7 @@ describe("config round trip", () => {
           expect(got?.signing_secret?.reveal()).toBe(h.secret);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(30) },
     );
   });
 });

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { referencePlaces, resolveReferences, secretFieldAt } from "../../src/config/references.js";
 import { type DocPath, pathKey } from "../../src/config/yaml-doc.js";
 import { ALL_KINDS } from "../../src/kinds/registry.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 describe("secretFieldAt, from the kinds", () => {
   it.each([
@@ -129,7 +130,7 @@ describe("secretFieldAt, from the kinds", () => {
         expect(values.size).toBeLessThanOrEqual(leaves.length);
         if (values.size > 0) reached++;
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(200) },
     );
     // Not vacuous: some documents reach a secret field.
     expect(reached).toBeGreaterThan(10);

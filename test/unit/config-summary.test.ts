@@ -13,6 +13,7 @@ import { ALL_KINDS } from "../../src/kinds/registry.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import { desiredConfigArb } from "../helpers/arbitraries.js";
 import { makeTempDir, REPO_ROOT } from "../helpers/cli.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 /** Each summary key's count, by walking every kind's desiredItems. */
 const walked = (config: DesiredConfig): Record<string, number> => {
@@ -72,7 +73,7 @@ describe("validate's summary counts", () => {
       fc.property(desiredConfigArb, (config) => {
         agrees(config);
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(50) },
     );
   });
 });

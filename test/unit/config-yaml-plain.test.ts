@@ -17,10 +17,15 @@ import { parseDocument } from "yaml";
 import { parseYaml, parseYamlDocument } from "../../src/config/yaml-doc.js";
 import { readPlainYaml } from "../../src/config/yaml-plain.js";
 import { REPO_ROOT } from "../helpers/cli.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const REFUSED = Symbol("yaml refuses it");
-/** More runs for a longer search (600,000 were run without a difference): YAML_PLAIN_RUNS=150000 npx vitest run <this file>. */
-const RUNS = Number(process.env.YAML_PLAIN_RUNS ?? 600);
+/**
+ * More runs for a longer search (600,000 were run without a difference):
+ * YAML_PLAIN_RUNS=150000 npx vitest run <this file>, or PROPERTY_RUNS_SCALE as for every
+ * property (test/helpers/property-runs.ts).
+ */
+const RUNS = Number(process.env.YAML_PLAIN_RUNS ?? propertyRuns(300));
 
 /** What `yaml` gives, with the options yaml-doc.ts uses (and its duplicate-key check on). */
 const viaYaml = (text: string): unknown => {
@@ -312,7 +317,7 @@ describe("the plain-subset YAML reader", () => {
         expect(readPlainYaml(text), text).not.toBeUndefined();
         return agrees(text);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(150) },
     );
   });
 

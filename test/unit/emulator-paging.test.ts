@@ -5,6 +5,7 @@ import { EmulatorHttpError } from "../../emulator/src/errors.js";
 import type { Ctx } from "../../emulator/src/http.js";
 import { paginate, paginateV2 } from "../../emulator/src/paging.js";
 import { createState } from "../../emulator/src/store.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const ctxFor = (query: string, secret = "s3cret"): Ctx => ({
   state: createState({}),
@@ -51,7 +52,7 @@ describe("paginate", () => {
           expect(pages).toBe(Math.max(1, Math.ceil(n / (limit ?? 20))));
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(100) },
     );
   });
 

@@ -7,6 +7,7 @@ import { restrictionId } from "../../emulator/src/families/restrictions.js";
 import { hashUuid } from "../../emulator/src/ids.js";
 import type { Seed } from "../../emulator/src/seed.js";
 import { createState, dumpState, nextId } from "../../emulator/src/store.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const ORG = "00000000-0000-4000-8000-000000000001";
 
@@ -204,7 +205,7 @@ describe("dumpState", () => {
           expect(org.contexts!.find((x) => x.name === c.name)?.env).toEqual(c.env);
         }
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(50) },
     );
   });
 });

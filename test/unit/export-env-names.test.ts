@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assignEnvNames, type EnvNameRequest, nameToken } from "../../src/export/env-names.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const req = (parts: string[], address: string): EnvNameRequest => ({
   parts,
@@ -58,7 +59,7 @@ describe("export env var names", () => {
           for (const r of rs) expect(nameOf.get(r)).toBeDefined();
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(100) },
     );
   });
 });

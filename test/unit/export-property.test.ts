@@ -15,6 +15,7 @@ import { loadConfig } from "../../src/config/index.js";
 import { RESERVED_KEYS } from "../../src/core/reserved-keys.js";
 import { buildExport, renderSingle } from "../../src/export/index.js";
 import { type NestedSnapshot, snapshotOf } from "../helpers/export-snapshot.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -174,7 +175,7 @@ describe("export output (property)", () => {
         expect(trigger?.config?.ref).toBe(lt?.config?.ref);
         expect(trigger?.parameters).toEqual(lt?.parameters);
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(30) },
     );
   });
 });

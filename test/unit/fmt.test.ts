@@ -12,6 +12,7 @@ import { parse, stringify } from "yaml";
 import { readConfigSchema } from "../../src/config/schema-check.js";
 import { FormatError, formatYaml } from "../../src/pull/fmt.js";
 import { makeTempDir, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const schema = readConfigSchema();
 
@@ -100,7 +101,7 @@ projects:
         expect(formatYaml(once, schema)).toBe(once);
         expect(parse(once)).toEqual(parse(text));
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(100) },
     );
   });
 

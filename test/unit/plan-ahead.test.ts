@@ -11,6 +11,7 @@ import type { LiveState } from "../../src/model/live.js";
 import { planAhead, planChanges } from "../../src/plan/plan.js";
 import { desiredConfigArb } from "../helpers/arbitraries.js";
 import { liveFromDesired } from "../helpers/live-from-desired.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 /** Plan each read project ahead, as the live reader hands them over. */
 const ahead = (d: DesiredConfig, live: LiveState) => {
@@ -58,7 +59,7 @@ describe("planning projects ahead", () => {
         same(d, live);
         same(d, emptied(live));
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(30) },
     );
   });
 
@@ -72,7 +73,7 @@ describe("planning projects ahead", () => {
         const other = emptied(live);
         expect(planChanges(d, other, {}, a)).toEqual(planChanges(d, other));
       }),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(20) },
     );
   });
 });

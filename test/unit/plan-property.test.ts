@@ -7,6 +7,7 @@ import { orderOperations } from "../../src/plan/order.js";
 import { planChanges } from "../../src/plan/plan.js";
 import { desiredConfigArb } from "../helpers/arbitraries.js";
 import { liveFromDesired } from "../helpers/live-from-desired.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 /** A faithful text of the inputs (Maps included) to detect any mutation. */
 const snapshot = (v: DesiredConfig | LiveState): string =>
@@ -54,7 +55,7 @@ describe("planner properties", () => {
         // Every secret is unverified (same last four, or never returned), none re-set.
         expect(plan.unverified_secrets).toBe(secretsOf(d));
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -78,7 +79,7 @@ describe("planner properties", () => {
         expect(a).toEqual(b);
         expect([snapshot(d), snapshot(l)]).toEqual(before);
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(50) },
     );
   });
 
@@ -103,7 +104,7 @@ describe("planner properties", () => {
         // Then planning against the state those creates make is empty.
         expect(planChanges(d, liveFromDesired(d)).changes).toEqual([]);
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(50) },
     );
   });
 });
@@ -143,7 +144,7 @@ describe("deleting everything", () => {
           done.add(op.address);
         }
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(50) },
     );
   });
 });

@@ -19,6 +19,7 @@ import { planChanges } from "../../src/plan/plan.js";
 import { formatYaml } from "../../src/pull/fmt.js";
 import { computePull } from "../../src/pull/pull.js";
 import { liveFromDesired } from "../helpers/live-from-desired.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const schema = readConfigSchema();
 const SLUG = "gh/acme/api";
@@ -244,6 +245,7 @@ describe("pull, then plan (property)", () => {
   it("leaves nothing to plan for what it pulled, and touches nothing else", async () => {
     let n = 0;
     let drifted = 0;
+    const runs = propertyRuns(30);
     await fc.assert(
       fc.asyncProperty(
         configArb,
@@ -285,9 +287,9 @@ describe("pull, then plan (property)", () => {
           expect(reformatted.changes.map((ch) => ch.address)).toEqual(left);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs },
     );
     // The edits made drift in most runs (a run whose edits hit nothing is fine, but rare).
-    expect(drifted).toBeGreaterThan(30);
+    expect(drifted).toBeGreaterThan(runs / 2);
   });
 });

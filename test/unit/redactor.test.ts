@@ -8,6 +8,7 @@ import {
   partialForms,
   secretForms,
 } from "../../src/model/redactor.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 const R = "(sensitive)";
 
@@ -160,7 +161,7 @@ describe("redaction (properties, against a quadratic reference)", () => {
           for (const f of forms) expect(redacted).not.toContain(f);
         },
       ),
-      { numRuns: 400, seed: 21 },
+      { numRuns: propertyRuns(200), seed: 21 },
     );
   });
 
@@ -170,7 +171,7 @@ describe("redaction (properties, against a quadratic reference)", () => {
         const once = createRedactor(secrets).redact(text);
         expect(createRedactor([...secrets].reverse().concat(secrets)).redact(text)).toBe(once);
       }),
-      { numRuns: 200, seed: 22 },
+      { numRuns: propertyRuns(100), seed: 22 },
     );
   });
 });

@@ -12,6 +12,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { DIAGNOSTIC_CODES, type LoadResult, loadConfig } from "../../src/config/index.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 let dir: string;
 let n = 0;
@@ -123,7 +124,7 @@ describe("config loader fuzz", () => {
       fc.asyncProperty(configTree, async (t) => {
         expectConfigOutcome(await load(stringify(t)));
       }),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(25) },
     );
   });
 
@@ -145,7 +146,7 @@ describe("config loader fuzz", () => {
           expectConfigOutcome(await load(text));
         },
       ),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(25) },
     );
   });
 
@@ -176,7 +177,7 @@ describe("config loader fuzz", () => {
       fc.asyncProperty(fc.uint8Array({ maxLength: 512 }), async (bytes) => {
         expectConfigOutcome(await load(bytes));
       }),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(25) },
     );
   });
 

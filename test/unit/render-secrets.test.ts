@@ -11,6 +11,7 @@ import { desiredConfigArb } from "../helpers/arbitraries.js";
 import { desired, dOrg, dProject, dWebhook, PROJECT } from "../helpers/builders.js";
 import { liveFromDesired } from "../helpers/live-from-desired.js";
 import { mixedPlan, SECRET_VALUES } from "../helpers/plan-fixtures.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 
 describe("no secret value in any output format", () => {
   it.each<[string, PlanOptions]>([
@@ -119,8 +120,8 @@ describe("no secret value in any output format (property)", () => {
         // not mark secret is shown (the service returns it in full).
         expect(leaks(plan, [...secretValues(d), ...secretValues(other, false)])).toEqual([]);
       }),
-      // Deterministic: the same 300 cases on every run, so a failure is a real one.
-      { numRuns: 300, seed: 2121 },
+      // Deterministic: the same 150 cases on every run (more with PROPERTY_RUNS_SCALE), so a failure is a real one.
+      { numRuns: propertyRuns(150), seed: 2121 },
     );
   });
 });
