@@ -131,6 +131,9 @@ export const createRetryLoop = ({
       }
       let cached: CachedResponse | undefined;
       let started = clock.now();
+      // Sends started when this answer arrived: more after its release means it let a
+      // queued send go, which is written in the check phase (src/api/handoff.ts).
+      let startedAtAnswer = Number.POSITIVE_INFINITY;
       const step = await slots.run(() => {
         // The send time is decided here, at the send: a 429 or a budget spent while this
         // request queued for a slot sends it back to wait.
@@ -142,6 +145,7 @@ export const createRetryLoop = ({
         // Real time, like the attempt's timer: the bound is about the user's wait.
         const sentAt = performance.now();
         return sendOnce(call, fullPath, payload, cached?.etag, attemptTimeoutMs).then((sent) => {
+          startedAtAnswer = slots.started;
           spentMs += performance.now() - sentAt;
           if (sent.kind !== "response") scheduler.finished(route);
           if (sent.kind === "aborted") return { sent, decision: undefined };
@@ -175,11 +179,12 @@ export const createRetryLoop = ({
           return { sent: parsed === undefined ? sent : { ...sent, parsed }, decision };
         });
       }, call.urgent);
-      // An answer for the caller while other requests are on the wire: let the sends it
-      // released go out before the caller works on it (src/api/handoff.ts). A retry or a
-      // failure goes on at once: its next step is a wait, and a 429's hold must start then.
+      // An answer for the caller whose release let a queued send go: let that send be
+      // written before the caller works on the answer (src/api/handoff.ts). With nothing
+      // queued (a chain of dependent writes) the caller goes on at once, as does a retry or
+      // a failure: its next step is a wait, and a 429's hold must start then.
       if (
-        slots.active > 0 &&
+        slots.started > startedAtAnswer &&
         step !== undefined &&
         (step.decision === undefined || step.decision.action === "done")
       ) {

@@ -18,6 +18,8 @@ export interface SendSlots {
   run<T>(task: () => Promise<T>, urgent?: boolean): Promise<T>;
   /** Tasks started and not settled. */
   readonly active: number;
+  /** Tasks started so far (src/api/handoff.ts: did an answer's release start a send?). */
+  readonly started: number;
   /** Tasks waiting for a slot. */
   readonly queued: number;
 }
@@ -49,6 +51,7 @@ export const createSendSlots = (concurrency: number): SendSlots => {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
   let active = 0;
+  let started = 0;
   const urgentQueue = new Fifo<() => void>();
   const queue = new Fifo<() => void>();
 
@@ -57,6 +60,7 @@ export const createSendSlots = (concurrency: number): SendSlots => {
       const next = urgentQueue.take() ?? queue.take();
       if (next === undefined) return;
       active += 1;
+      started += 1;
       next();
     }
   };
@@ -91,6 +95,9 @@ export const createSendSlots = (concurrency: number): SendSlots => {
     run,
     get active() {
       return active;
+    },
+    get started() {
+      return started;
     },
     get queued() {
       return urgentQueue.size + queue.size;

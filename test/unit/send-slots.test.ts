@@ -102,6 +102,24 @@ describe("send slots", () => {
     expect(order).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   });
 
+  it("counts the tasks started: a release that lets a queued task go adds one, else none", async () => {
+    const slots = createSendSlots(1);
+    let finishFirst: () => void = () => {};
+    const first = slots.run(() => new Promise<void>((r) => (finishFirst = r)));
+    const second = slots.run(async () => {});
+    expect(slots.started).toBe(1);
+    // What the client reads when an answer arrives, then after its slot is released.
+    const atAnswer = slots.started;
+    finishFirst();
+    await first;
+    expect(slots.started).toBe(atAnswer + 1);
+    await second;
+    const atLast = slots.started;
+    await slots.run(async () => {});
+    // Nothing was queued behind the last task: its release started nothing more.
+    expect(slots.started).toBe(atLast + 1);
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     expect(() => createSendSlots(0)).toThrow(RangeError);
     expect(() => createSendSlots(1.5)).toThrow(RangeError);
