@@ -11,36 +11,36 @@ afterEach(async () => {
 
 const MISSING = "99999999-1111-4222-8333-444444444444";
 
+/** A harness whose client counts the texts it scrubs (each error built scrubs some). */
+const countingScrubs = async (): Promise<{ scrubbed: () => number }> => {
+  let n = 0;
+  h = await startHarness(undefined, {
+    scrub: (text) => {
+      n++;
+      return text;
+    },
+  });
+  return { scrubbed: () => n };
+};
+
 describe("a GET whose 404 is an expected answer (against the emulator)", () => {
   it("resolves undefined on a 404 and builds no error: nothing is scrubbed", async () => {
-    let scrubbed = 0;
-    h = await startHarness(undefined, {
-      scrub: (text) => {
-        scrubbed++;
-        return text;
-      },
-    });
-    const got = await h.client.get("v3", `/pipelines/${MISSING}`, undefined, {
+    const { scrubbed } = await countingScrubs();
+    const got = await h!.client.get("v3", `/pipelines/${MISSING}`, undefined, {
       notFoundIsAnswer: true,
     });
     expect(got).toBeUndefined();
-    expect(scrubbed).toBe(0);
-    const reqs = (await h.requests()).filter((r) => r.path === `/api/v3/pipelines/${MISSING}`);
+    expect(scrubbed()).toBe(0);
+    const reqs = (await h!.requests()).filter((r) => r.path === `/api/v3/pipelines/${MISSING}`);
     expect(reqs.map((r) => r.status)).toEqual([404]);
   });
 
   it("without the option the same 404 rejects with the service's error, scrubbed", async () => {
-    let scrubbed = 0;
-    h = await startHarness(undefined, {
-      scrub: (text) => {
-        scrubbed++;
-        return text;
-      },
-    });
-    const err = await h.client.get("v3", `/pipelines/${MISSING}`).catch((e: unknown) => e);
+    const { scrubbed } = await countingScrubs();
+    const err = await h!.client.get("v3", `/pipelines/${MISSING}`).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(404);
-    expect(scrubbed).toBeGreaterThan(0);
+    expect(scrubbed()).toBeGreaterThan(0);
   });
 
   it("other failures still reject with the option: a 400 is not an answer", async () => {
