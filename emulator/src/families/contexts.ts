@@ -15,7 +15,7 @@ import {
 import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { enveloped as envelopedSchema, nonEmpty, refWithRel, seedId } from "../schemas.js";
-import { nextId, SEED_TIME, type State } from "../state.js";
+import { findById, nextId, SEED_TIME, type State } from "../state.js";
 import { s } from "../validate.js";
 import type { EnvRow } from "./env-vars.js";
 import { findOrg, type OrgRow, orgOr404 } from "./orgs.js";
@@ -66,7 +66,7 @@ export const contextCreateSchema = envelopedSchema(
 );
 
 export const findContext = (st: State, id: string): ContextRow | undefined =>
-  st.contexts.find((c) => c.id === id);
+  findById(st, st.contexts, id);
 
 /** spec: Contexts: `include` accepts only `restrictions`; anything else is 400. */
 const wantsRestrictions = (ctx: Ctx): boolean => {

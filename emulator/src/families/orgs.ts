@@ -10,7 +10,7 @@ import { hashUuid, isUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { nonEmpty, seedId } from "../schemas.js";
 import { ORG_SETTINGS } from "../spec-names.js";
-import type { State } from "../state.js";
+import { findById, type State } from "../state.js";
 import { type Schema, s } from "../validate.js";
 import type { GroupRow } from "./groups.js";
 
@@ -58,8 +58,7 @@ export const orgSettingsSchema: Schema = s.obj(
 const emptyOrgSettings = (): Record<string, boolean> =>
   Object.fromEntries(ORG_SETTINGS_KEYS.map((k) => [k, false]));
 
-export const findOrg = (st: State, id: string): OrgRow | undefined =>
-  st.orgs.find((o) => o.id === id);
+export const findOrg = (st: State, id: string): OrgRow | undefined => findById(st, st.orgs, id);
 
 /**
  * Decision: the OAuth VCS providers' slugs (`gh`, `github`, `bb`, `bitbucket`). A slug that

@@ -21,6 +21,7 @@ import { paginate } from "../paging.js";
 import { enveloped as envelopedSchema, nonEmpty, ref, seedId, vcsRepoSchema } from "../schemas.js";
 import type { SeedJson } from "../seed.js";
 import {
+  findById,
   groupBy,
   memo,
   NONE,
@@ -114,7 +115,7 @@ export const syntheticPipeline = (p: ProjectRow): PipelineRow => ({
 });
 
 export const findPipeline = (st: State, id: string): PipelineRow | undefined =>
-  st.pipelines.find((p) => p.id === id);
+  findById(st, st.pipelines, id);
 
 /** The stored pipelines of one project, in creation order (an index per state version). */
 const storedPipelinesOf = (st: State, projectId: string): readonly PipelineRow[] =>

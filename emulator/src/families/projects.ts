@@ -21,7 +21,7 @@ import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { nonEmpty, seedId, vcsRepoSchema } from "../schemas.js";
 import { PROJECT_BOOL_SETTINGS, PROJECT_LIST_SETTING } from "../spec-names.js";
-import { memo, nextId, removeWhere, removeWith, type State } from "../state.js";
+import { findById, memo, nextId, removeWhere, removeWith, type State } from "../state.js";
 import { type Schema, s } from "../validate.js";
 import type { VcsRepoWire } from "../wire.js";
 import type { EnvRow } from "./env-vars.js";
@@ -100,7 +100,7 @@ export const defaultRepo = (slug: string, id: string): VcsRepoWire => {
 };
 
 export const findProject = (st: State, id: string): ProjectRow | undefined =>
-  st.projects.find((p) => p.id === id);
+  findById(st, st.projects, id);
 
 /** A seed's project slug: `api` in org `gh/acme` is `gh/acme/api`. */
 export const fullSlug = (org: SeedOrg, slug: string): string =>

@@ -21,7 +21,16 @@ import { paginate } from "../paging.js";
 import { enveloped as envelopedSchema, nonEmpty, ref, seedId, vcsRepoSchema } from "../schemas.js";
 import type { SeedJson } from "../seed.js";
 import { EVENT_PRESETS, TRIGGER_EVENT_TYPES } from "../spec-names.js";
-import { groupBy, memo, NONE, nextId, removeWhere, SEED_TIME, type State } from "../state.js";
+import {
+  findById,
+  groupBy,
+  memo,
+  NONE,
+  nextId,
+  removeWhere,
+  SEED_TIME,
+  type State,
+} from "../state.js";
 import { isPlainObject, type Schema, s } from "../validate.js";
 import type { VcsRepoWire } from "../wire.js";
 import { findPipeline, notUpdatable, type PipelineRow, resolvePipeline } from "./pipelines.js";
@@ -188,7 +197,7 @@ export const syntheticTrigger = (p: ProjectRow): TriggerRow => ({
 });
 
 const findTrigger = (st: State, id: string): TriggerRow | undefined =>
-  st.triggers.find((t) => t.id === id);
+  findById(st, st.triggers, id);
 
 /** The stored triggers of one pipeline, in creation order (an index per state version). */
 const triggersOfPipeline = (st: State, pipelineId: string): readonly TriggerRow[] =>

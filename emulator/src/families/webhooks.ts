@@ -16,7 +16,16 @@ import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { enveloped as envelopedSchema, nonEmpty, ref, seedId } from "../schemas.js";
 import { WEBHOOK_EVENT_NAMES } from "../spec-names.js";
-import { groupBy, memo, NONE, nextId, removeWhere, SEED_TIME, type State } from "../state.js";
+import {
+  findById,
+  groupBy,
+  memo,
+  NONE,
+  nextId,
+  removeWhere,
+  SEED_TIME,
+  type State,
+} from "../state.js";
 import { type Schema, s } from "../validate.js";
 import { type ProjectRow, projectOr404 } from "./projects.js";
 
@@ -107,7 +116,7 @@ export const webhookUpdateSchema: Schema = s.obj({
 export const setEnabledSchema: Schema = s.obj({ is_enabled: s.bool() }, ["is_enabled"]);
 
 const findWebhook = (st: State, id: string): WebhookRow | undefined =>
-  st.webhooks.find((w) => w.id === id);
+  findById(st, st.webhooks, id);
 
 /**
  * The stored webhooks of one project, in creation order, from an index built once per state
