@@ -1,5 +1,5 @@
 // `npm run bench [-- --preset large|small|tiny|xl|large-org|huge-org] [--latency 20] [--parallelism 10,32]
-//                  [--only plan,plan-changed,apply,drift,planner] [--no-baseline]`
+//                  [--only plan,plan-changed,apply,drift,planner] [--no-baseline] [--no-per-item]`
 //
 // Starts the emulator (dist/emulator) with injected latency, runs the real CLI as a child
 // process (bench/child.js reports its peak RSS and CPU time), counts the requests in the
@@ -40,6 +40,7 @@ Options:
   --only LIST           plan,plan-changed,apply,drift,planner,apply-rate-limited
                         (default: all but apply-rate-limited)
   --no-baseline         skip the per-item baseline and the bare fetch loop
+  --no-per-item         skip the per-item baseline only (the bare fetch loop still runs)
   --rate-limit Q,R      apply-rate-limited: a token bucket per route in the emulator, Q
                         requests of burst, refilled at R a second (default 20,10; the
                         spec's example of 100 per 60 s is 100,1.6667)
@@ -63,6 +64,7 @@ try {
       parallelism: { type: "string", default: "10,32" },
       only: { type: "string", default: "plan,plan-changed,apply,drift,planner" },
       "no-baseline": { type: "boolean", default: false },
+      "no-per-item": { type: "boolean", default: false },
       "rate-limit": { type: "string", default: "20,10" },
       "no-rate-headers": { type: "boolean", default: false },
       runs: { type: "string", default: "3" },
@@ -348,7 +350,10 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
       const load = loadavg()[0];
       // Measured against the same emulator after the CLI, so it sees the same state.
       const baseline =
-        withBaseline && !args["no-baseline"] && parallelism === parallelisms[0]
+        withBaseline &&
+        !args["no-baseline"] &&
+        !args["no-per-item"] &&
+        parallelism === parallelisms[0]
           ? await perItemBaseline(emu)
           : undefined;
       // Calibration: a bare loop making as many GETs at the same parallelism against the
