@@ -105,7 +105,7 @@ export const findById = <T extends { readonly id: string }>(
     }
   }
   ix.at.clear();
-  rows.forEach((row, i) => ix.at.set(row.id, i));
+  for (let i = 0; i < rows.length; i++) ix.at.set((rows[i] as T).id, i);
   ix.length = rows.length;
   ix.version = st.version;
   return confirmed(ix.at.get(id));
