@@ -18,7 +18,12 @@ import {
 import type { Attempt, Call, Success } from "./request-call.js";
 import { apiPath, routeKey } from "./request-target.js";
 import type { createResponseErrors } from "./response-errors.js";
-import { type AttemptResult, decideRetry, type Method } from "./retry-policy.js";
+import {
+  type AttemptResult,
+  decideRetry,
+  type Method,
+  type RetryDecision,
+} from "./retry-policy.js";
 import type { createRouteScheduler } from "./route-scheduler.js";
 import { type createSender, serialiseBody, tryParseJson } from "./send.js";
 import type { createSendSlots } from "./send-slots.js";
@@ -69,6 +74,15 @@ export const createRetryLoop = ({
     if (parsed !== undefined) cache.set(fullPath, { etag, body: sent.body });
     return parsed;
   };
+
+  /** A step the caller will work on: a success, a 304, or a 404 it takes as an answer. */
+  const isAnswer = (
+    call: Call,
+    step: { readonly sent: Attempt; readonly decision: RetryDecision | undefined },
+  ): boolean =>
+    step.decision === undefined ||
+    step.decision.action === "done" ||
+    (call.notFoundIsAnswer === true && step.sent.kind === "response" && step.sent.status === 404);
 
   const waitOrAbort = async (wait: Promise<void>): Promise<boolean> => {
     try {
@@ -182,12 +196,10 @@ export const createRetryLoop = ({
       // An answer for the caller whose release let a queued send go: let that send be
       // written before the caller works on the answer (src/api/handoff.ts). With nothing
       // queued (a chain of dependent writes) the caller goes on at once, as does a retry or
-      // a failure: its next step is a wait, and a 429's hold must start then.
-      if (
-        slots.started > startedAtAnswer &&
-        step !== undefined &&
-        (step.decision === undefined || step.decision.action === "done")
-      ) {
+      // a failure: its next step is a wait, and a 429's hold must start then. A 404 the
+      // caller takes as an answer is an answer (the synthetic-pipeline probe, often the
+      // last read of a project, whose plan then runs).
+      if (slots.started > startedAtAnswer && step !== undefined && isAnswer(call, step)) {
         await handoff();
       }
       if (step === undefined) continue;
