@@ -329,32 +329,41 @@ class PlainReader {
     return false;
   }
 
+  /**
+   * A map key at `p`: a quoted scalar, or a plain one ending where `plainEnd` (given the
+   * position after its first character) finds its colon, -1 for none. Block and flow keys
+   * differ only in that search and in what must follow the colon.
+   */
+  private mapKey(
+    p: number,
+    end: number,
+    plainEnd: (from: number) => number,
+  ): { key: string; colon: number } {
+    const { text } = this;
+    const c = text.charCodeAt(p);
+    if (c === DQUOTE || c === SQUOTE) {
+      const quoted = this.quoted(p, end);
+      return { key: quoted.value, colon: quoted.next };
+    }
+    if (isIndicator(c) || c === DASH) decline();
+    const colon = plainEnd(p + 1);
+    // No `key:` (a bare scalar where a key belongs), or `key :` (yaml decides).
+    if (colon === -1 || text.charCodeAt(colon - 1) === SPACE) decline();
+    return { key: resolvePlain(text.slice(p, colon), true) as string, colon };
+  }
+
   /** The key of a block map entry at `p`, and the position after its `:`. */
   private blockKey(p: number, end: number): { key: string; after: number } {
     const { text } = this;
-    const c = text.charCodeAt(p);
-    let key: string;
-    let colon: number;
-    if (c === DQUOTE || c === SQUOTE) {
-      const quoted = this.quoted(p, end);
-      if (quoted.next >= end || text.charCodeAt(quoted.next) !== COLON) decline();
-      key = quoted.value;
-      colon = quoted.next;
-    } else {
-      if (isIndicator(c) || c === DASH) decline();
-      colon = -1;
-      for (let j = p + 1; j < end; j++) {
+    const { key, colon } = this.mapKey(p, end, (from) => {
+      for (let j = from; j < end; j++) {
         const d = text.charCodeAt(j);
-        if (d === COLON && (j + 1 === end || text.charCodeAt(j + 1) === SPACE)) {
-          colon = j;
-          break;
-        }
+        if (d === COLON && (j + 1 === end || text.charCodeAt(j + 1) === SPACE)) return j;
         if (d === HASH && text.charCodeAt(j - 1) === SPACE) decline();
       }
-      // No `key:` (a bare scalar where a key belongs), or `key :` (yaml decides).
-      if (colon === -1 || text.charCodeAt(colon - 1) === SPACE) decline();
-      key = resolvePlain(text.slice(p, colon), true) as string;
-    }
+      return -1;
+    });
+    if (colon >= end || text.charCodeAt(colon) !== COLON) decline();
     // yaml refuses an implicit key over 1024 characters; the subset stops well before.
     if (colon - p > 1000 || key === "<<") decline();
     const after = colon + 1;
@@ -512,24 +521,15 @@ class PlainReader {
   /** A flow map's key at `p` and the position after its `: `. */
   private flowKey(p: number, end: number): { key: string; after: number } {
     const { text } = this;
-    const c = text.charCodeAt(p);
-    let key: string;
-    let colon: number;
-    if (c === DQUOTE || c === SQUOTE) {
-      const quoted = this.quoted(p, end);
-      key = quoted.value;
-      colon = quoted.next;
-    } else {
-      if (isIndicator(c) || c === DASH) decline();
-      colon = p + 1;
-      while (colon < end) {
-        const d = text.charCodeAt(colon);
+    const { key, colon } = this.mapKey(p, end, (from) => {
+      let j = from;
+      while (j < end) {
+        const d = text.charCodeAt(j);
         if (d === COLON || isFlowIndicator(d) || d === HASH) break;
-        colon++;
+        j++;
       }
-      if (text.charCodeAt(colon - 1) === SPACE) decline();
-      key = resolvePlain(text.slice(p, colon), true) as string;
-    }
+      return j;
+    });
     // `{ key: value }` only: `{ a }`, `{ a:b }`, `{"a":b}`: yaml decides.
     if (
       colon + 1 >= end ||
