@@ -64,6 +64,16 @@ interface IdPositions {
   version: number;
 }
 
+/** The row at `at` when it still has this id (a delete may have moved rows since). */
+const rowWithId = <T extends { readonly id: string }>(
+  rows: readonly T[],
+  at: number | undefined,
+  id: string,
+): T | undefined => {
+  const row = at === undefined ? undefined : rows[at];
+  return row !== undefined && row.id === id ? row : undefined;
+};
+
 /** By the table (its rows array), so a reset state's new tables start afresh. */
 const idPositions = new WeakMap<readonly { readonly id: string }[], IdPositions>();
 
@@ -87,20 +97,16 @@ export const findById = <T extends { readonly id: string }>(
     ix = { at: new Map(), length: 0, version: -1 };
     idPositions.set(rows, ix);
   }
-  const confirmed = (at: number | undefined): T | undefined => {
-    const row = at === undefined ? undefined : rows[at];
-    return row !== undefined && row.id === id ? row : undefined;
-  };
   const known = ix.at.get(id);
   if (known !== undefined) {
-    const row = confirmed(known);
+    const row = rowWithId(rows, known, id);
     if (row !== undefined) return row;
   } else {
     if (ix.version === st.version && ix.length === rows.length) return undefined;
     if (ix.length < rows.length) {
       for (let i = ix.length; i < rows.length; i++) ix.at.set((rows[i] as T).id, i);
       ix.length = rows.length;
-      const row = confirmed(ix.at.get(id));
+      const row = rowWithId(rows, ix.at.get(id), id);
       if (row !== undefined) return row;
     }
   }
@@ -108,7 +114,7 @@ export const findById = <T extends { readonly id: string }>(
   for (let i = 0; i < rows.length; i++) ix.at.set((rows[i] as T).id, i);
   ix.length = rows.length;
   ix.version = st.version;
-  return confirmed(ix.at.get(id));
+  return rowWithId(rows, ix.at.get(id), id);
 };
 
 /**

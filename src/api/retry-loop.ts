@@ -75,6 +75,10 @@ export const createRetryLoop = ({
     return parsed;
   };
 
+  /** A 404 the caller takes as an answer (RequestOptions.notFoundIsAnswer). */
+  const notFoundAnswer = (call: Call, sent: Attempt): boolean =>
+    call.notFoundIsAnswer === true && sent.kind === "response" && sent.status === 404;
+
   /** A step the caller will work on: a success, a 304, or a 404 it takes as an answer. */
   const isAnswer = (
     call: Call,
@@ -82,7 +86,7 @@ export const createRetryLoop = ({
   ): boolean =>
     step.decision === undefined ||
     step.decision.action === "done" ||
-    (call.notFoundIsAnswer === true && step.sent.kind === "response" && step.sent.status === 404);
+    notFoundAnswer(call, step.sent);
 
   const waitOrAbort = async (wait: Promise<void>): Promise<boolean> => {
     try {
@@ -271,9 +275,7 @@ export const createRetryLoop = ({
           : parseJson(call, fullPath, result.status, result.body);
         return { path: fullPath, status: result.status, body: value };
       }
-      if (call.notFoundIsAnswer === true && result.kind === "response" && result.status === 404) {
-        return { path: fullPath, status: 404, body: undefined };
-      }
+      if (notFoundAnswer(call, result)) return { path: fullPath, status: 404, body: undefined };
       throw failure(call, fullPath, attempt, result, decision, {
         attemptTimeoutMs,
         bound: boundEndedRequest(o, attemptTimeoutMs, boundEnded),
