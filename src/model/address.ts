@@ -33,8 +33,19 @@ export interface AddressSegment {
 
 const quote = (key: string): string => JSON.stringify(key);
 
+const step = (s: AddressSegment): string =>
+  s.key === undefined ? s.name : `${s.name}[${quote(s.key)}]`;
+
 export const formatAddress = (segments: readonly AddressSegment[]): string =>
-  segments.map((s) => (s.key === undefined ? s.name : `${s.name}[${quote(s.key)}]`)).join(".");
+  segments.map(step).join(".");
+
+/**
+ * The address of one more step under `parent` (an address; `""` is the org): what
+ * formatAddress gives for the parent's segments and `segment`, without parsing the parent
+ * back into segments (the planner makes one for every item it walks).
+ */
+export const childAddress = (parent: string, segment: AddressSegment): string =>
+  parent === "" ? step(segment) : `${parent}.${step(segment)}`;
 
 /** The restriction key inside a context: `project:gh/acme/api`, `group:all-members`, ... */
 export type RestrictionType = "project" | "expression" | "group";

@@ -46,7 +46,7 @@ const planOrg = (ctx: OrgCtx, org: DesiredOrg, live: LiveOrg, ahead?: PlanAhead)
     name: "org",
     desired: org,
     live,
-    segments: [],
+    address: "",
     params: { org_id: live.id },
     replaced: false,
   };

@@ -76,7 +76,7 @@ export const planProject = (
       name: "project",
       desired: dp,
       live: undefined,
-      segments: [{ name: "project", key: slug }],
+      address: projectAddress,
       params: {
         org_id: liveOrg.id,
         project_id: { pending: projectAddress },
@@ -101,7 +101,7 @@ export const planProject = (
     name: "project",
     desired: dp,
     live: lp,
-    segments: [{ name: "project", key: slug }],
+    address: projectAddress,
     // project_slug: the V2 routes (checkout keys) name the project by its slug.
     params: { org_id: liveOrg.id, project_id: lp.id, project_slug: lp.slug },
     replaced: false,

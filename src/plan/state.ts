@@ -10,6 +10,7 @@ import { ALL_KINDS } from "../kinds/registry.js";
 import {
   type AddressSegment,
   ancestorsOf,
+  childAddress,
   compileAddressGlob,
   formatAddress,
   normalAddress,
@@ -129,7 +130,8 @@ export interface WalkNode {
   readonly desired: PlanParents[ParentName]["desired"];
   /** The parent's live item; undefined when the plan creates it. */
   readonly live: PlanParents[ParentName]["live"] | undefined;
-  readonly segments: readonly AddressSegment[];
+  /** The parent's address (`""` for the org). */
+  readonly address: string;
   readonly params: Readonly<Record<string, ParamValue>>;
   /** The parent's address when the plan creates or replaces it (its children wait for it). */
   readonly pending?: string;
@@ -140,12 +142,12 @@ export interface WalkNode {
 export type AnyKind = ResourceKind<unknown, unknown>;
 
 export const itemAddress = (node: WalkNode, kind: AnyKind, key: string): string =>
-  formatAddress([
-    ...node.segments,
+  childAddress(
+    node.address,
     kind.collection.segment.keyed
       ? { name: kind.collection.segment.name, key }
       : { name: kind.collection.segment.name },
-  ]);
+  );
 
 /** An empty accumulator. */
 export const newAcc = (): Acc => ({

@@ -12,7 +12,7 @@ import { PlanError } from "../core/errors.js";
 import type { ParentName, PlanParents, Within } from "../kinds/contract.js";
 import type { Kinds } from "../kinds/references.js";
 import { childKindsIn } from "../kinds/registry.js";
-import { formatAddress, parseAddress } from "../model/address.js";
+import { childAddress } from "../model/address.js";
 import { diffCollection } from "./collection-diff.js";
 import { type AnyKind, itemAddress, type OrgCtx, type WalkNode } from "./state.js";
 
@@ -40,7 +40,7 @@ export const planCollection = (
   kind: AnyKind,
 ): void => {
   const col = kind.collection;
-  const parentAddress = formatAddress(node.segments);
+  const parentAddress = node.address;
   const collection = parentAddress === "" ? col.name : `${parentAddress}.${col.name}`;
   const declared = col.desiredIn(node.desired as never);
   const liveAll = node.live === undefined ? [] : col.liveIn(node.live as never, within);
@@ -115,7 +115,7 @@ export const planCollection = (
       desired: m.desired as WalkNode["desired"],
       // A replaced parent's children are the old one's: deleted or replaced with it.
       live: m.action === "create" ? undefined : (m.live as WalkNode["live"]),
-      segments: parseAddress(m.address) ?? [],
+      address: m.address,
       params: {
         ...node.params,
         ...(col.childParam === undefined
@@ -134,11 +134,10 @@ export const planCollection = (
       const live = k.collection.liveIn(del.live as never, within) ?? [];
       if (live.length === 0) continue;
       const id = kind.liveId(del.live);
-      const segments = parseAddress(del.address) ?? [];
       diffCollection(ctx, {
         kind: k,
         collection: `${del.address}.${k.collection.name}`,
-        address: (key) => formatAddress([...segments, { name: k.collection.segment.name, key }]),
+        address: (key) => childAddress(del.address, { name: k.collection.segment.name, key }),
         desiredAddressKey: (d) => k.collection.addressKey(d),
         desired: [],
         live,

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   addr,
   ancestorsOf,
+  childAddress,
   compileAddressGlob,
   formatAddress,
   isWithin,
@@ -43,6 +44,26 @@ describe("addresses", () => {
         expect(parseAddress(formatAddress(segments))).toEqual(segments);
       }),
     );
+  });
+
+  it("add one step to a parent's address as formatting every step would", () => {
+    const segment = fc.record(
+      {
+        name: fc.constantFrom("context", "env", "project", "settings", "pipeline", "trigger"),
+        key: fc.string(),
+      },
+      { requiredKeys: ["name"] },
+    );
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 3 }), segment, (parents, last) => {
+        expect(childAddress(formatAddress(parents), last)).toBe(
+          formatAddress([...parents, last]),
+        );
+      }),
+      { numRuns: propertyRuns(200) },
+    );
+    expect(childAddress("", { name: "context", key: "a" })).toBe('context["a"]');
+    expect(childAddress('project["p"]', { name: "settings" })).toBe('project["p"].settings');
   });
 
   it("reject text that is not an address", () => {
