@@ -12,7 +12,6 @@ import {
   ancestorsOf,
   childAddress,
   compileAddressGlob,
-  formatAddress,
   normalAddress,
 } from "../model/address.js";
 import type { DesiredMove, DesiredOrg } from "../model/desired.js";

@@ -56,9 +56,7 @@ describe("addresses", () => {
     );
     fc.assert(
       fc.property(fc.array(segment, { maxLength: 3 }), segment, (parents, last) => {
-        expect(childAddress(formatAddress(parents), last)).toBe(
-          formatAddress([...parents, last]),
-        );
+        expect(childAddress(formatAddress(parents), last)).toBe(formatAddress([...parents, last]));
       }),
       { numRuns: propertyRuns(200) },
     );
