@@ -4,7 +4,7 @@
  * values as a unified diff, the summary line, the unverified secrets count. ANSI colour
  * only when asked (the CLI asks on a TTY without --no-color).
  */
-import { structuredPatch } from "diff";
+import { createRequire } from "node:module";
 import type { FieldChange } from "../kinds/contract.js";
 import type { JsonValue } from "../kinds/values.js";
 import type { Change, Plan } from "../plan/types.js";
@@ -51,6 +51,18 @@ const ACTION_COLOR: Readonly<Record<Change["action"], keyof typeof ANSI>> = {
 
 const isMultiline = (v: JsonValue): v is string => typeof v === "string" && v.includes("\n");
 
+/**
+ * `diff` is loaded on the first multi-line value (issue 33): its ~20 modules took ~18 ms
+ * before every plan's first request, and only a change to a multi-line value uses them.
+ * The package's CommonJS entry is the same library as its ESM one (its `exports` map).
+ * (Written `createRequire(import.meta.url)(…)` for scripts/release.js's single-file bundle.)
+ */
+let loadedDiff: typeof import("diff") | undefined;
+const structuredPatchOf = (): typeof import("diff")["structuredPatch"] => {
+  loadedDiff ??= createRequire(import.meta.url)("diff") as typeof import("diff");
+  return loadedDiff.structuredPatch;
+};
+
 /** A multi-line string change as unified diff lines. */
 function* multilineDiff(
   before: string,
@@ -59,7 +71,7 @@ function* multilineDiff(
   paint: Paint,
 ): Generator<string> {
   // A final newline on both sides keeps "\ No newline at end of file" out of the output.
-  const patch = structuredPatch("before", "after", `${before}\n`, `${after}\n`, "", "", {
+  const patch = structuredPatchOf()("before", "after", `${before}\n`, `${after}\n`, "", "", {
     context: 3,
   });
   for (const hunk of patch.hunks) {
