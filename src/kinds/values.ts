@@ -19,7 +19,14 @@ export const canonical = (v: JsonValue): string => {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k] as JsonValue)}`).join(",")}}`;
 };
 
-export const deepEqual = (a: JsonValue, b: JsonValue): boolean => canonical(a) === canonical(b);
+export const deepEqual = (a: JsonValue, b: JsonValue): boolean => {
+  // The same value, or two different strings, need no text (issue 33: most of a large
+  // plan's comparisons are of equal strings). JSON text is one-to-one on strings; NaN, ±0
+  // and the rest go through `canonical` as before.
+  if (a === b) return true;
+  if (typeof a === "string" && typeof b === "string") return false;
+  return canonical(a) === canonical(b);
+};
 
 /** Lists compared as sets: same members, order and repeats ignored. */
 export const sameSet = (a: readonly JsonValue[], b: readonly JsonValue[]): boolean => {
@@ -61,6 +68,13 @@ export const toJsonObject = (v: object): JsonObject => {
 
 /** The value at a dotted path (`config.file_path`), or undefined. */
 export const getPath = (obj: JsonValue | undefined, path: string): JsonValue | undefined => {
+  if (!path.includes(".")) {
+    // One step (most rules' paths): no list of parts to make.
+    if (obj === null || obj === undefined || typeof obj !== "object" || Array.isArray(obj)) {
+      return undefined;
+    }
+    return obj[path];
+  }
   let cur: JsonValue | undefined = obj;
   for (const part of path.split(".")) {
     if (cur === null || cur === undefined || typeof cur !== "object" || Array.isArray(cur)) {

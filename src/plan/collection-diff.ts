@@ -16,7 +16,7 @@ import { withoutIgnoredFields } from "./ignore-fields.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { applyMoves, renameHints } from "./moves.js";
 import type { CollectionSpec, Matched, OrgCtx } from "./state.js";
-import type { Change } from "./types.js";
+import type { Change, ParamValue } from "./types.js";
 
 export const DELETE_REASON = "not in the config, and the config manages this collection";
 
@@ -79,10 +79,20 @@ export const diffCollection = <D, L>(
     live_count: live.length,
   });
 
-  const envOf = (d: D): KindEnv => ({
-    ...ctx.env,
-    forceSecrets: ctx.forced(spec.address(spec.desiredAddressKey(d))),
-  });
+  // The env a kind sees for an item: the org's, with `forceSecrets` for the item's address.
+  // Two objects at most per collection, not one per item (issue 33: the spread per item was
+  // the planner's busiest line); kinds never change the env they are given.
+  let forcedEnv: KindEnv | undefined;
+  let plainEnv: KindEnv | undefined;
+  const envAt = (address: string): KindEnv => {
+    if (ctx.forced(address)) {
+      forcedEnv ??= { ...ctx.env, forceSecrets: true };
+      return forcedEnv;
+    }
+    plainEnv ??= { ...ctx.env, forceSecrets: false };
+    return plainEnv;
+  };
+  const envOf = (d: D): KindEnv => envAt(spec.address(spec.desiredAddressKey(d)));
   // Issue 19 `moved`: the live item at `from` takes the declared name before matching, so
   // it matches the item declared at `to` and is renamed in place (an update), not deleted
   // and created again.
@@ -144,7 +154,7 @@ export const diffCollection = <D, L>(
     if (ignoredDesired.has(d)) continue;
     const key = spec.desiredAddressKey(d);
     const address = spec.address(key);
-    const env: KindEnv = { ...ctx.env, forceSecrets: ctx.forced(address) };
+    const env = envAt(address);
     const unresolved = kind.unresolvedSecrets(d);
     // Decision: an unresolved secret outside `--skip-secrets` is an error, never a guess
     // (the loader normally reports it first, listing every missing name).
@@ -199,9 +209,10 @@ export const diffCollection = <D, L>(
     const noted = notes.length > 0 ? { notes } : {};
     const withNotes = (reason: string): string =>
       fromTemplate(d, notes.length > 0 ? `${reason}; ${notes.join("; ")}` : reason);
-    const params = { ...base(address, key).params, ...(id === undefined ? {} : { id }) };
-    const reasons = [...cmp.replace_reasons];
-    if (spec.forcedReplace !== undefined) reasons.unshift(spec.forcedReplace);
+    const reasons =
+      spec.forcedReplace === undefined
+        ? cmp.replace_reasons
+        : [spec.forcedReplace, ...cmp.replace_reasons];
     // A replaced item is created again with every secret, so none of them stays unverified.
     if (reasons.length === 0) {
       for (const path of cmp.unverified) acc.unverified.push(`${address}#${path}`);
@@ -218,7 +229,7 @@ export const diffCollection = <D, L>(
       if (unresolved.length > 0) acc.unresolvedCreates += 1;
       acc.changes.push({
         ...base(address, key),
-        params,
+        params: withId(base(address, key).params, id),
         action: "replace",
         reason: withNotes(reasons.join("; ")),
         before: maskLike(kind.liveView(liveBefore), kind.desiredView(d, env)),
@@ -237,7 +248,7 @@ export const diffCollection = <D, L>(
       const b = base(address, key);
       acc.changes.push({
         ...b,
-        ...withRefs({ ...b, params }, d, env),
+        ...withRefs({ ...b, params: withId(b.params, id) }, d, env),
         action: "update",
         reason: withNotes(
           `${cmp.fields.length === 1 ? "1 field differs" : `${cmp.fields.length} fields differ`}: ${cmp.fields.map((f) => f.path).join(", ")}`,
@@ -284,7 +295,8 @@ export const diffCollection = <D, L>(
   const seen = new Map<string, number>();
   for (const { live: l } of gone)
     seen.set(kind.liveAddressKey(l), (seen.get(kind.liveAddressKey(l)) ?? 0) + 1);
-  const desiredKeys = new Set(desired.map((d) => spec.desiredAddressKey(d)));
+  const desiredKeys =
+    gone.length === 0 ? new Set<string>() : new Set(desired.map((d) => spec.desiredAddressKey(d)));
   for (const { live: l, reason, like } of gone) {
     let key = kind.liveAddressKey(l);
     const id = kind.liveId(l);
@@ -298,7 +310,7 @@ export const diffCollection = <D, L>(
     const extra = spec.deleteExtra?.(l);
     acc.changes.push({
       ...base(address, key),
-      params: { ...base(address, key).params, ...(id === undefined ? {} : { id }) },
+      params: withId(base(address, key).params, id),
       action: "delete",
       reason: extra === undefined ? reason : `${reason}; ${extra.note}`,
       ...(extra === undefined ? {} : { destroys_secrets: extra.destroys_secrets }),
@@ -316,6 +328,12 @@ export const diffCollection = <D, L>(
   renameHints(ctx, spec, diff.unmatched, created, desired);
   return { matched, deleted, created };
 };
+
+/** An item's params with its live id, when it has one. */
+const withId = (
+  params: Readonly<Record<string, ParamValue>>,
+  id: string | undefined,
+): Readonly<Record<string, ParamValue>> => (id === undefined ? params : { ...params, id });
 
 /**
  * Issue 19: the plan's "why" of an item that inherits from a template names both places:

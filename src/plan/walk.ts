@@ -15,6 +15,7 @@ import { childKindsIn } from "../kinds/registry.js";
 import { childAddress } from "../model/address.js";
 import { diffCollection } from "./collection-diff.js";
 import { type AnyKind, itemAddress, type OrgCtx, type WalkNode } from "./state.js";
+import type { ParamValue } from "./types.js";
 
 /**
  * How much of a live item would be lost by removing it: its live children, of every kind
@@ -51,8 +52,8 @@ export const planCollection = (
     address,
     desiredAddressKey: (d: unknown) => col.addressKey(d),
     params: node.params,
-    ...(col.keyParam ? { itemParams: (k: string) => ({ [col.keyParam as string]: k }) } : {}),
-    ...(col.deleteNote ? { deleteExtra: (l: unknown) => col.deleteNote?.(l) ?? NO_NOTE } : {}),
+    itemParams: col.keyParam ? (k: string) => ({ [col.keyParam as string]: k }) : undefined,
+    deleteExtra: col.deleteNote ? (l: unknown) => col.deleteNote?.(l) ?? NO_NOTE : undefined,
     holds: holdsOf(ctx.kinds, kind, within),
   };
   if (node.replaced && declared === undefined) {
@@ -84,13 +85,23 @@ export const planCollection = (
     }
   }
   const order = liveAll === undefined ? undefined : col.replaceOrderFor?.(declared, liveAll);
+  // One literal, not `...base` and conditional spreads: an absent option is `undefined`,
+  // which diffCollection reads like a missing one (issue 33: the spreads, once per
+  // collection, were a tenth of a 40,000-item plan).
   const res = diffCollection(ctx, {
-    ...base,
+    kind: base.kind,
+    collection: base.collection,
+    address: base.address,
+    desiredAddressKey: base.desiredAddressKey,
+    params: base.params,
+    itemParams: base.itemParams,
+    deleteExtra: base.deleteExtra,
+    holds: base.holds,
     desired: declared,
     live: liveAll,
-    ...(node.pending === undefined ? {} : { pendingParent: node.pending }),
-    ...(order === undefined ? {} : { replaceOrder: order }),
-    ...(node.replaced ? { forcedReplace: `forced by the ${node.name}'s replacement` } : {}),
+    pendingParent: node.pending,
+    replaceOrder: order,
+    forcedReplace: node.replaced ? `forced by the ${node.name}'s replacement` : undefined,
   });
   const created = new Map(res.created.map((c) => [c.address, c]));
   for (const m of res.matched) {
@@ -116,13 +127,11 @@ export const planCollection = (
       // A replaced parent's children are the old one's: deleted or replaced with it.
       live: m.action === "create" ? undefined : (m.live as WalkNode["live"]),
       address: m.address,
-      params: {
-        ...node.params,
-        ...(col.childParam === undefined
-          ? {}
-          : { [col.childParam]: id === undefined ? { pending: m.address } : id }),
-      },
-      ...(m.action === "create" || replaced ? { pending: m.address } : {}),
+      params:
+        col.childParam === undefined
+          ? node.params
+          : withParam(node.params, col.childParam, id === undefined ? { pending: m.address } : id),
+      pending: m.action === "create" || replaced ? m.address : undefined,
       replaced,
     };
     for (const k of children) planCollection(ctx, org, within, child, k);
@@ -149,6 +158,17 @@ export const planCollection = (
       });
     }
   }
+};
+
+/** `params` and one more, in one copy (not a spread of a one-key object made for it). */
+const withParam = (
+  params: Readonly<Record<string, ParamValue>>,
+  name: string,
+  value: ParamValue,
+): Readonly<Record<string, ParamValue>> => {
+  const out: Record<string, ParamValue> = { ...params };
+  out[name] = value;
+  return out;
 };
 
 export const NO_NOTE = { destroys_secrets: null, note: "" } as const;
