@@ -16,17 +16,15 @@ const json: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => (
   ),
 })).value;
 
-/** The dotted-path look-up as it was written first: one part per dot. */
-const getPathBySteps = (obj: JsonValue | undefined, path: string): JsonValue | undefined => {
-  let cur: JsonValue | undefined = obj;
-  for (const part of path.split(".")) {
-    if (cur === null || cur === undefined || typeof cur !== "object" || Array.isArray(cur)) {
-      return undefined;
-    }
-    cur = cur[part];
-  }
-  return cur;
-};
+/** The dotted-path look-up as a fold over the dots, one step per part. */
+const getPathBySteps = (obj: JsonValue | undefined, path: string): JsonValue | undefined =>
+  path
+    .split(".")
+    .reduce<JsonValue | undefined>(
+      (cur, part) =>
+        cur !== null && typeof cur === "object" && !Array.isArray(cur) ? cur[part] : undefined,
+      obj,
+    );
 
 describe("JSON values", () => {
   it("are equal exactly when their key-sorted texts are", () => {
