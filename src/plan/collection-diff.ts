@@ -227,9 +227,10 @@ export const diffCollection = <D, L>(
       const calls: ApiCall[] =
         order === "create_before_delete" ? [...create, ...del] : [...del, ...create];
       if (unresolved.length > 0) acc.unresolvedCreates += 1;
+      const b = base(address, key);
       acc.changes.push({
-        ...base(address, key),
-        params: withId(base(address, key).params, id),
+        ...b,
+        params: withId(b.params, id),
         action: "replace",
         reason: withNotes(reasons.join("; ")),
         before: maskLike(kind.liveView(liveBefore), kind.desiredView(d, env)),
@@ -308,9 +309,10 @@ export const diffCollection = <D, L>(
     }
     const address = spec.address(key);
     const extra = spec.deleteExtra?.(l);
+    const b = base(address, key);
     acc.changes.push({
-      ...base(address, key),
-      params: withId(base(address, key).params, id),
+      ...b,
+      params: withId(b.params, id),
       action: "delete",
       reason: extra === undefined ? reason : `${reason}; ${extra.note}`,
       ...(extra === undefined ? {} : { destroys_secrets: extra.destroys_secrets }),
