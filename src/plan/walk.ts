@@ -14,7 +14,13 @@ import type { Kinds } from "../kinds/references.js";
 import { childKindsIn } from "../kinds/registry.js";
 import { childAddress } from "../model/address.js";
 import { diffCollection } from "./collection-diff.js";
-import { type AnyKind, itemAddress, type OrgCtx, type WalkNode } from "./state.js";
+import {
+  type AnyKind,
+  type CollectionSpec,
+  itemAddress,
+  type OrgCtx,
+  type WalkNode,
+} from "./state.js";
 import type { ParamValue } from "./types.js";
 
 /**
@@ -46,15 +52,33 @@ export const planCollection = (
   const declared = col.desiredIn(node.desired as never);
   const liveAll = node.live === undefined ? [] : col.liveIn(node.live as never, within);
   const address = (k: string) => itemAddress(node, kind, k);
-  // The options every diff of this collection shares, each present (an absent one is
-  // `undefined`, which diffCollection reads like a missing one). Named, not gathered into a
-  // base object to spread: V8's copy of a spread, once per collection, was a tenth of a
-  // 40,000-item plan (issue 33).
-  const desiredAddressKey = (d: unknown) => col.addressKey(d);
-  const params = node.params;
-  const itemParams = col.keyParam ? (k: string) => ({ [col.keyParam as string]: k }) : undefined;
-  const deleteExtra = col.deleteNote ? (l: unknown) => col.deleteNote?.(l) ?? NO_NOTE : undefined;
-  const holds = holdsOf(ctx.kinds, kind, within);
+  // One literal of every option, each present (an absent one is `undefined`, which
+  // diffCollection reads like a missing one): a base object spread into each call, once
+  // per collection, was a tenth of a 40,000-item plan (issue 33).
+  const diff = (
+    desired: readonly unknown[],
+    live: readonly unknown[] | undefined,
+    own: Pick<
+      CollectionSpec<unknown, unknown>,
+      "pendingParent" | "replaceOrder" | "forcedReplace" | "deleteReason"
+    >,
+  ) =>
+    diffCollection(ctx, {
+      kind,
+      collection,
+      address,
+      desiredAddressKey: (d: unknown) => col.addressKey(d),
+      params: node.params,
+      itemParams: col.keyParam ? (k: string) => ({ [col.keyParam as string]: k }) : undefined,
+      deleteExtra: col.deleteNote ? (l: unknown) => col.deleteNote?.(l) ?? NO_NOTE : undefined,
+      holds: holdsOf(ctx.kinds, kind, within),
+      desired,
+      live,
+      pendingParent: own.pendingParent,
+      replaceOrder: own.replaceOrder,
+      forcedReplace: own.forcedReplace,
+      deleteReason: own.deleteReason,
+    });
   if (node.replaced && declared === undefined) {
     // Decision: the collection is not managed here, but its items cannot outlive their
     // parent: they are deleted first (and not re-created), and the plan warns.
@@ -63,17 +87,7 @@ export const planCollection = (
     ctx.acc.warnings.push(
       `${parentAddress} is replaced: its ${live.length} live ${col.segment.name}(s) are deleted and not re-created, because the config does not manage its ${col.name}`,
     );
-    diffCollection(ctx, {
-      kind,
-      collection,
-      address,
-      desiredAddressKey,
-      params,
-      itemParams,
-      deleteExtra,
-      holds,
-      desired: [],
-      live,
+    diff([], live, {
       deleteReason: `forced by the ${node.name}'s replacement (its ${col.name} are not managed, so not re-created)`,
     });
     return;
@@ -91,17 +105,7 @@ export const planCollection = (
     }
   }
   const order = liveAll === undefined ? undefined : col.replaceOrderFor?.(declared, liveAll);
-  const res = diffCollection(ctx, {
-    kind,
-    collection,
-    address,
-    desiredAddressKey,
-    params,
-    itemParams,
-    deleteExtra,
-    holds,
-    desired: declared,
-    live: liveAll,
+  const res = diff(declared, liveAll, {
     pendingParent: node.pending,
     replaceOrder: order,
     forcedReplace: node.replaced ? `forced by the ${node.name}'s replacement` : undefined,
