@@ -79,8 +79,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * What an error response says, whichever generation answered: the V3 envelope
- * `{ error: { type, id, title, detail, source: { pointer } } }` (spec: api-v3.md Envelopes;
- * "every member is optional"), a V2 `{ message }` (spec: api-v2-v1.md Errors), or a readable
+ * `{ error: { type, id, title, detail, source: { pointer, offset, error } } }` (spec:
+ * api-v3.md Envelopes; "every member is optional"), a `{ message }` (spec: api-v2-v1.md
+ * Errors; the V3 401 answers so too: docs/spec-notes.md "Reading the real service"), or a readable
  * snippet of anything else. `scrub` is applied to every text taken from the body, so a
  * server that echoes a secret back cannot put it into our messages.
  */
@@ -98,12 +99,16 @@ export const describeErrorBody = (text: string, scrub: (s: string) => string): E
   if (isRecord(parsed) && isRecord(parsed.error)) {
     const e = parsed.error;
     const source = isRecord(e.source) ? e.source : undefined;
+    const offset = s(source?.offset);
+    const sourceError = s(source?.error);
     return {
       type: s(e.type),
       errorId: s(e.id),
       title: s(e.title),
       detail: s(e.detail),
       pointer: s(source?.pointer),
+      ...(offset === undefined ? {} : { offset }),
+      ...(sourceError === undefined ? {} : { sourceError }),
     };
   }
   // Decision: `{ "error": "text" }` (not the documented envelope) is read as the title

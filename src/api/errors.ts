@@ -17,6 +17,13 @@ export interface ErrorBodyFields {
   readonly detail?: string;
   /** `error.source.pointer`: which member of the request body was wrong. */
   readonly pointer?: string;
+  /**
+   * `error.source.offset` and `error.source.error`: where in a sent text (a config, an
+   * expression) the service found a fault, and what it is (docs/spec-notes.md "Reading the
+   * real service").
+   */
+  readonly offset?: string;
+  readonly sourceError?: string;
   /** spec: api-v2-v1.md Errors: V2 errors are `{ message }`. */
   readonly v2Message?: string;
   /** A short readable excerpt of a body that is neither (an HTML 502 page's title, ...). */
@@ -41,6 +48,15 @@ export interface ApiErrorFields extends ErrorBodyFields {
 const attemptsSuffix = (attempts: number | undefined): string =>
   attempts !== undefined && attempts > 1 ? ` (after ${attempts} attempts)` : "";
 
+/** `(at offset 12: unexpected token)`: where a sent text was wrong, when the body says. */
+const sourceSuffix = (f: ErrorBodyFields): string => {
+  const parts = [
+    f.offset === undefined ? undefined : `at offset ${f.offset}`,
+    f.sourceError,
+  ].filter((s): s is string => s !== undefined);
+  return parts.length === 0 ? "" : ` (${parts.join(": ")})`;
+};
+
 /**
  * conventions.md §6: `POST /api/v3/webhooks failed with 400 (invalid_url): <title> — <detail>
  * at <pointer>`; absent parts are left out with their separators.
@@ -58,6 +74,9 @@ export const formatApiErrorMessage = (f: ApiErrorFields): string => {
     head +
     (description ? `: ${description}` : "") +
     (f.pointer ? ` at ${f.pointer}` : "") +
+    sourceSuffix(f) +
+    // spec: api-v3.md Errors: "`error.id` is quoted in support requests".
+    (f.errorId ? ` [error id ${f.errorId}]` : "") +
     retryAfter +
     attemptsSuffix(f.attempts) +
     (f.hint ? `; ${f.hint}` : "")
@@ -75,6 +94,8 @@ export class ApiError extends WaybillError implements ApiErrorFields {
   readonly title?: string;
   readonly detail?: string;
   readonly pointer?: string;
+  readonly offset?: string;
+  readonly sourceError?: string;
   readonly v2Message?: string;
   readonly bodySnippet?: string;
   readonly location?: string;
@@ -92,6 +113,8 @@ export class ApiError extends WaybillError implements ApiErrorFields {
     this.title = fields.title;
     this.detail = fields.detail;
     this.pointer = fields.pointer;
+    this.offset = fields.offset;
+    this.sourceError = fields.sourceError;
     this.v2Message = fields.v2Message;
     this.bodySnippet = fields.bodySnippet;
     this.location = fields.location;

@@ -2,7 +2,9 @@ import type { V3Resource } from "../core/wire.js";
 import type { ResolvedOptions } from "./client-options.js";
 import { ResponseFormatError } from "./errors.js";
 import {
+  isPagedRoute,
   newItems,
+  type PageContext,
   pageLimitFor,
   readV2Page,
   readV3Page,
@@ -27,7 +29,7 @@ export const createListing = ({
     api: ApiGeneration,
     path: string,
     pageQuery: (cursor: string | undefined) => Query,
-    readPage: (body: unknown) => ReturnType<typeof readV3Page>,
+    readPage: (body: unknown, ctx: PageContext) => ReturnType<typeof readV3Page>,
     signal: AbortSignal | undefined,
     onPage: ((items: readonly unknown[]) => void) | undefined,
     urgent = false,
@@ -36,19 +38,28 @@ export const createListing = ({
     const seen = new Set<string>();
     const itemsSeen = new Set<string>();
     let cursor: string | undefined;
+    const paged = isPagedRoute(path);
     for (let page = 1; ; page++) {
+      const query = pageQuery(cursor);
+      const limit = query["page[limit]"];
       const res = await run({
         method: "GET",
         api,
         path,
-        query: pageQuery(cursor),
+        query,
         body: undefined,
         signal,
         // A second page means a listing that spans pages: its walk gates whatever its items
         // release, so it goes ahead of the queue (src/api/send-slots.ts).
         urgent: urgent || cursor !== undefined,
       });
-      const read = readPage(res.body);
+      // What the request sent and what came before: a page without `page` is the last one
+      // only when the list cannot be longer (src/api/pagination.ts endsWithoutPage).
+      const read = readPage(res.body, {
+        paged,
+        before: items.length,
+        ...(limit === undefined || Number.isNaN(Number(limit)) ? {} : { limit: Number(limit) }),
+      });
       if (!read.ok) {
         throw new ResponseFormatError({
           method: "GET",

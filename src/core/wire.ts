@@ -281,3 +281,21 @@ export const PAGE_LIMIT_MAX: Readonly<Record<string, number>> = {
  * `page[cursor]` is 400." The only collection where the spec forbids the pair.
  */
 export const CURSOR_ENCODES_LIMIT: ReadonlySet<string> = new Set(["/provider/branches"]);
+
+/**
+ * V3 collections the service does not page (docs/spec-notes.md "Reading the real service"):
+ * the spec lists no `page[cursor]` for them (spec: api-v3.md Context restrictions,
+ * Pipelines, Triggers and Projects; and `/users`), and the vendor's plugin reads the restrictions as
+ * one unpaged list. A context's env vars are sent without `page` too (issue 40); the spec
+ * lists a cursor for them, but their set is an upsert, so a list taken whole that was not
+ * could only re-set a variable or leave one undeleted, never duplicate one. An answer
+ * without `page` ends these lists; `{id}` stands for one path segment that is an id.
+ */
+export const NOT_PAGED: ReadonlySet<string> = new Set([
+  "/context-restrictions",
+  "/pipelines",
+  "/triggers",
+  "/users",
+  "/projects/{id}/environment-variables",
+  "/contexts/{id}/env-vars",
+]);

@@ -403,7 +403,11 @@ const readProject = async (
           if (!isNotVisible(err)) throw err;
           // The API error names the method, route and status; this names the collection.
           const what = `the ${kind.type} listing of project ${slug}`;
-          const hidden: NotVisible = { status: "not_visible", reason: notVisibleReason(what, err) };
+          const hidden: NotVisible = {
+            status: "not_visible",
+            reason: notVisibleReason(what, err),
+            collection: kind.type,
+          };
           return hidden;
         }
       }),

@@ -30,6 +30,12 @@ export interface NotVisible {
   readonly absent?: true;
   /** e.g. "GET /api/v3/projects?filter[slug]=gh/acme/x returned no project". */
   readonly reason: string;
+  /**
+   * Issue 40: the project was found, and this one of its collections answered 403/404 (the
+   * kind's resource type, e.g. `webhook`): the plan names the collection, not the project,
+   * as what could not be read.
+   */
+  readonly collection?: string;
 }
 
 export interface LiveOrg {

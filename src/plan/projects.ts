@@ -95,7 +95,12 @@ export const planProject = (
   }
   if (lp.status === "not_visible") {
     // design.md §1: never plan a create over something that may exist.
-    throw new PlanError(`${projectAddress}: absent or not visible (${lp.reason})`);
+    throw new PlanError(
+      lp.collection === undefined
+        ? `${projectAddress}: absent or not visible (${lp.reason})`
+        : // Issue 40: the project was found; one of its collections could not be read.
+          `${projectAddress}: the project was found, but its ${lp.collection} collection could not be read (${lp.reason}); nothing is planned in it from a collection that was not read`,
+    );
   }
   const node: WalkNode = {
     name: "project",

@@ -52,7 +52,7 @@ describe("API client errors (against the emulator)", () => {
     ]);
     const err = (await rejectionOf(h.client.post("v3", "/webhooks", { data: {} }))) as ApiError;
     expect(err.message).toBe(
-      "POST /api/v3/webhooks failed with 400 (invalid_url): Invalid webhook URL — the URL must use https at /data/attributes/url",
+      "POST /api/v3/webhooks failed with 400 (invalid_url): Invalid webhook URL — the URL must use https at /data/attributes/url [error id err-42]",
     );
     expect(err).toMatchObject({
       status: 400,
@@ -60,6 +60,48 @@ describe("API client errors (against the emulator)", () => {
       errorId: "err-42",
       pointer: "/data/attributes/url",
     });
+  });
+
+  it("names where a sent text was wrong (source.offset, source.error), and the error id", async () => {
+    h = await startHarness();
+    await h.script([
+      {
+        method: "POST",
+        path: "/api/v3/context-restrictions",
+        status: 400,
+        json: {
+          error: {
+            id: "9f1c",
+            title: "Invalid expression",
+            source: { offset: 12, error: "unexpected token ==" },
+          },
+        },
+      },
+    ]);
+    const err = (await rejectionOf(
+      h.client.post("v3", "/context-restrictions", { data: {} }),
+    )) as ApiError;
+    expect(err.message).toBe(
+      "POST /api/v3/context-restrictions failed with 400: Invalid expression (at offset 12: unexpected token ==) [error id 9f1c]",
+    );
+    expect(err).toMatchObject({ offset: "12", sourceError: "unexpected token ==" });
+  });
+
+  it("reads a V3 401 answered as { message }", async () => {
+    h = await startHarness();
+    await h.script([
+      {
+        method: "GET",
+        path: "/api/v3/contexts",
+        status: 401,
+        json: { message: "You must log in first." },
+      },
+    ]);
+    const err = (await rejectionOf(h.client.get("v3", "/contexts"))) as ApiError;
+    expect(err.status).toBe(401);
+    expect(err.message).toMatch(
+      /^GET \/api\/v3\/contexts failed with 401: You must log in first\./,
+    );
   });
 
   it("maps a V2 { message } body", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEtagCache } from "../../src/api/etag-cache.js";
 import {
+  isPagedRoute,
   newItems,
   pageLimitFor,
   readV2Page,
@@ -27,21 +28,49 @@ describe("page rules", () => {
       items: [{ id: "a", attributes: {} }],
       next: "c1",
     });
-    expect(readV3Page({ data: [{ id: "a" }], page: { next: null } })).toMatchObject({
+    // The org look-up item `{ id }`: read with empty attributes (docs/spec-notes.md).
+    expect(readV3Page({ data: [{ id: "a" }], page: { next: null } })).toEqual({
+      ok: true,
+      items: [{ id: "a", attributes: {} }],
+      next: null,
+    });
+    expect(readV3Page({ data: [{ id: "a", attributes: "x" }], page: {} })).toMatchObject({
       ok: false,
     });
     expect(readV3Page({ data: [], page: { next: null } })).toMatchObject({ ok: true, next: null });
-    // Issue 15: a page without its `page` member may be one of several: an error, not the end.
-    expect(readV3Page({ data: [] })).toMatchObject({ ok: false, reason: /no `page` member/ });
-    expect(readV3Page({ data: [], page: null })).toMatchObject({ ok: false });
+    // An empty list without `page` cannot be longer: the end.
+    expect(readV3Page({ data: [] })).toMatchObject({ ok: true, next: null });
+    // Issue 15: a page with items and without `page` may be one of several: an error.
+    const one = { data: [{ id: "a", attributes: {} }] };
+    expect(readV3Page(one)).toMatchObject({ ok: false, reason: /no `page` member/ });
+    expect(readV3Page({ ...one, page: null })).toMatchObject({ ok: false });
     expect(readV3Page({ data: [], page: [] })).toMatchObject({ ok: false });
+    // ... unless the request sent page[limit] and fewer came back,
+    expect(readV3Page(one, { paged: true, before: 0, limit: 50 })).toMatchObject({ ok: true });
+    expect(readV3Page(one, { paged: true, before: 0, limit: 1 })).toMatchObject({ ok: false });
+    // ... or the route is not paged,
+    expect(readV3Page(one, { paged: false, before: 0 })).toMatchObject({ ok: true, next: null });
+    // ... or `meta.total_count` says every item was read (and refused when it says more).
+    expect(readV3Page({ ...one, meta: { total_count: 3 } }, { paged: true, before: 2 })).toEqual({
+      ok: true,
+      items: one.data,
+      next: null,
+    });
+    expect(readV3Page({ ...one, meta: { total_count: 3 } })).toMatchObject({
+      ok: false,
+      reason: /total_count.*3.*1 items/,
+    });
+    expect(isPagedRoute("/context-restrictions")).toBe(false);
+    expect(isPagedRoute("/contexts/0f6b3c1e-1111-2222-3333-444455556666/env-vars")).toBe(false);
+    expect(isPagedRoute("/webhooks")).toBe(true);
     // spec: api-v3.md Webhooks: "follow `page.next` until absent".
     expect(readV3Page({ data: [], page: {} })).toMatchObject({ ok: true, next: null });
     expect(readV3Page({ page: { next: null } })).toMatchObject({ ok: false });
     expect(readV3Page({ data: { id: "a" }, page: {} })).toMatchObject({ ok: false });
     expect(readV3Page({ data: [1], page: {} })).toMatchObject({ ok: false });
     expect(readV3Page({ data: [], page: { next: 5 } })).toMatchObject({ ok: false });
-    expect(readV3Page({ data: [], page: { next: "" } })).toMatchObject({ ok: false });
+    // An empty cursor is the last page (the vendor's plugin reads it so), never sent back.
+    expect(readV3Page({ data: [], page: { next: "" } })).toMatchObject({ ok: true, next: null });
     expect(readV3Page([])).toMatchObject({ ok: false });
   });
 
@@ -71,6 +100,7 @@ describe("page rules", () => {
       next: "t",
     });
     expect(readV2Page({ items: [], next_page_token: null })).toMatchObject({ next: null });
+    expect(readV2Page({ items: [1], next_page_token: "" })).toMatchObject({ ok: true, next: null });
     expect(readV2Page({ data: [] })).toMatchObject({ ok: false });
   });
 });
