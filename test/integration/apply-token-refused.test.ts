@@ -73,8 +73,9 @@ describe("apply with a token the service refuses", () => {
       expect(r.stdout).toContain("not started: the service refused the token (403)");
       expect(r.stdout).not.toContain("converges");
       expect(r.stdout).toContain("A re-run alone will not fix");
-      // Each failure's message once in all the output (the stderr line names the status).
-      const message = /POST \/api\/v3\/contexts failed with 403[^\n]*/.exec(r.stdout)?.[0];
+      // Each failure's message once in all the output (the stderr line names the status;
+      // each answer's own `[error id …]` is left out of the match).
+      const message = /POST \/api\/v3\/contexts failed with 403[^\n[]*/.exec(r.stdout)?.[0];
       expect(message).toBeDefined();
       expect(`${r.stdout}${r.stderr}`.split(message!).length - 1).toBe(writes.length);
       expect(r.stderr).toMatch(
