@@ -7,32 +7,10 @@
  * symlink planted under that name made Waybill write the plan through it (anywhere the user
  * can write). The temp file now has a random name and is created exclusively (O_EXCL: an
  * existing entry, a symlink included, is never opened), in the target's folder so the
- * rename stays on one file system.
+ * rename stays on one file system. Issue 41: the one atomic writer (src/core/write-atomic.ts,
+ * also pull's and fmt's) with a fixed mode.
  */
-import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { writeFileAtomic } from "../core/write-atomic.js";
 
-const EXCLUSIVE =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-
-export const writePrivateFile = async (path: string, content: string): Promise<void> => {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
-  const handle = await open(tmp, EXCLUSIVE, 0o600);
-  try {
-    await handle.writeFile(content, "utf8");
-    await handle.chmod(0o600);
-  } catch (err) {
-    await handle.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await handle.close();
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-};
+export const writePrivateFile = (path: string, content: string): Promise<void> =>
+  writeFileAtomic(path, content, { mode: 0o600 });

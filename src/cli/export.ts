@@ -2,12 +2,13 @@
  * `waybill export` (design.md §1 "Commands", issue 6): write a config that describes the
  * live state, so adopting Waybill starts from a plan with no changes. Reads only.
  */
-import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { writePrivateFile } from "../apply/private-file.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
 import { UsageError } from "../core/errors.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
 import { ExportError } from "../export/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
@@ -223,7 +224,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     const ours = new Set(files.map((f) => f.name));
     for (const f of files) await writePrivateFile(join(flags.output, f.name), f.content);
     // The schema the files' first line names (render.ts SCHEMA_FILE), for editors, offline.
-    await writeFile(join(flags.output, SCHEMA_FILE), schemaText("config"));
+    await writeFileAtomic(join(flags.output, SCHEMA_FILE), schemaText("config"));
     const others = (await readdir(flags.output)).filter((n) => /\.ya?ml$/i.test(n) && !ours.has(n));
     io.stderr.write(
       `Wrote ${files.map((f) => f.name).join(", ")}, ${SCHEMA_FILE} to ${flags.output}\n`,
@@ -237,7 +238,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     }
   } else {
     await writePrivateFile(flags.output, files[0]?.content ?? "");
-    await writeFile(join(dirname(flags.output), SCHEMA_FILE), schemaText("config"));
+    await writeFileAtomic(join(dirname(flags.output), SCHEMA_FILE), schemaText("config"));
     io.stderr.write(`Wrote ${flags.output} and ${SCHEMA_FILE} next to it\n`);
   }
 

@@ -4,9 +4,11 @@
  * for the chosen addresses. Reads only; writes files (or, with `--dry-run`, prints their
  * unified diff). Exit 0 written (or nothing to pull), 1 error.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
 import { readConfigSchema } from "../config/schema-check.js";
 import { UsageError } from "../core/errors.js";
+import { readRegularFile } from "../core/read-regular.js";
+import { writeUserFile } from "../core/write-atomic.js";
 import type { ExportResult } from "../export/build.js";
 import { globMatcher } from "../plan/plan.js";
 import type { computePull } from "../pull/pull.js";
@@ -21,6 +23,7 @@ import {
   resolveCommonOptions,
   secretScrubber,
 } from "./common-options.js";
+import { resolveIntoTarget } from "./config-target.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";
@@ -77,6 +80,15 @@ const pullCommand = async (
   // is planned as `plan --skip-secrets` plans it: a missing ${env:X} is no error here.
   const desired = await loadDesired(options, io, false);
   if (!desired) return EXIT.error;
+  // Checked before the live state is read: a bad --into costs no request.
+  const into =
+    flags.into === undefined
+      ? undefined
+      : resolveIntoTarget(
+          flags.into,
+          typeof options.configPath === "string" ? [options.configPath] : options.configPath,
+          desired.files,
+        );
   const api = await connect(flags, options, io, desired);
   const progress = progressReporter(io, "Reading live state");
   let run: Awaited<ReturnType<typeof runPlan>>;
@@ -104,9 +116,12 @@ const pullCommand = async (
   for (const org of run.live.orgs) {
     if (org.status === "found") exports.set(org.slug, buildExport(org));
   }
-  const files = await Promise.all(
-    desired.files.map(async (path) => ({ path, text: await readFile(path, "utf8") })),
-  );
+  // The files as the loader read them (regular files only, never a FIFO's wait).
+  const files = desired.files.map((path) => {
+    const read = readRegularFile(path, DEFAULT_MAX_FILE_BYTES);
+    if (!read.ok) throw new UsageError(`pull: ${path}: ${read.reason}; nothing was written`);
+    return { path, text: read.bytes.toString("utf8") };
+  });
   let result: ReturnType<typeof computePull>;
   try {
     result = computePull({
@@ -115,7 +130,7 @@ const pullCommand = async (
       exports,
       ...(addresses.length > 0 ? { select: globMatcher(addresses) } : {}),
       ...(flags.prune ? { prune: true } : {}),
-      ...(flags.into !== undefined ? { into: flags.into } : {}),
+      ...(into !== undefined ? { into } : {}),
       ...(flags.intoTemplate ? { intoTemplate: true } : {}),
       schema: readConfigSchema(),
     });
@@ -132,7 +147,8 @@ const pullCommand = async (
       );
     }
   } else {
-    for (const f of result.files) await writeFile(f.path, f.after, "utf8");
+    // Each file whole or not at all (temp file, fsync, rename; mode kept).
+    for (const f of result.files) await writeUserFile(f.path, f.after);
   }
   const verb = flags.dryRun ? "Would write" : "Wrote";
   io.stderr.write(

@@ -55,8 +55,8 @@ const isDocMap = (v: DocValue): v is DocMap =>
  * `doc` (under `config.yamlKey`, in `config.shape`; `toConfig`); a written item that is itself a parent (a context, a
  * pipeline) gets its children's collections right away, so `ignore` keeps the output order.
  *
- * Decision: every collection of an exported parent is written, `{}` (or `[]`) when the
- * service has none, so the exported config is authoritative from the start (design.md §1
+ * Decision: every collection of an exported parent that was read is written, `{}` (or `[]`)
+ * when the service has none, so the exported config is authoritative from the start (design.md §1
  * "Ownership"): an item added by hand later shows up in plan instead of being silently
  * unmanaged.
  */
@@ -76,7 +76,13 @@ const writeChildren = (
     const map: DocMap = {};
     const list: DocValue[] = [];
     let single: DocValue | undefined;
-    const items = kind.collection.liveIn(live as never, within) ?? [];
+    const read = kind.collection.liveIn(live as never, within);
+    // Issue 41: a collection that was not read (pull reads a context's restrictions only
+    // where the config declares them) is not written: `restrictions: []` said "none", and
+    // the next plan deleted the all-members restriction the service gives a new context.
+    // Left out, the collection is not managed (design.md §1 "Ownership"), which is true.
+    if (read === undefined) continue;
+    const items = read;
     for (const entry of kind.toConfig(items, scope, ctx)) {
       if ("ignored" in entry) {
         ignore.push(entry.ignored);

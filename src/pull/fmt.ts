@@ -1,38 +1,32 @@
 /**
- * `waybill fmt` (issue 32, design.md §4 "Drift back into Git"): one canonical layout for a
- * config file, comments kept. Pure: text in, text out.
+ * `waybill fmt` (issue 32, design.md §4 "Drift back into Git"; issue 41 "fmt like terraform
+ * fmt"): one canonical layout for a config file, everything else the user's. Pure: text in,
+ * text out.
  *
- * The layout: two-space indentation, lists indented under their key, block collections
- * (an empty one is `{}` / `[]`), strings quoted only where YAML needs it (a block scalar
- * `|` / `>` stays one), long lines never folded, keys in the schema's order
- * (schemas/waybill.schema.json: `org`, `settings`, … and, in a webhook, `url`, `events`, …).
- * Keys the schema does not name (`<<` merge keys, top-level `x-` anchors) come first, so an
- * anchor is still defined before its aliases; keys of named maps (projects, contexts,
- * webhooks…) keep the file's order. Comments and blank lines between entries move with
- * their entry.
+ * Issue 41: fmt re-printed the whole document with the yaml package's printer. That moved
+ * end-of-line comments onto lines of their own, indented the comments between top-level
+ * sections into the section above, expanded every flow collection, sorted keys by the
+ * schema (61 lines of the demo config changed), and unquoted `"<<"` into a YAML merge key,
+ * which changed what the file means (the next plan deleted a context). fmt now edits the
+ * source text line by line, as `terraform fmt` does:
+ * - indentation: two spaces a level; a list's `- ` two spaces in from its key; a comment line
+ *   takes the indentation of the line it is above (or, when a blank line follows it, moves
+ *   with the line it is under); the lines of a multi-line value move with their key;
+ * - spacing: one space after a block key's `:` and a list's `-` (before a value on the same
+ *   line); no trailing white space; at most one blank line in a row; one newline at the end;
+ * - kept as written: key order, flow collections (`{ … }`, `[ … ]`), quoting, anchors, and
+ *   end-of-line comments with the spaces before them (aligned comments stay aligned).
+ * Decision: quoting is the user's, as terraform fmt never rewrites a string: a quote is often
+ * there for a reason YAML does not see (`"<<"`, `"123"` for an id, `"on"` for YAML 1.1 tools).
  *
- * Safety: the formatted text must parse to the same value as the input; when reordering
- * would break that (an alias used before its anchor), keys keep their order; when even that
- * differs, fmt refuses the file rather than change its meaning.
+ * Safety: the formatted text must parse to the same value as the input with the loader's
+ * options (merge keys on, src/config/yaml-doc.ts), and formatting it again must change
+ * nothing; otherwise fmt refuses the file rather than change its meaning.
  */
 import { isDeepStrictEqual } from "node:util";
-import {
-  type Document,
-  isMap,
-  isScalar,
-  isSeq,
-  parseDocument,
-  visit,
-  type YAMLMap,
-  type YAMLSeq,
-} from "yaml";
-import { YAML_STYLE } from "./yaml-edit.js";
+import { isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
-
-export class FormatError extends Error {
-  override readonly name = "FormatError";
-}
 
 const obj = (v: unknown): JsonSchema | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonSchema) : undefined;
@@ -114,8 +108,6 @@ const rank = (keys: readonly string[], key: string): number => {
   return i < 0 ? -1 : i;
 };
 
-const keyText = (k: unknown): string => (isScalar(k) ? String(k.value) : String(k));
-
 /** A plain value with its maps' keys in the schema's order (for what pull writes). */
 export const orderValue = (value: unknown, cursor: SchemaCursor): unknown => {
   if (Array.isArray(value)) return value.map((v, i) => orderValue(v, cursor.child(i)));
@@ -128,130 +120,241 @@ export const orderValue = (value: unknown, cursor: SchemaCursor): unknown => {
   return Object.fromEntries(sorted.map(([k, v]) => [k, orderValue(v, cursor.child(k))]));
 };
 
-const reorder = (node: unknown, cursor: SchemaCursor): void => {
-  if (isMap(node)) {
-    const indexed = node.items.map((p, i) => [p, i] as const);
-    indexed.sort(
-      ([a, i], [b, j]) =>
-        rank(cursor.keys, keyText(a.key)) - rank(cursor.keys, keyText(b.key)) || i - j,
-    );
-    node.items = indexed.map(([p]) => p);
-    for (const p of node.items) reorder(p.value, cursor.child(keyText(p.key)));
-  } else if (isSeq(node)) {
-    for (const [i, item] of node.items.entries()) reorder(item, cursor.child(i));
+export class FormatError extends Error {
+  override readonly name = "FormatError";
+}
+
+/** The loader's parse options: what a file means is what the loader reads (merge keys on). */
+const LOADER = { merge: true, uniqueKeys: false, logLevel: "silent" } as const;
+
+/** The value of a YAML text as the loader reads it; undefined when it does not parse. */
+export const parsedValue = (text: string): unknown => {
+  try {
+    const doc = parseDocument(text, LOADER);
+    return doc.errors.length > 0 ? undefined : doc.toJS({ maxAliasCount: -1 });
+  } catch {
+    return undefined;
   }
 };
 
-/**
- * A comment after a flow collection (`slack: { … } # the hook`) goes above its first entry
- * once it is a block, where yaml also puts `slack: # the hook` (not after its last entry).
- */
-const blockComment = (n: YAMLMap | YAMLSeq): void => {
-  if (!n.flow || n.items.length === 0 || !n.comment) return;
-  n.commentBefore = n.commentBefore ? `${n.commentBefore}\n${n.comment}` : n.comment;
-  n.comment = undefined;
+interface Layout {
+  /** Line → the column its first character belongs at (lines that start a key or an item). */
+  readonly indent: Map<number, number>;
+  /** Line → offsets (in the text) of a `:` or `-` followed by the spaces to make one. */
+  readonly gaps: Map<number, number[]>;
+  /** Lines a multi-line scalar runs through after its first (moved, never trimmed). */
+  readonly inScalar: Set<number>;
+}
+
+const rangeOf = (n: unknown): readonly number[] | undefined =>
+  (n as { range?: readonly number[] } | null)?.range;
+
+const lineStarts = (text: string): number[] => {
+  const out = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) out.push(i + 1);
+  return out;
 };
 
-/** Block collections, plain strings where YAML allows them. */
-const canonicalStyle = (doc: Document): void => {
-  visit(doc, {
-    Map: (_, n) => {
-      blockComment(n);
-      n.flow = n.items.length === 0;
-    },
-    Seq: (_, n) => {
-      blockComment(n);
-      n.flow = n.items.length === 0;
-    },
-    Scalar: (_, n) => {
-      if (typeof n.value !== "string") return;
-      if (n.type === "BLOCK_LITERAL" || n.type === "BLOCK_FOLDED") {
-        if (n.value.includes("\n")) return;
-      }
-      n.type = undefined;
-    },
-  });
+const lineOf = (starts: readonly number[], offset: number): number => {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 };
 
-const render = (doc: Document): string => doc.toString(YAML_STYLE);
+const firstNonSpace = (text: string, from: number): number => {
+  let i = from;
+  while (text[i] === " " || text[i] === "\t") i++;
+  return i;
+};
 
-const parseChecked = (text: string): Document => {
-  const doc = parseDocument(text);
+/** Where each key and list item belongs: the document walked with the canonical indentation. */
+const layoutOf = (text: string): Layout => {
+  const doc = parseDocument(text, LOADER);
   if (doc.errors.length > 0) {
     throw new FormatError(`YAML syntax error: ${doc.errors[0]?.message.split("\n")[0]}`);
   }
-  if (doc.warnings.length > 0 && doc.warnings.some((w) => w.code === "DUPLICATE_KEY")) {
-    throw new FormatError("duplicate key");
-  }
-  return doc;
+  const starts = lineStarts(text);
+  const layout: Layout = { indent: new Map(), gaps: new Map(), inScalar: new Set() };
+  const gap = (offset: number): void => {
+    const line = lineOf(starts, offset);
+    const list = layout.gaps.get(line) ?? [];
+    list.push(offset);
+    layout.gaps.set(line, list);
+  };
+  /** The line starting at `offset`'s line gets `indent` when `offset` is its first character. */
+  const place = (offset: number, indent: number): void => {
+    const line = lineOf(starts, offset);
+    if (firstNonSpace(text, starts[line] as number) !== offset) return;
+    if (!layout.indent.has(line)) layout.indent.set(line, indent);
+  };
+  const scalarLines = (n: Node): void => {
+    const r = rangeOf(n);
+    if (!r) return;
+    const first = lineOf(starts, r[0] as number);
+    const last = lineOf(starts, Math.max(r[0] as number, (r[1] as number) - 1));
+    for (let l = first + 1; l <= last; l++) layout.inScalar.add(l);
+  };
+  const walk = (node: unknown, indent: number): void => {
+    if (isScalar(node)) {
+      scalarLines(node);
+      return;
+    }
+    if (!isMap(node) && !isSeq(node)) return;
+    if (node.flow) {
+      // A flow collection is kept as written; its multi-line scalars are still protected.
+      for (const item of node.items) {
+        const parts = isMap(node)
+          ? [(item as { key: unknown }).key, (item as { value: unknown }).value]
+          : [item];
+        for (const p of parts) walk(p, indent);
+      }
+      return;
+    }
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = pair.key;
+        const r = rangeOf(key);
+        if (!isScalar(key) || !r) {
+          throw new FormatError(
+            "a complex key (`? …`) is not formatted; write the key as a plain string",
+          );
+        }
+        place(r[0] as number, indent);
+        scalarLines(key);
+        const colon = text.indexOf(":", r[1] as number);
+        if (colon >= 0) gap(colon);
+        walk(pair.value, indent + 2);
+      }
+      return;
+    }
+    for (const item of node.items) {
+      const r = rangeOf(item);
+      if (!r) continue;
+      const start = r[0] as number;
+      const line = lineOf(starts, start);
+      const first = firstNonSpace(text, starts[line] as number);
+      // The item's `-` begins its line (`- key: v`, `- v`); in `- - v` the inner list's
+      // dash is not first, and its own items place themselves.
+      if (text[first] === "-" && first < start) {
+        if (!layout.indent.has(line)) layout.indent.set(line, indent);
+        let dash = start - 1;
+        while (dash > first && text[dash] !== "-") dash--;
+        if (text[dash] === "-") gap(dash);
+      } else place(start, indent);
+      walk(item, indent + 2);
+    }
+  };
+  walk(doc.contents, 0);
+  return layout;
 };
 
-/**
- * The comment above the file's first key is the file's head comment: it stays at the top
- * when the keys are reordered.
- */
-const keepHeadComment = (doc: Document, reordered: () => void): void => {
-  const root = doc.contents;
-  const first = isMap(root) ? root.items[0]?.key : undefined;
-  const head = isScalar(first) ? first.commentBefore : undefined;
-  reordered();
-  const now = isMap(root) ? root.items[0]?.key : undefined;
-  if (head === undefined || !isScalar(first) || !isScalar(now) || now === first) return;
-  first.commentBefore = undefined;
-  now.commentBefore = now.commentBefore ? `${head}\n${now.commentBefore}` : head;
+/** `s` with the white space after each offset (relative to the line) made one space. */
+const oneSpaceAfter = (line: string, offsets: readonly number[]): string => {
+  let out = line;
+  for (const o of [...offsets].sort((a, b) => b - a)) {
+    const next = firstNonSpace(out, o + 1);
+    // Nothing after it (a key whose value is on the next lines), or a comment: left alone.
+    if (next >= out.length || out[next] === "#" || next === o + 2) continue;
+    out = `${out.slice(0, o + 1)} ${out.slice(next)}`;
+  }
+  return out;
 };
 
-const once = (text: string, schema: JsonSchema, order: boolean): string => {
-  const doc = parseChecked(text);
-  if (order) keepHeadComment(doc, () => reorder(doc.contents, schemaCursor(schema)));
-  canonicalStyle(doc);
-  try {
-    return render(doc);
-  } catch (err) {
-    // yaml refuses to print what it cannot (an alias whose anchor is nowhere).
-    throw new FormatError(`cannot format: ${(err as Error).message.split("\n")[0]}`);
+const once = (text: string): string => {
+  const layout = layoutOf(text);
+  const starts = lineStarts(text);
+  const lines = text.split("\n");
+  const n = lines.length;
+  const indentOf = (l: string): number => l.length - l.trimStart().length;
+  const isBlank = (i: number): boolean => !layout.inScalar.has(i) && (lines[i] ?? "").trim() === "";
+  const isComment = (i: number): boolean =>
+    !layout.inScalar.has(i) &&
+    !layout.indent.has(i) &&
+    (lines[i] ?? "").trimStart().startsWith("#");
+  // The shift of each line that starts a key or item; other lines move with the one above.
+  const delta: number[] = new Array(n).fill(0);
+  let owner = 0;
+  for (let i = 0; i < n; i++) {
+    const want = layout.indent.get(i);
+    if (want !== undefined) owner = want - indentOf(lines[i] ?? "");
+    delta[i] = owner;
   }
-};
-
-const sameValue = (a: string, b: string): boolean => {
-  try {
-    return isDeepStrictEqual(parseDocument(a).toJS(), parseDocument(b).toJS());
-  } catch {
-    return false;
+  /**
+   * Where a comment that ends a block goes: at the level of the nearest key or item above it
+   * at its indentation or less (the block it was written in), as that line moves.
+   */
+  const closingIndent = (i: number, at: number): number => {
+    for (let j = i - 1; j >= 0; j--) {
+      const want = layout.indent.get(j);
+      if (want === undefined) continue;
+      const was = indentOf(lines[j] ?? "");
+      if (was <= at) return was === at ? want : want + 2;
+    }
+    return 0;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const raw = lines[i] ?? "";
+    if (layout.inScalar.has(i)) {
+      const d = delta[i] as number;
+      out.push(d >= 0 ? " ".repeat(d) + raw : raw.slice(Math.min(-d, indentOf(raw))));
+      continue;
+    }
+    if (isBlank(i)) {
+      // At most one blank line in a row, none at the start.
+      if (out.length > 0 && out[out.length - 1] !== "") out.push("");
+      continue;
+    }
+    let line = raw;
+    const gaps = layout.gaps.get(i);
+    if (gaps)
+      line = oneSpaceAfter(
+        line,
+        gaps.map((o) => o - (starts[i] as number)),
+      );
+    line = line.trimEnd();
+    let indent: number;
+    const want = layout.indent.get(i);
+    if (want !== undefined) indent = want;
+    else if (isComment(i)) {
+      // A comment above a key or item takes its indentation; one indented deeper than the
+      // line it is above, or followed by a blank line, ends the block above it (a setting
+      // commented out) and moves with the line above it.
+      let j = i;
+      while (j < n && isComment(j)) j++;
+      const next = layout.indent.get(j);
+      const moved = closingIndent(i, indentOf(line));
+      indent =
+        next !== undefined && indentOf(line) <= indentOf(lines[j] ?? "")
+          ? next
+          : Math.max(moved, next ?? 0);
+    } else indent = Math.max(0, indentOf(line) + (delta[i] as number));
+    out.push(" ".repeat(indent) + line.trimStart());
   }
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out.length === 0 ? "" : `${out.join("\n")}\n`;
 };
 
 /** The text in fmt's layout. Throws FormatError for text it cannot format safely. */
-export const formatYaml = (text: string, schema: JsonSchema): string => {
+export const formatYaml = (text: string): string => {
   if (text.trim() === "") return text;
-  const before = parseChecked(text);
-  const hasAliases = (() => {
-    let found = false;
-    visit(before, {
-      Alias: () => {
-        found = true;
-        return visit.BREAK;
-      },
-    });
-    return found;
-  })();
-  for (const order of hasAliases ? [true, false] : [true]) {
-    let out: string;
-    try {
-      out = once(text, schema, order);
-      // The yaml printer settles in one pass; more passes guard a comment it moves.
-      for (let i = 0; i < 3; i++) {
-        const again = once(out, schema, order);
-        if (again === out) break;
-        out = again;
-      }
-    } catch (err) {
-      if (err instanceof FormatError && order) continue;
-      throw err;
-    }
-    if (sameValue(text, out)) return out;
+  const before = parsedValue(text);
+  if (before === undefined) {
+    layoutOf(text); // a syntax error, named
+    throw new FormatError("the file does not parse (an alias with no anchor?); not formatted");
   }
-  throw new FormatError(
-    "formatting would change what the file means (an alias before its anchor?); fix it by hand",
-  );
+  let out = once(text);
+  const again = once(out);
+  if (again !== out || !isDeepStrictEqual(parsedValue(out), before)) {
+    throw new FormatError(
+      "formatting would change what the file means, or not settle; nothing was written: fix its layout by hand",
+    );
+  }
+  out = again;
+  return out;
 };

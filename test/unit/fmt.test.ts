@@ -1,20 +1,18 @@
 /**
- * `waybill fmt` (src/pull/fmt.ts, issue 32): one canonical layout — two-space indentation,
- * block collections, keys in the schema's order, quotes only where YAML needs them — with
- * every comment kept; formatting a formatted file changes nothing; an anchor stays before
- * its aliases; `--check` lists the files and exits 1.
+ * `waybill fmt` (src/pull/fmt.ts, issues 32 and 41): one canonical indentation and spacing,
+ * with key order, flow collections, quoting and every comment kept where it is; never a
+ * change of meaning (a quoted "<<" stays a key); formatting a formatted file changes nothing;
+ * the repository's examples are formatted; `--check` lists the files and exits 1.
  */
-import { readFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { readdir, readFile, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { readConfigSchema } from "../../src/config/schema-check.js";
 import { FormatError, formatYaml } from "../../src/pull/fmt.js";
 import { makeTempDir, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { propertyRuns } from "../helpers/property-runs.js";
-
-const schema = readConfigSchema();
 
 const messy = `# top
 projects:
@@ -26,50 +24,71 @@ org: "gh/acme"
 `;
 
 describe("fmt", () => {
-  it("writes the canonical layout, keys in the schema's order, comments kept", () => {
-    const out = formatYaml(messy, schema);
+  it("writes the canonical indentation and spacing, and keeps key order, flow collections, quoting and comments", () => {
+    const out = formatYaml(messy);
     expect(out).toBe(`# top
-org: gh/acme
 projects:
   gh/acme/api:
-    settings:
-      is_build_prs_only: "true"
     webhooks:
-      slack:
-        # the hook
-        url: https://h.example.com/x
-        events:
-          - workflow-completed
+      slack: { events: [ workflow-completed ], url: "https://h.example.com/x" }  # the hook
+    settings: {is_build_prs_only: 'true' }
+org: "gh/acme"
 `);
     expect(parse(out)).toEqual(parse(messy));
   });
 
-  it("changes nothing in a formatted file, examples included", async () => {
-    for (const f of ["full.yaml", "small.yaml", "access.yaml", join("demo", "waybill.yaml")]) {
-      const text = await readFile(join(REPO_ROOT, "examples", f), "utf8");
-      const once = formatYaml(text, schema);
-      expect(formatYaml(once, schema), f).toBe(once);
-      expect(parse(once), f).toEqual(parse(text));
-      const comments = (t: string) => t.split("\n").flatMap((l) => /#.*$/.exec(l) ?? []).length;
-      expect(comments(once), f).toBe(comments(text));
-    }
+  it("moves comments with the block they are in, and the lines of a block scalar with their key", () => {
+    const text = `org: gh/acme
+contexts:
+    deploy:
+        env:
+            A:    x
+            B: |
+                one
+                  two
+        # the end of env, kept in the context
+
+    # above staging
+    staging:
+      restrictions:
+      -   project: gh/acme/api   # aligned
+      -    expression: x == "y"  # comments
+`;
+    expect(formatYaml(text)).toBe(`org: gh/acme
+contexts:
+  deploy:
+    env:
+      A: x
+      B: |
+          one
+            two
+    # the end of env, kept in the context
+
+  # above staging
+  staging:
+    restrictions:
+      - project: gh/acme/api   # aligned
+      - expression: x == "y"  # comments
+`);
   });
 
-  it("keeps an anchor before its aliases", () => {
-    // x- keys come first in the canonical order, so the anchor is still defined first.
-    const xFirst = formatYaml(
-      "org: gh/acme\nx-common: &common\n  is_build_prs_only: true\nprojects:\n  gh/acme/api:\n    settings: *common\n",
-      schema,
-    );
-    expect(xFirst.startsWith("x-common: &common\n")).toBe(true);
-    // templates come after projects in the schema: reordering would put the alias first,
-    // so the keys keep their order.
+  it('never changes what a file means: a quoted "<<" stays a key, not a merge key', () => {
     const text =
-      "org: gh/acme\ntemplates:\n  projects:\n    svc: &svc\n      settings: { is_build_prs_only: true }\nprojects:\n  gh/acme/api: *svc\n";
-    const out = formatYaml(text, schema);
-    expect(parse(out)).toEqual(parse(text));
-    expect(out.indexOf("&svc")).toBeLessThan(out.indexOf("*svc"));
-    expect(() => formatYaml("org: gh/acme\nsettings: *nowhere\n", schema)).toThrow(FormatError);
+      'org: gh/acme\ncontexts:\n    "<<": { env: {} }\n    prod: &p\n        env: {}\n    copy:\n        <<: *p\n';
+    const out = formatYaml(text);
+    expect(out).toContain('  "<<": { env: {} }\n');
+    expect(parse(out, { merge: true })).toEqual(parse(text, { merge: true }));
+    expect(() => formatYaml("org: gh/acme\nsettings: *nowhere\n")).toThrow(FormatError);
+  });
+
+  it("changes nothing in the repository's examples", async () => {
+    const check = await runCli(["fmt", "--check", join(REPO_ROOT, "examples")]);
+    expect(check.stdout).toBe("");
+    expect(check.code).toBe(0);
+    for (const f of ["full.yaml", "small.yaml", "access.yaml", join("demo", "waybill.yaml")]) {
+      const text = await readFile(join(REPO_ROOT, "examples", f), "utf8");
+      expect(formatYaml(text), f).toBe(text);
+    }
   });
 
   it("is idempotent on random documents", () => {
@@ -97,8 +116,8 @@ projects:
           { org: "gh/acme", data: v },
           flow ? { collectionStyle: "flow" } : {},
         );
-        const once = formatYaml(text, schema);
-        expect(formatYaml(once, schema)).toBe(once);
+        const once = formatYaml(text);
+        expect(formatYaml(once)).toBe(once);
         expect(parse(once)).toEqual(parse(text));
       }),
       { numRuns: propertyRuns(100) },
@@ -118,6 +137,40 @@ projects:
       expect((await runCli(["fmt", "--check", tmp.path("infra")])).code).toBe(0);
     } finally {
       await tmp.remove();
+    }
+  });
+
+  it("touches only the config files the loader reads: no workflow, no other YAML, no symlink out of the folder, no FIFO, mode kept", async () => {
+    const tmp = await makeTempDir("waybill-fmt-");
+    const outside = await makeTempDir("waybill-fmt-out-");
+    try {
+      const config = await tmp.write("infra/a.yaml", messy, 0o640);
+      const workflow = "on:\n    push: {}\njobs:    {}\n";
+      await tmp.write("infra/.github/workflows/ci.yml", workflow);
+      await tmp.write("infra/other.yaml", workflow);
+      const far = await outside.write("far.yaml", messy);
+      await symlink(far, tmp.path("infra/link.yaml"));
+      await symlink(outside.dir, tmp.path("infra/linked-folder"));
+      execFileSync("mkfifo", [tmp.path("infra/pipe.yaml")]);
+      const r = await runCli(["fmt", tmp.path("infra")], { timeoutMs: 20_000 });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/Skipped .*other\.yaml: not a Waybill config/);
+      expect(r.stderr).toMatch(/Skipped .*link\.yaml: a symlink out of/);
+      expect(r.stderr).toMatch(/Skipped .*pipe\.yaml: .*FIFO/);
+      expect(await readFile(tmp.path("infra/.github/workflows/ci.yml"), "utf8")).toBe(workflow);
+      expect(await readFile(tmp.path("infra/other.yaml"), "utf8")).toBe(workflow);
+      expect(await readFile(far, "utf8")).toBe(messy);
+      expect(await readFile(config, "utf8")).not.toBe(messy);
+      expect((await stat(config)).mode & 0o777).toBe(0o640);
+      expect((await readdir(tmp.path("infra"))).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+      // Named on the command line, a file that is not config is an error, and is not written.
+      const named = await runCli(["fmt", tmp.path("infra/other.yaml")]);
+      expect(named.code).toBe(1);
+      expect(named.stderr).toMatch(/not a Waybill config/);
+      expect(await readFile(tmp.path("infra/other.yaml"), "utf8")).toBe(workflow);
+    } finally {
+      await tmp.remove();
+      await outside.remove();
     }
   });
 });
