@@ -5,9 +5,16 @@
  * Exit 0 none, 2 drift, 1 error.
  */
 
-import { listUnmanaged, type UnmanagedItem } from "../live/unmanaged.js";
+import { Option } from "commander";
+import {
+  isUnmanaged,
+  type LiveLine,
+  readLiveLines,
+  type UnmanagedItem,
+} from "../live/unmanaged.js";
 import { ancestorsOf, compileAddressGlob } from "../model/address.js";
 import type { Plan } from "../plan/types.js";
+import { formatValue } from "../render/common.js";
 import { renderJson, sanitizePlan, stripControls } from "../render/index.js";
 import { runPlan } from "../run/plan-run.js";
 import {
@@ -17,10 +24,19 @@ import {
   connect,
   loadDesired,
   OUTPUT_FORMATS,
-  type OutputFormat,
   progressReporter,
   resolveCommonOptions,
 } from "./common-options.js";
+import {
+  type Baseline,
+  type BaselineVerdict,
+  baselineOf,
+  compareWithBaseline,
+  readBaseline,
+  writeBaseline,
+} from "./drift-baseline.js";
+import { type Coverage, coverageOf, describeCoverage } from "./drift-coverage.js";
+import { renderDriftSlack, renderDriftWebhook } from "./drift-formats.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";
@@ -30,11 +46,22 @@ Examples:
   # Nightly audit in CI: fails (exit 2) when someone changed the service by hand
   $ SERVICE_TOKEN=... waybill drift -c infra/
 
-  # Machine-readable report of one context's drift
-  $ waybill drift --target 'context["deploy-prod"]*' --format json
+  # Accept today's drift, then fail only on new drift (a Slack message on stdout)
+  $ waybill drift -c infra/ --write-baseline drift-baseline.json
+  $ waybill drift -c infra/ --baseline drift-baseline.json --format slack
 
-Exit codes: 0 no drift, 2 drift, 1 error.
+Exit codes: 0 no drift (with --baseline: none but the baseline's), 2 drift, 1 error.
 `;
+
+/** `--format` of drift: the plan's three, and two documents to post (design.md §5 "Drift"). */
+export const DRIFT_FORMATS = [...OUTPUT_FORMATS, "slack", "webhook"] as const;
+export type DriftFormat = (typeof DRIFT_FORMATS)[number];
+
+interface DriftFlags extends Omit<CommonOptionFlags, "format"> {
+  readonly format?: DriftFormat;
+  readonly baseline?: string;
+  readonly writeBaseline?: string;
+}
 
 export const registerDrift: RegisterCommand = (program, io, setExit) => {
   const command = program
@@ -42,21 +69,54 @@ export const registerDrift: RegisterCommand = (program, io, setExit) => {
     .description(
       "Audit the live service against the config (reads only): name every item that differs, and list live items the config does not manage.",
     );
-  addShowUrlsOption(addCommonOptions(command, { formats: OUTPUT_FORMATS }))
+  addShowUrlsOption(addCommonOptions(command))
+    .addOption(
+      new Option(
+        "--format <format>",
+        "output format on stdout (slack: Block Kit JSON; webhook: schemas/drift-webhook.schema.json)",
+      )
+        .choices([...DRIFT_FORMATS])
+        .default("text"),
+    )
+    .option(
+      "--baseline <file>",
+      "drift recorded in FILE (by --write-baseline) is known: reported, but exit 0 when nothing else differs",
+    )
+    .option(
+      "--write-baseline <file>",
+      "record today's drift in FILE (addresses and a digest of each difference, never a value)",
+    )
     .addHelpText("after", EXAMPLES)
-    .action(async (flags: CommonOptionFlags) => {
+    .action(async (flags: DriftFlags) => {
       setExit(await driftCommand(flags, io));
     });
 };
 
-const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number> => {
-  const options = resolveCommonOptions(flags, io);
+/** What drift reports besides the plan and the unmanaged list (issue 46). */
+export interface DriftExtras {
+  readonly coverage?: Coverage;
+  /** With `--baseline`: the file and how the drift compares with it. */
+  readonly baseline?: {
+    readonly file: string;
+    readonly verdict: BaselineVerdict;
+    readonly firstSeen: ReadonlyMap<string, string>;
+  };
+}
+
+const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
+  const { format: rawFormat, ...common } = flags;
+  const format: DriftFormat = rawFormat ?? "text";
+  const options = resolveCommonOptions(common, io);
+  // A bad baseline is refused before the config is read or any request is made.
+  const baseline: Baseline | undefined =
+    flags.baseline === undefined ? undefined : readBaseline(flags.baseline);
   const desired = await loadDesired(options, io, true);
   if (!desired) return EXIT.error;
-  const api = (await connect(flags, options, io, desired)).readOnly();
+  const api = (await connect(common, options, io, desired)).readOnly();
   const progress = progressReporter(io, "Reading live state");
   let plan: Plan;
   let unmanaged: UnmanagedItem[];
+  let lines: LiveLine[];
   try {
     const result = await runPlan(api, desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
@@ -70,27 +130,60 @@ const driftCommand = async (flags: CommonOptionFlags, io: CliIO): Promise<number
     const kept = (result.plan.kept_unlisted ?? []).map(
       (k): UnmanagedItem => ({ address: k.address, resource_type: k.resource_type, why: "kept" }),
     );
-    unmanaged = withinTargets(
-      [...(await listUnmanaged(api, desired.orgs, result.live)), ...kept],
+    // Issue 46: the walk says of every live item it saw whether the config manages it
+    // (the coverage figure); what keep_unlisted kept was read in a managed collection but
+    // is not managed.
+    const keptAt = new Set(kept.map((k) => k.address));
+    lines = withinTargets(
+      [
+        ...(await readLiveLines(api, desired.orgs, result.live)).filter(
+          (l) => !keptAt.has(l.address),
+        ),
+        ...withinTargets(kept, options.targets),
+      ],
       options.targets,
     );
+    unmanaged = lines.filter(isUnmanaged);
     progress.finish();
   } catch (err) {
     progress.abort();
     throw err;
   }
-  io.stdout.write(renderDrift(plan, unmanaged, options.format));
-  return plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
+  const today = new Date().toISOString().slice(0, 10);
+  const verdict = baseline === undefined ? undefined : compareWithBaseline(baseline, plan.changes);
+  if (flags.writeBaseline !== undefined) {
+    await writeBaseline(flags.writeBaseline, baselineOf(plan.changes, today, baseline));
+    io.stderr.write(
+      `Wrote the drift baseline ${flags.writeBaseline}: ${plan.changes.length} item${plan.changes.length === 1 ? "" : "s"}.\n`,
+    );
+  }
+  const extras: DriftExtras = {
+    coverage: coverageOf(lines),
+    ...(baseline !== undefined && verdict !== undefined && flags.baseline !== undefined
+      ? {
+          baseline: {
+            file: flags.baseline,
+            verdict,
+            firstSeen: new Map(
+              baseline.entries.map((e) => [`${e.org}\u0000${e.address}`, e.first_seen]),
+            ),
+          },
+        }
+      : {}),
+  };
+  io.stdout.write(renderDrift(plan, unmanaged, format, extras));
+  const drifted = verdict === undefined ? plan.changes.length > 0 : verdict.fresh.length > 0;
+  return drifted ? EXIT.changes : EXIT.ok;
 };
 
 /**
  * Decision: `--target` narrows the unmanaged list as it narrows the plan: an item is kept
  * when a glob matches its address or one of its parents' (src/model/address.ts).
  */
-export const withinTargets = (
-  items: readonly UnmanagedItem[],
+export const withinTargets = <T extends { readonly address: string }>(
+  items: readonly T[],
   targets: readonly string[],
-): UnmanagedItem[] => {
+): T[] => {
   if (targets.length === 0) return [...items];
   const globs = targets.map(compileAddressGlob);
   return items.filter((u) =>
@@ -130,35 +223,127 @@ const describeUnmanaged = (u: UnmanagedItem): string =>
 /** A line of the information list; a legacy schedule listing that was not read says so. */
 const describeInfo = (u: UnmanagedItem): string =>
   u.why === "not_read"
-    ? `${u.address} (not read: ${u.reason ?? "the listing failed"}; whether legacy V2 schedules still run here is unknown)`
+    ? `${u.address} (not read: ${u.reason ?? "the listing failed"}; ${
+        u.resource_type === "legacy_schedule"
+          ? "whether legacy V2 schedules still run here is unknown"
+          : "whether it holds items the config does not manage is unknown"
+      })`
     : describeUnmanaged(u);
+
+/**
+ * Issue 46: each differing field of an update or replace as `path: live → config`, values
+ * as the plan holds them (already masked: a secret is `(sensitive)`, a credential URL
+ * shows scheme and host only, src/plan/mask-urls.ts).
+ */
+export const fieldValueLines = (c: Plan["changes"][number]): string[] =>
+  c.action === "update" || c.action === "replace"
+    ? c.fields.map((f) => `${f.path}: ${formatValue(f.before)} → ${formatValue(f.after)}`)
+    : [];
+
+/** A Markdown code span that holds `text` whatever backticks it contains. */
+const codeSpan = (text: string): string => {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(longest + 1);
+  return longest > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
+};
+
+type DriftChange = Plan["changes"][number];
+
+/** The drift's changes in the groups a reader sees: new and known with a baseline, else one. */
+const groupsOf = (
+  plan: Plan,
+  extras: DriftExtras,
+): { readonly title?: string; readonly changes: readonly DriftChange[] }[] => {
+  const b = extras.baseline;
+  if (b === undefined) return [{ changes: plan.changes }];
+  const n = (k: number) => `${k} item${k === 1 ? "" : "s"}`;
+  return [
+    {
+      title: `New drift (not in ${b.file}): ${n(b.verdict.fresh.length)}`,
+      changes: b.verdict.fresh.map((f) => f.change),
+    },
+    { title: `Known drift (in ${b.file}): ${n(b.verdict.known.length)}`, changes: b.verdict.known },
+  ];
+};
+
+/** `(first seen 2026-11-20)` for a change the baseline knows; `(changed since …)` for a new one. */
+const baselineNote = (c: DriftChange, extras: DriftExtras): string => {
+  const b = extras.baseline;
+  if (b === undefined) return "";
+  const seen = b.firstSeen.get(`${c.org}\u0000${c.address}`);
+  if (seen === undefined) return "";
+  const changed = b.verdict.fresh.some((f) => f.change === c && f.changed);
+  return changed ? ` (changed since the baseline; first seen ${seen})` : ` (first seen ${seen})`;
+};
+
+const headOf = (plan: Plan, extras: DriftExtras): { drifted: boolean; text: string } => {
+  const n = plan.changes.length;
+  const items = (k: number) => `${k} item${k === 1 ? " differs" : "s differ"}`;
+  const b = extras.baseline;
+  if (b !== undefined && b.verdict.fresh.length === 0 && n > 0) {
+    return {
+      drifted: false,
+      text: `No new drift: ${items(n)} from the config, all known (in ${b.file})`,
+    };
+  }
+  if (n === 0) return { drifted: false, text: "No drift: the service matches the config" };
+  return { drifted: true, text: `Drift: ${items(n)} from the config` };
+};
 
 export const renderDrift = (
   raw: Plan,
   rawUnmanaged: readonly UnmanagedItem[],
-  format: OutputFormat,
+  format: DriftFormat,
+  extras: DriftExtras = {},
 ): string => {
   // Issue 30: live names reach the terminal or the comment without control characters.
   const plan = sanitizePlan(raw);
   const unmanaged = rawUnmanaged.map((u) => ({ ...u, address: stripControls(u.address) }));
-  const drifted = plan.changes.length;
+  const clean = cleanExtras(extras, raw, plan);
   switch (format) {
     case "json":
       return `${JSON.stringify(
         {
-          drift: drifted > 0,
+          drift: plan.changes.length > 0,
+          ...(clean.baseline !== undefined
+            ? { new_drift: clean.baseline.verdict.fresh.length > 0 }
+            : {}),
           plan: JSON.parse(renderJson(plan)) as unknown,
+          // Issue 46: both values of every differing field, named for drift's reader.
+          differences: plan.changes.map((c) => ({
+            org: c.org,
+            address: c.address,
+            action: c.action,
+            fields: c.fields.map((f) => ({
+              path: f.path,
+              live: f.before,
+              config: f.after,
+              ...(f.sensitive ? { sensitive: true } : {}),
+            })),
+          })),
           unmanaged,
+          ...(clean.coverage !== undefined ? { coverage: clean.coverage } : {}),
+          ...(clean.baseline !== undefined ? { baseline: baselineJson(clean) } : {}),
         },
         null,
         2,
       )}\n`;
+    case "slack":
+      return renderDriftSlack(plan, unmanaged, clean);
+    case "webhook":
+      return renderDriftWebhook(plan, unmanaged, clean);
     case "markdown": {
-      const head =
-        drifted === 0
-          ? "**No drift**: the service matches the config."
-          : `**Drift**: ${drifted} item${drifted === 1 ? " differs" : "s differ"} from the config.`;
-      const lines = plan.changes.map((c) => `- \`${describeChange(c)}\``);
+      const { text } = headOf(plan, clean);
+      const [first, ...rest] = text.split(": ");
+      const head = `**${first}**: ${rest.join(": ")}.`;
+      const lines = groupsOf(plan, clean).flatMap((g) => [
+        ...(g.title !== undefined ? ["", `**${g.title}**`] : []),
+        ...(g.changes.length > 0 && g.title !== undefined ? [""] : []),
+        ...g.changes.flatMap((c) => [
+          `- ${codeSpan(describeChange(c))}${baselineNote(c, clean)}`,
+          ...fieldValueLines(c).map((l) => `  - ${codeSpan(l)}`),
+        ]),
+      ]);
       const info =
         unmanaged.length === 0
           ? []
@@ -170,14 +355,30 @@ export const renderDrift = (
               "",
               "</details>",
             ];
-      return `${[head, ...(lines.length > 0 ? ["", ...lines] : []), ...info].join("\n")}\n`;
+      const tail = [
+        ...staleLines(clean).map((l, i) => (i === 0 ? `\n${l}` : `- ${codeSpan(l)}`)),
+        ...(clean.coverage !== undefined
+          ? [
+              "",
+              ...describeCoverage(clean.coverage).map((l, i) =>
+                i === 0 ? l : `<sub>${l.trim()}</sub>`,
+              ),
+            ]
+          : []),
+      ];
+      const body = clean.baseline === undefined && lines.length > 0 ? ["", ...lines] : lines;
+      return `${[head, ...body, ...info, ...tail].join("\n")}\n`;
     }
     case "text": {
-      const head =
-        drifted === 0
-          ? "No drift: the service matches the config."
-          : `Drift: ${drifted} item${drifted === 1 ? " differs" : "s differ"} from the config:`;
-      const lines = plan.changes.map((c) => `  ${describeChange(c)}`);
+      const { text } = headOf(plan, clean);
+      const head = `${text}${plan.changes.length > 0 && clean.baseline === undefined ? ":" : "."}`;
+      const lines = groupsOf(plan, clean).flatMap((g) => [
+        ...(g.title !== undefined && g.changes.length > 0 ? ["", `${g.title}:`] : []),
+        ...g.changes.flatMap((c) => [
+          `  ${describeChange(c)}${baselineNote(c, clean)}`,
+          ...fieldValueLines(c).map((l) => `      ${l}`),
+        ]),
+      ]);
       const info =
         unmanaged.length === 0
           ? []
@@ -186,7 +387,70 @@ export const renderDrift = (
               "Unmanaged live items (information, not drift):",
               ...unmanaged.map((u) => `  ${describeInfo(u)}`),
             ];
-      return `${[head, ...lines, ...info].join("\n")}\n`;
+      const tail = [
+        ...staleLines(clean).map((l, i) => (i === 0 ? `\n${l}` : `  ${l}`)),
+        ...(clean.coverage !== undefined ? ["", ...describeCoverage(clean.coverage)] : []),
+      ];
+      return `${[head, ...lines, ...info, ...tail].join("\n")}\n`;
     }
   }
+};
+
+/** The stale entries of a baseline: a title line, then one address per line. */
+const staleLines = (extras: DriftExtras): string[] => {
+  const stale = extras.baseline?.verdict.stale ?? [];
+  if (stale.length === 0) return [];
+  return [
+    `Baseline entries that no longer match any drift (rewrite ${extras.baseline?.file} with --write-baseline to remove them):`,
+    ...stale.map((e) => `${e.address} (${e.org}, first seen ${e.first_seen})`),
+  ];
+};
+
+/** The baseline verdict as JSON: addresses only (the digests stay in the file). */
+const baselineJson = (extras: DriftExtras) => {
+  const b = extras.baseline;
+  if (b === undefined) return undefined;
+  const first = (c: DriftChange) => b.firstSeen.get(`${c.org}\u0000${c.address}`);
+  return {
+    file: b.file,
+    new: b.verdict.fresh.map((f) => ({
+      org: f.change.org,
+      address: f.change.address,
+      changed: f.changed,
+      ...(f.changed ? { first_seen: first(f.change) } : {}),
+    })),
+    known: b.verdict.known.map((c) => ({ org: c.org, address: c.address, first_seen: first(c) })),
+    stale: b.verdict.stale.map((e) => ({
+      org: e.org,
+      address: e.address,
+      first_seen: e.first_seen,
+    })),
+  };
+};
+
+/**
+ * The extras with the sanitized plan's changes in place of the raw ones (the verdict holds
+ * the raw plan's objects; the renderers compare by identity) and clean addresses.
+ */
+const cleanExtras = (extras: DriftExtras, raw: Plan, plan: Plan): DriftExtras => {
+  const b = extras.baseline;
+  if (b === undefined) return extras;
+  const at = new Map(raw.changes.map((c, i) => [c, plan.changes[i] as DriftChange]));
+  const swap = (c: DriftChange): DriftChange => at.get(c) ?? c;
+  return {
+    ...extras,
+    baseline: {
+      file: stripControls(b.file),
+      firstSeen: b.firstSeen,
+      verdict: {
+        known: b.verdict.known.map(swap),
+        fresh: b.verdict.fresh.map((f) => ({ change: swap(f.change), changed: f.changed })),
+        stale: b.verdict.stale.map((e) => ({
+          ...e,
+          address: stripControls(e.address),
+          org: stripControls(e.org),
+        })),
+      },
+    },
+  };
 };

@@ -325,8 +325,13 @@ export type LivePlaceUnder<L, P extends ParentName> = LivePlaces<L>[LiveUnder[P]
 export type UnmanagedLine<L> =
   | {
       readonly listed: true;
-      /** The item's key in its address step (usually `liveAddressKey`). */
+      /**
+       * The item's key in its address step (usually `liveAddressKey`); not used for a
+       * singleton (`collection.segment.keyed: false`), whose line is the step's name.
+       */
       key(l: L): string;
+      /** A singleton that holds nothing (an empty set of SSO mappings) is no line. */
+      holdsNothing?(l: L): boolean;
     }
   | { readonly listed: false; readonly why: string };
 

@@ -182,9 +182,12 @@ export const ssoGroupMappingsKind = defineKind<
     store: (items) => ({ sso_group_mappings: items[0] }),
     stored: (org) => (org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings]),
   },
+  // Issue 46: one set per org, managed whole when declared; left out, a non-empty set is
+  // one line of drift's unmanaged list (mappings made by hand are seen).
   unmanaged: {
-    listed: false,
-    why: "one set per org: declared, it is managed whole; left out, it is left alone",
+    listed: true,
+    key: () => "",
+    holdsNothing: (l) => l.mappings.length === 0,
   },
   adopt: { by: "resend", why: "a PUT of the whole set: sending it again gives the same state" },
   fingerprint: (l) => toJson(liveWire(l)),

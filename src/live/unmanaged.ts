@@ -15,6 +15,7 @@
  * where its items are in the live tree and when they were read (`livePlace`), how they are
  * listed when they were not (`list`), and its address step (`collection.segment`).
  */
+import { ApiError } from "../api/errors.js";
 import type { ReadOnlyApi } from "../api/types.js";
 import type { ListScope, ResourceKind } from "../kinds/contract.js";
 import { v2ProjectSlug } from "../kinds/listing.js";
@@ -28,7 +29,7 @@ import { listLegacySchedules } from "./legacy-schedules.js";
 import { consistentLists } from "./paged-list.js";
 import { makeIgnoreMatcher } from "./resolve.js";
 import { probeSynthetic } from "./synthetic.js";
-import { kindsUnder, type Placed } from "./walk.js";
+import { isWalkedParent, kindsUnder, type Placed } from "./walk.js";
 
 export { liveTriggerKey } from "../kinds/trigger.js";
 
@@ -41,12 +42,23 @@ export interface UnmanagedItem {
    * it; `legacy`: a legacy V2 schedule, which no config can manage (src/live/legacy-schedules.ts);
    * `kept`: in a collection the config manages, not listed, and left alone by `keep_unlisted`;
    * `not_read`: a project's legacy V2 schedules could not be listed (`reason` says why), so
-   * whether any still runs is unknown (src/live/legacy-schedules.ts).
+   * whether any still runs is unknown (src/live/legacy-schedules.ts); or an org-level
+   * collection the config leaves out could not be listed (403/404), so whether it holds
+   * unmanaged items is unknown.
    */
   readonly why: "unmanaged" | "ignored" | "legacy" | "kept" | "not_read";
   /** With `not_read`: what the service answered. */
   readonly reason?: string;
 }
+
+/**
+ * Issue 46: every live item the walk saw, managed or not: what drift's coverage figure
+ * counts (src/cli/drift-coverage.ts). `managed`: in a collection the config manages (the
+ * plan diffs it: matched, updated or deleted).
+ */
+export type LiveLine =
+  | UnmanagedItem
+  | { readonly address: string; readonly resource_type: ResourceType; readonly why: "managed" };
 
 type Emit = (address: string, resource_type: ResourceType, inUnmanagedCollection: boolean) => void;
 type EmitLegacy = (address: string, notRead?: string) => void;
@@ -57,8 +69,11 @@ const lineAddress = <L>(
   kind: ResourceKind<unknown, L>,
   l: L,
 ): string | undefined => {
-  if (!kind.unmanaged.listed) return undefined;
-  const step = formatAddress([{ name: kind.collection.segment.name, key: kind.unmanaged.key(l) }]);
+  const line = kind.unmanaged;
+  if (!line.listed || line.holdsNothing?.(l) === true) return undefined;
+  const step = kind.collection.segment.keyed
+    ? formatAddress([{ name: kind.collection.segment.name, key: line.key(l) }])
+    : kind.collection.segment.name;
   return parent === undefined ? step : `${parent}.${step}`;
 };
 
@@ -109,21 +124,35 @@ const leafLines = <U extends "context" | "project">(under: U): Placed<U>[] =>
       kind.unmanaged.listed && kind.parent === under && kind.collection.childParam === undefined,
   );
 
+/** The live items the config does not manage (every line of `readLiveLines` but the managed). */
 export const listUnmanaged = async (
+  api: ReadOnlyApi,
+  desiredOrgs: readonly DesiredOrg[],
+  live: LiveState,
+): Promise<UnmanagedItem[]> => (await readLiveLines(api, desiredOrgs, live)).filter(isUnmanaged);
+
+export const isUnmanaged = (l: LiveLine): l is UnmanagedItem => l.why !== "managed";
+
+/**
+ * Every live item under the org and its declared parents, each said managed or why not
+ * (issue 46: the org-level kinds walked from the registry, as the parents' children are).
+ */
+export const readLiveLines = async (
   rawApi: ReadOnlyApi,
   desiredOrgs: readonly DesiredOrg[],
   live: LiveState,
-): Promise<UnmanagedItem[]> => {
+): Promise<LiveLine[]> => {
   // Issue 15: every listing here is consistent or fails, as the plan's own reads are.
   const api = consistentLists(rawApi);
   const perOrg = await Promise.all(
     live.orgs.map(async (org) => {
       const decls = desiredOrgs.filter((d) => d.slug === org.slug);
       const isIgnored = makeIgnoreMatcher(decls.flatMap((d) => d.ignore));
-      const out: UnmanagedItem[] = [];
+      const out: LiveLine[] = [];
       const emit: Emit = (address, resource_type, inUnmanagedCollection) => {
         if (isIgnored(address)) out.push({ address, resource_type, why: "ignored" });
         else if (inUnmanagedCollection) out.push({ address, resource_type, why: "unmanaged" });
+        else out.push({ address, resource_type, why: "managed" });
       };
       const emitLegacy: EmitLegacy = (address, notRead) => {
         if (notRead !== undefined)
@@ -133,17 +162,68 @@ export const listUnmanaged = async (
         else out.push({ address, resource_type: "legacy_schedule", why: "legacy" });
       };
       await Promise.all([
+        orgItems(api, org, decls, emit, (address, resource_type, reason) =>
+          out.push({ address, resource_type, why: "not_read", reason }),
+        ),
         contextItems(api, org, decls, emit),
         ...[...org.projects].map(async ([slug, p]) => {
           if (p.status !== "found") return;
           const project = decls.map((d) => d.projects.get(slug)).find((x) => x !== undefined);
-          if (project) await projectItems(api, org, p, project, emit, emitLegacy);
+          if (!project) return;
+          // A declared project is managed (the config names it); undeclared ones are never
+          // listed (see the module's decision).
+          emit(addr.project(p.slug), KINDS.project.type, false);
+          await projectItems(api, org, p, project, emit, emitLegacy);
         }),
       ]);
       return out;
     }),
   );
   return perOrg.flat();
+};
+
+/**
+ * Issue 46: the org-level kinds but the walked parents (groups, OTLP exporters, SSO
+ * mappings, and any kind added under the org), from the registry: a collection no
+ * declaration of the org manages is listed whole (what the plan's read kept, else a
+ * listing of its own); a managed one gives its items as managed (or ignored).
+ */
+const orgItems = async (
+  api: ReadOnlyApi,
+  org: LiveOrg,
+  decls: readonly DesiredOrg[],
+  emit: Emit,
+  notRead: (address: string, resource_type: ResourceType, reason: string) => void,
+): Promise<void> => {
+  const kinds = kindsUnder("org").filter(
+    ({ kind }) => kind.unmanaged.listed && !isWalkedParent(kind.type),
+  );
+  await Promise.all(
+    kinds.map(async ({ kind, place }) => {
+      const managed = decls.some((d) => kind.collection.desiredIn(d) !== undefined);
+      let items: readonly unknown[];
+      try {
+        items = managed
+          ? (place.stored(org) ?? [])
+          : (place.stored(org) ?? (await kind.list(api, { org_id: org.id })));
+      } catch (err) {
+        // Read liberally: a collection the config does not manage that this token or org
+        // cannot list (403, or 404 where the org has no such feature) is said not read, on
+        // its own line, rather than failing the drift; any other failure still fails it.
+        if (err instanceof ApiError && (err.status === 403 || err.status === 404)) {
+          const { name, keyed } = kind.collection.segment;
+          const address = keyed ? formatAddress([{ name, key: "*" }]) : name;
+          notRead(address, kind.type, `${err.method} ${err.path} answered ${err.status}`);
+          return;
+        }
+        throw err;
+      }
+      for (const l of items) {
+        const address = lineAddress(undefined, kind, l);
+        if (address) emit(address, kind.type, !managed);
+      }
+    }),
+  );
 };
 
 const contextItems = async (

@@ -30,7 +30,8 @@ const EXPECTED: Readonly<Record<string, readonly number[]>> = {
   "waybill plan -c infra/waybill.yaml --out plan.json\nwaybill apply -c infra/waybill.yaml plan.json":
     [0, 0],
   "SERVICE_TOKEN=... waybill drift -c infra/": [2],
-  "waybill drift --target 'context[\"deploy-prod\"]*' --format json": [2],
+  "waybill drift -c infra/ --write-baseline drift-baseline.json\nwaybill drift -c infra/ --baseline drift-baseline.json --format slack":
+    [2, 0],
   // The demo config differs from the seed: pull has something to write.
   "waybill pull --dry-run -c infra/waybill.yaml": [0],
   'waybill pull \'project["gh/acme/api"].webhook["*"]\' -c infra/waybill.yaml': [0],

@@ -131,6 +131,7 @@ describe("the kinds' places in the live tree", () => {
     const listed = ALL_KINDS.filter((k) => k.unmanaged.listed).map((k) => k.type);
     expect(listed).toEqual([
       "group",
+      "sso_group_mappings",
       "context",
       "context_env_var",
       "context_restriction",

@@ -29,6 +29,10 @@ const fakeApi = (collections: Record<string, unknown[]>) => {
       calls.push(path);
       if (path === "/pipelines/syn") throw Object.assign(new Error("404"), { status: 404 });
       if (path.startsWith("/pipelines/")) return { data: {} } as T;
+      // The org's SSO mappings (issue 46: org-level kinds are listed too): an empty set.
+      if (path.endsWith("/sso-group-mappings"))
+        return { data: { attributes: { mappings: [] } } } as T;
+      if (path === "/otel/exporters") return [] as T;
       throw new Error(`unexpected get ${path}`);
     },
     listV3: list,
@@ -63,6 +67,7 @@ describe("listUnmanaged", () => {
         { type: "github-user-key", fingerprint: "SHA256:abc/def+g", "public-key": "ssh-ed25519 A" },
       ],
       "v2:/project/gh/acme/api/schedule": [{ id: "s1", name: "legacy-nightly" }],
+      [`v2:/organizations/${ORG}/groups`]: [{ id: "g1", name: "by-hand" }],
       [`/triggers?filter[project_id]=${API}`]: [
         {
           id: "t0",
@@ -158,7 +163,12 @@ describe("listUnmanaged", () => {
     );
     // The synthetic OAuth pipeline and its trigger can never be managed: not listed
     // (spec: api-v3.md Pipelines: the list "includes the synthetic OAuth pipeline").
-    expect(items).toHaveLength(8);
+    expect(items).toContainEqual({
+      address: 'group["by-hand"]',
+      resource_type: "group",
+      why: "unmanaged",
+    });
+    expect(items).toHaveLength(9);
     expect(items.some((i) => i.address.includes("OAuth") || i.address.includes("a/b"))).toBe(false);
     // The managed webhooks collection was not read again.
     expect(calls.some((c) => c.startsWith("/webhooks"))).toBe(false);
