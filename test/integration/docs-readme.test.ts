@@ -63,7 +63,9 @@ describe("README.md", () => {
       "0 done, 1 error or partial failure, 3 stale plan, 4 blocked by a safety guard, 5 org locked by another run, 130 Ctrl-C, 143 SIGTERM",
     );
     expect(rows.get("`waybill force-unlock [RUN_ID]`")).toMatch(/^0, 1$/);
-    expect(rows.get("`waybill drift`")).toBe("0 none, 2 drift, 1 error");
+    expect(rows.get("`waybill drift`")).toBe(
+      "0 none (with `--baseline`: none but known), 2 drift, 1 error",
+    );
     expect(rows.get("`waybill export --org SLUG [--project SLUG]...`")).toBe("0, 1");
     expect(rows.get("`waybill emulator`")).toBe("runs until stopped");
   });
