@@ -346,7 +346,7 @@ export const clientReporting = (
 export const loadDesired = async (
   options: CommonOptions,
   io: CliIO,
-  resolveSecrets: boolean,
+  resolveSecrets: boolean | "available",
 ): Promise<DesiredConfig | undefined> => {
   // design.md §4 "Integration": the allowed orgs are known (and a malformed list refused)
   // before the config is even read.

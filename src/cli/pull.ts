@@ -12,6 +12,7 @@ import { writeUserFile } from "../core/write-atomic.js";
 import type { ExportResult } from "../export/build.js";
 import { globMatcher } from "../plan/plan.js";
 import type { computePull } from "../pull/pull.js";
+import { stripControls } from "../render/sanitize.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   addCommonOptions,
@@ -78,7 +79,9 @@ const pullCommand = async (
   const options = resolveCommonOptions(flags, io);
   // Decision: secrets are not needed to pull (a secret cannot be read back), so the config
   // is planned as `plan --skip-secrets` plans it: a missing ${env:X} is no error here.
-  const desired = await loadDesired(options, io, false);
+  // Issue 41: one that is set is used, so a webhook URL read from ${env:} that drifted is
+  // compared (and named as not pulled), never "Nothing to pull".
+  const desired = await loadDesired(options, io, "available");
   if (!desired) return EXIT.error;
   // Checked before the live state is read: a bad --into costs no request.
   const into =
@@ -151,18 +154,33 @@ const pullCommand = async (
     for (const f of result.files) await writeUserFile(f.path, f.after);
   }
   const verb = flags.dryRun ? "Would write" : "Wrote";
+  // Issue 41: "Nothing to pull" only when nothing drifted that pull knows of; drift it
+  // cannot write (a secret, a URL read from the environment) is said as such.
+  const cannot = new Set(result.skipped.map((s) => s.address)).size;
   io.stderr.write(
-    result.files.length === 0
-      ? "Nothing to pull: the config already says what the service holds.\n"
-      : `${verb} ${result.files.map((f) => f.path).join(", ")} (${result.pulled.length} item${result.pulled.length === 1 ? "" : "s"} pulled)\n`,
+    result.files.length > 0
+      ? `${verb} ${stripControls(result.files.map((f) => f.path).join(", "))} (${result.pulled.length} item${result.pulled.length === 1 ? "" : "s"} pulled)\n`
+      : cannot > 0
+        ? `Nothing pulled: ${cannot} item${cannot === 1 ? " drifted that pull cannot" : "s drifted that pull cannot"} write (below); drift and plan still report ${cannot === 1 ? "it" : "them"}.\n`
+        : "Nothing to pull: the config already says what the service holds.\n",
   );
-  for (const n of result.notes) io.stderr.write(`Note: ${n}\n`);
-  for (const s of result.skipped) io.stderr.write(`Not pulled: ${s.address}: ${s.why}\n`);
+  if (run.plan.skipped_secrets > 0) {
+    io.stderr.write(
+      `Note: ${run.plan.skipped_secrets} value${run.plan.skipped_secrets === 1 ? " the config reads from the environment is" : "s the config reads from the environment are"} not set here, so not compared (drift compares them).\n`,
+    );
+  }
+  // Issue 41: live names reach these lines; no control character (C1, bidi) is printed raw.
+  for (const n of result.notes) io.stderr.write(`Note: ${stripControls(n)}\n`);
+  for (const s of result.skipped) {
+    io.stderr.write(`Not pulled: ${stripControls(s.address)}: ${stripControls(s.why)}\n`);
+  }
   if (result.envVars.length > 0) {
     io.stderr.write(
       `The pulled config reads ${result.envVars.length} secret${result.envVars.length === 1 ? "" : "s"} from the environment (the service never returns their values); set each before plan:\n`,
     );
-    for (const n of result.envVars) io.stderr.write(`  ${n.name}  ${n.address}\n`);
+    for (const n of result.envVars) {
+      io.stderr.write(`  ${n.name}  ${stripControls(n.address)}\n`);
+    }
   }
   return EXIT.ok;
 };

@@ -50,6 +50,8 @@ const OWN_CODES = [
   "webhook_secret_required",
   "mismatched_block",
   "empty_env_value",
+  // Waybill's own masked rendering (`…(abcd)`, `(sensitive)`) written as a value (issue 41)
+  "masked_value",
   "invalid_ignore_glob",
   "invalid_keep_unlisted_glob",
   "invalid_ignore_fields_glob",

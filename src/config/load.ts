@@ -23,8 +23,11 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
 export interface LoadOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** false for `plan --skip-secrets`: references stay unresolved, missing ones are fine. */
-  readonly resolveSecrets?: boolean;
+  /**
+   * false for `plan --skip-secrets`: references stay unresolved, missing ones are fine;
+   * `available` (pull): resolved where they can be, else unresolved (src/config/references.ts).
+   */
+  readonly resolveSecrets?: boolean | "available";
   /** Per config file and per `${file:}` target. Default 1 MiB. */
   readonly maxFileBytes?: number;
   /** How many values templates may add to the whole config (src/config/template-bound.ts). */

@@ -7,10 +7,12 @@
  * functions, so this module stays pure; every missing variable and unreadable file is
  * reported in the same run.
  */
+
 import { type MaybeSecret, Secret } from "../core/secret.js";
 import type { ResourceKind, SecretField } from "../kinds/contract.js";
 import { ALL_KINDS, kindOf } from "../kinds/registry.js";
 import type { ResourceType } from "../model/address.js";
+import { maskedRenderingIn } from "../model/url-mask.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
 import {
   type DocPath,
@@ -227,8 +229,12 @@ export interface ReferenceSources {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Read a `${file:}` target; `path` is as written, `from` the YAML file naming it. */
   readonly readFile: (path: string, from: string) => FileRead;
-  /** false: references become `Secret.unresolved` and missing ones are not errors. */
-  readonly resolve: boolean;
+  /**
+   * false: references become `Secret.unresolved` and missing ones are not errors;
+   * `available` (pull, issue 41): resolved where every variable is set and every file
+   * readable, else unresolved, never an error (pull compares a `${env:}` URL it can).
+   */
+  readonly resolve: boolean | "available";
 }
 
 /** Sensitive or plain values for every secret-capable string, by `pathKey`. */
@@ -252,6 +258,17 @@ export const resolveReferences = (
   };
 
   const resolveString = (path: DocPath, s: string, field: SecretField): void => {
+    // Issue 41: a value shaped like Waybill's own rendering is never a real URL or secret:
+    // sent to the service, it replaces the real one (which is then lost).
+    const masked = maskedRenderingIn(s);
+    if (masked !== undefined) {
+      report(
+        path,
+        "masked_value",
+        `holds ${masked}, the way Waybill shows a hidden value, not the value itself; write the real value as \${env:NAME} (and set NAME), or remove the field`,
+      );
+      return;
+    }
     const parsed = parseTemplate(s);
     if (!parsed.ok) {
       report(path, "invalid_reference", parsed.message);
@@ -267,7 +284,12 @@ export const resolveReferences = (
     const only = parsed.parts.length === 1 ? parsed.parts[0] : undefined;
     const origin =
       only?.kind === "env" ? `env:${only.name}` : only?.kind === "file" ? `file:${only.path}` : s;
-    if (!sources.resolve) {
+    const settable =
+      sources.resolve === "available" &&
+      refs.every((p) =>
+        p.kind === "env" ? sources.env[p.name] !== undefined : sources.readFile(p.path, file).ok,
+      );
+    if (!sources.resolve || (sources.resolve === "available" && !settable)) {
       values.set(pathKey(path), Secret.unresolved(origin));
       return;
     }

@@ -55,3 +55,16 @@ export const maskUrlsIn = (text: string, urls: readonly string[]): string => {
   }
   return out;
 };
+
+const RENDERING = /…\([0-9a-f]{4}\)|\(masked url\)|\(sensitive\)/;
+
+/**
+ * Issue 41: whether `text` holds one of Waybill's own masked renderings (`…(abcd)`, `(masked
+ * url)`, `(sensitive)`). Such a string is never a real value: written into a config (pull did
+ * so for a project keyed by name), the next apply sent it to the service in place of the live
+ * URL, and the real one was lost. pull never writes one; validate refuses one.
+ */
+export const hasMaskedRendering = (text: string): boolean => RENDERING.test(text);
+
+/** The masked rendering `text` holds, for a message (undefined when none). */
+export const maskedRenderingIn = (text: string): string | undefined => RENDERING.exec(text)?.[0];

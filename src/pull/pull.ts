@@ -20,6 +20,7 @@ import type { ExportResult } from "../export/build.js";
 import type { EnvVarNeed } from "../export/env-names.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { parseAddress } from "../model/address.js";
+import { hasMaskedRendering, maskedRenderingIn } from "../model/url-mask.js";
 import type { Change, Plan } from "../plan/types.js";
 import { type JsonSchema, orderValue, schemaCursor } from "./fmt.js";
 import {
@@ -138,13 +139,61 @@ const get = (value: unknown, path: EditPath): unknown => {
   return cur;
 };
 
-/** The export document holding an org's or a project's items, merged. */
-const exportBody = (result: ExportResult): unknown => {
+/**
+ * The export document holding an org's or a project's items, merged. Export keys a project
+ * by its slug; the config may key it by name (an org of an app-based provider, README): each
+ * key the plan's addresses use for a project (`aliases`: address key → slug) finds it too.
+ * Issue 41: without it, a project keyed by name had no live document, and pull wrote the
+ * plan's masked value (`https://hooks.slack.com/…(e0f4)`) and skipped an added env var.
+ */
+const exportBody = (result: ExportResult, aliases: ReadonlyMap<string, string>): unknown => {
   const projects: Record<string, unknown> = {};
   for (const p of result.projects) {
     Object.assign(projects, (p.body as { projects?: Record<string, unknown> }).projects ?? {});
   }
+  for (const [key, slug] of aliases) {
+    if (projects[key] === undefined && projects[slug] !== undefined) projects[key] = projects[slug];
+  }
   return { ...result.org.body, projects };
+};
+
+/** A project's address key → its slug, from the plan's changes (their `project_slug` param). */
+const projectAliases = (plan: Plan): Map<string, string> => {
+  const out = new Map<string, string>();
+  for (const c of plan.changes) {
+    const first = parseAddress(c.address)?.[0];
+    const slug = c.params.project_slug;
+    if (first?.name === "project" && first.key !== undefined && typeof slug === "string") {
+      if (first.key !== slug) out.set(first.key, slug);
+    }
+  }
+  return out;
+};
+
+const PLACEHOLDER = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Every `${env:NAME}` name a text uses (comments too: a name there is still taken). */
+const placeholdersIn = (text: string): string[] =>
+  [...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
+
+/** `value` with every string mapped by `fn` (keys kept). */
+const mapStrings = (value: unknown, fn: (s: string) => string): unknown => {
+  if (typeof value === "string") return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  }
+  return value;
+};
+
+/** Whether any string of `value` is a masked rendering. */
+const holdsMasked = (value: unknown): boolean => {
+  let found = false;
+  mapStrings(value, (s) => {
+    if (hasMaskedRendering(s)) found = true;
+    return s;
+  });
+  return found;
 };
 
 interface Files {
@@ -189,6 +238,39 @@ export const computePull = (options: PullOptions): PullResult => {
   const skipped: { address: string; why: string }[] = [];
   const notes: string[] = [];
   const cursor = schemaCursor(options.schema);
+  const aliases = projectAliases(options.plan);
+  /**
+   * Issue 41 "A placeholder is a binding": a `${env:NAME}` the config already uses binds
+   * NAME to that item's value. Export names placeholders uniquely within one export only, so
+   * a context `Deploy` made by hand got `CTX_DEPLOY_AWS`, the name the config gives
+   * `deploy`'s production secret, and the next apply copied that secret into it. A name the
+   * config uses anywhere (or this pull gave already) is never given to a new value: it gets
+   * `_2`, `_3`, ….
+   */
+  /** An export address (projects by slug) in the config's words (a project by its key). */
+  const inConfigWords = (address: string): string => {
+    for (const [key, slug] of aliases) {
+      const prefix = `project[${JSON.stringify(slug)}]`;
+      if (address.startsWith(prefix))
+        return `project[${JSON.stringify(key)}]${address.slice(prefix.length)}`;
+    }
+    return address;
+  };
+  const taken = new Set<string>(options.files.flatMap((f) => placeholdersIn(f.text)));
+  const renamed = new Map<string, string>();
+  const bind = (value: unknown): unknown =>
+    mapStrings(value, (s) =>
+      s.replace(PLACEHOLDER, (_, name: string) => {
+        let final = renamed.get(name);
+        if (final === undefined) {
+          final = name;
+          for (let n = 2; taken.has(final); n++) final = `${name}_${n}`;
+          taken.add(final);
+          renamed.set(name, final);
+        }
+        return `\${env:${final}}`;
+      }),
+    );
 
   const filesOf = (org: string): string[] => files.order.filter((p) => files.org.get(p) === org);
   const parsedValue = (path: string): unknown => valueAt(files.texts.get(path) ?? "", []);
@@ -216,7 +298,7 @@ export const computePull = (options: PullOptions): PullResult => {
       skipped.push({ address: change.address, why: "Waybill cannot place this item in a file" });
       continue;
     }
-    const live = exportBody(exported);
+    const live = exportBody(exported, aliases);
     try {
       switch (change.action) {
         case "update":
@@ -244,6 +326,11 @@ export const computePull = (options: PullOptions): PullResult => {
   ): void {
     const livePath = resolveIn(live, steps);
     const liveItem = livePath === undefined ? undefined : get(live, livePath);
+    if (liveItem === undefined) {
+      // The plan's values are renderings (masked URLs, `(sensitive)`), never written.
+      skipped.push({ address: change.address, why: "export does not write this item" });
+      return;
+    }
     const declared = findDeclared(change.org, steps);
     // An item all of whose fields come from a template: the override goes on its parent.
     const owner = declared ?? findOwner(change.org, steps.slice(0, -2), steps.slice(-2) as Step[]);
@@ -256,7 +343,9 @@ export const computePull = (options: PullOptions): PullResult => {
       if (f.sensitive) {
         skipped.push({
           address: change.address,
-          why: `${f.path} is a secret: the service never returns it, so it cannot be pulled (set it again, or --force-secrets)`,
+          why: /(^|\.)url$/.test(f.path)
+            ? `${f.path} differs from the service's, and the config reads it from the environment: pull never writes a URL in clear (set the variable to the service's URL, or apply to restore yours)`
+            : `${f.path} is a secret: the service never returns it, so it cannot be pulled (set it again, or --force-secrets)`,
         });
         continue;
       }
@@ -278,7 +367,17 @@ export const computePull = (options: PullOptions): PullResult => {
       const current = inItem
         ? valueAt(text, target)
         : template && valueAt(files.texts.get(template.file) ?? "", template.path);
-      const value = keepOrder(current, fromLive !== undefined ? fromLive : f.before);
+      // A field export leaves out is at the service's default, which the plan shows as is
+      // (`is_enabled: true`); a rendering (a masked URL) is never a value to write.
+      const fallback = fromLive === undefined ? f.before : undefined;
+      if (fromLive === undefined && holdsMasked(fallback)) {
+        skipped.push({
+          address: change.address,
+          why: `${f.path}: the service's value is not readable here, only its masked rendering, which pull never writes`,
+        });
+        continue;
+      }
+      const value = keepOrder(current, bind(fromLive !== undefined ? fromLive : fallback));
       needsOf(value, exported);
       if (template && options.intoTemplate) {
         writeValue(template.file, template.path, value);
@@ -317,18 +416,21 @@ export const computePull = (options: PullOptions): PullResult => {
     return { file, path: [...(parent?.path ?? []), ...(rest as string[])] };
   }
 
-  /** The `${env:NAME}` placeholders export wrote into `value`: secrets to set, listed once. */
+  /**
+   * The `${env:NAME}` placeholders written into `value` (export's names, after `bind`):
+   * secrets to set, listed once each, under the name written.
+   */
   function needsOf(value: unknown, exported: ExportResult): void {
     const names = new Set<string>();
-    const walk = (v: unknown): void => {
-      if (typeof v === "string") {
-        for (const m of v.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g))
-          names.add(m[1] as string);
-      } else if (typeof v === "object" && v !== null) Object.values(v).forEach(walk);
-    };
-    walk(value);
+    mapStrings(value, (s) => {
+      for (const n of placeholdersIn(s)) names.add(n);
+      return s;
+    });
     for (const need of exported.envVars) {
-      if (names.has(need.name) && !envVars.some((e) => e.name === need.name)) envVars.push(need);
+      const name = renamed.get(need.name) ?? need.name;
+      if (names.has(name) && !envVars.some((e) => e.name === name)) {
+        envVars.push({ ...need, name, address: inConfigWords(need.address) });
+      }
     }
   }
 
@@ -438,7 +540,7 @@ export const computePull = (options: PullOptions): PullResult => {
     const collKey = collection[collection.length - 1] as string;
     const target = [...parentPath, collKey];
     const value = orderValue(
-      doc,
+      bind(doc),
       schemaAt(typeof last === "string" ? [...target, last] : [...target, 0]),
     );
     const f = file;
@@ -454,7 +556,7 @@ export const computePull = (options: PullOptions): PullResult => {
       }
       edit(f, (t) => appendIn(t, target, value));
     }
-    needsOf(doc, exported);
+    needsOf(value, exported);
     pulled.push(change.address);
   }
 
@@ -496,6 +598,20 @@ export const computePull = (options: PullOptions): PullResult => {
     }
   }
   const before = new Map(options.files.map((f) => [f.path, f.text]));
+  // A masked rendering never reaches a file (issue 41): a guard behind the checks above.
+  for (const path of files.order) {
+    const count = (t: string) => t.split("\n").filter(hasMaskedRendering).length;
+    const after = files.texts.get(path) ?? "";
+    if (count(after) > count(before.get(path) ?? "")) {
+      const line =
+        after
+          .split("\n")
+          .find((l) => hasMaskedRendering(l) && !(before.get(path) ?? "").includes(l)) ?? "";
+      throw new YamlEditError(
+        `the edit of ${path} would write a masked rendering (${maskedRenderingIn(line)}), never a real value; nothing was written`,
+      );
+    }
+  }
   return {
     files: files.order
       .map((path) => ({ path, before: before.get(path) ?? "", after: files.texts.get(path) ?? "" }))

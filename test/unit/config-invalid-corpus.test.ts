@@ -76,6 +76,7 @@ describe("invalid config corpus", () => {
       "checkout_required",
       "webhook_secret_required",
       "empty_env_value",
+      "masked_value",
       "invalid_ignore_glob",
       "not_utf8",
     ]) {
