@@ -8,7 +8,7 @@
 // Inputs come from action.yml as environment variables (composite actions pass them that
 // way): WAYBILL_COMMAND, WAYBILL_CONFIG, WAYBILL_COMMENT, WAYBILL_FORMAT, WAYBILL_ARGS,
 // WAYBILL_GITHUB_TOKEN, WAYBILL_AUTO_APPROVE, WAYBILL_ALLOW_APPLY_ON_PR,
-// WAYBILL_INPUT_ALLOWED_ORGS, WAYBILL_COMMENT_AUTHOR, WAYBILL_BIN (the single file) and
+// WAYBILL_INPUT_ALLOWED_ORGS, WAYBILL_COMMENT_AUTHOR, WAYBILL_ISSUE, WAYBILL_BIN (the single file) and
 // WAYBILL_BIN_SHA256 (its checksum file). GitHub's own variables: GITHUB_EVENT_NAME,
 // GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
 import { spawn } from "node:child_process";
@@ -185,6 +185,38 @@ export const upsertComment = async ({
   commentAuthor,
   fetchImpl = fetch,
 }) => {
+  const gh = githubClient({ apiUrl, token, fetchImpl });
+  const identity = await whoAmI(gh, commentAuthor);
+  let url = `${gh.base}/repos/${repository}/issues/${issue}/comments?per_page=100`;
+  let previous;
+  // Decision: at most 100 pages (10,000 comments) are read; a longer thread gets a new
+  // comment rather than a request loop without end.
+  for (let page = 0; url && page < 100 && !previous; page++) {
+    const { json, link } = await gh.call("GET", url);
+    if (!Array.isArray(json)) throw new Error(`GET ${new URL(url).pathname}: not a list`);
+    previous = json.find((c) => isOwnComment(c, marker, identity));
+    url = nextLink(link);
+  }
+  if (previous) {
+    const { json } = await gh.call(
+      "PATCH",
+      `${gh.base}/repos/${repository}/issues/comments/${previous.id}`,
+      { body },
+    );
+    return { action: "updated", id: previous.id, url: json.html_url };
+  }
+  const { json } = await gh.call(
+    "POST",
+    `${gh.base}/repos/${repository}/issues/${issue}/comments`,
+    {
+      body,
+    },
+  );
+  return { action: "created", id: json.id, url: json.html_url };
+};
+
+/** The few GitHub REST calls the Action makes, with its headers; a non-2xx answer throws. */
+const githubClient = ({ apiUrl, token, fetchImpl = fetch }) => {
   const headers = {
     authorization: `Bearer ${token}`,
     accept: "application/vnd.github+json",
@@ -192,6 +224,7 @@ export const upsertComment = async ({
     "content-type": "application/json",
     "user-agent": "waybill-action",
   };
+  const base = apiUrl.replace(/\/+$/, "");
   const call = async (method, url, payload) => {
     const res = await fetchImpl(url, {
       method,
@@ -203,44 +236,183 @@ export const upsertComment = async ({
     }
     return { json: await res.json(), link: res.headers.get("link") };
   };
-  const base = apiUrl.replace(/\/+$/, "");
-  let identity;
-  const me = await fetchImpl(`${base}/user`, { method: "GET", headers });
+  return { base, headers, call, fetchImpl };
+};
+
+/**
+ * The identity that posts: GET /user answers for a user's token; an installation token
+ * (the job's `github.token`) gets 403 there, and posts as `commentAuthor` (default
+ * github-actions[bot], a Bot).
+ */
+const whoAmI = async (gh, commentAuthor) => {
+  const me = await gh.fetchImpl(`${gh.base}/user`, { method: "GET", headers: gh.headers });
   if (me.ok) {
     const json = await me.json();
     if (typeof json?.login !== "string") throw new Error("GET /user: no login in the answer");
-    identity = { login: json.login, type: typeof json.type === "string" ? json.type : undefined };
-  } else if (me.status === 403) {
+    return { login: json.login, type: typeof json.type === "string" ? json.type : undefined };
+  }
+  if (me.status === 403) {
     // Decision: 403 ("Resource not accessible by integration") is an installation token:
     // GitHub Actions' own, unless the workflow names its app's bot in comment-author. A
-    // wrong name only means a new comment each run, never an edit of someone else's.
+    // wrong name only means a new comment (or issue) each run, never an edit of someone else's.
     const login = (commentAuthor ?? "").trim() || ACTIONS_BOT;
-    identity = { login, type: login.endsWith("[bot]") ? "Bot" : undefined };
-  } else {
-    throw new Error(`GET /user failed with ${me.status}`);
+    return { login, type: login.endsWith("[bot]") ? "Bot" : undefined };
   }
-  let url = `${base}/repos/${repository}/issues/${issue}/comments?per_page=100`;
-  let previous;
-  // Decision: at most 100 pages (10,000 comments) are read; a longer thread gets a new
-  // comment rather than a request loop without end.
-  for (let page = 0; url && page < 100 && !previous; page++) {
-    const { json, link } = await call("GET", url);
+  throw new Error(`GET /user failed with ${me.status}`);
+};
+
+/**
+ * The drift tracking issue's marker (design.md §5 "Drift": one issue per config): a
+ * hidden first line, as the comment's. Only an issue (not a pull request) that starts with
+ * it AND was written by the identity that posts is ever read or changed.
+ */
+export const issueMarkerFor = (config) => `<!-- waybill-action: drift-issue ${config} -->`;
+
+const FIRST_SEEN = /<!-- waybill-first-seen: (\{[^\n]*\}) -->/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The first-seen day of each address, as the issue's last body recorded it (a hidden
+ * line). The body is data anyone with write access could edit: only well-formed days
+ * are kept, anything else is forgotten (the address then counts from today).
+ */
+export const firstSeenFrom = (body) => {
+  const m = FIRST_SEEN.exec(body ?? "");
+  if (!m) return {};
+  let parsed;
+  try {
+    parsed = JSON.parse(m[1]);
+  } catch {
+    return {};
+  }
+  const out = {};
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return out;
+  for (const [k, v] of Object.entries(parsed)) if (typeof v === "string" && DAY.test(v)) out[k] = v;
+  return out;
+};
+
+/** A Markdown table cell: pipes escaped, one line, in a code span that holds any backtick. */
+const cell = (text) => {
+  const one = String(text).replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+  const f = "`".repeat(Math.max(0, ...(one.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+  return f.length > 1 ? `${f} ${one} ${f}` : `${f}${one}${f}`;
+};
+
+const shown = (v) => (v === null ? "null" : v === "(sensitive)" ? v : JSON.stringify(v));
+
+/**
+ * The tracking issue's body from drift's webhook document (schemas/drift-webhook.schema.json,
+ * already masked): the marker, what differs with `live → config` and a first-seen day per
+ * address, the unmanaged items and the coverage, and the first-seen days as a hidden line.
+ */
+export const driftIssueBody = ({ marker, config, doc, firstSeen, today }) => {
+  const seen = {};
+  for (const d of doc.differences) {
+    const key = `${d.org} ${d.address}`;
+    seen[key] = firstSeen[key] ?? d.first_seen ?? today;
+  }
+  const orgs = doc.orgs.map((o) => o.slug).join(", ");
+  const n = doc.differences.length;
+  const parts = [
+    marker,
+    doc.drift
+      ? `### Drift in ${orgs}: ${n} item${n === 1 ? " differs" : "s differ"} from \`${config}\``
+      : `### No drift in ${orgs}: the service matches \`${config}\``,
+    "",
+    `Checked ${today}.`,
+  ];
+  if (n > 0) {
+    parts.push(
+      "",
+      "| address | change | live → config | first seen |",
+      "| --- | --- | --- | --- |",
+    );
+    for (const d of doc.differences) {
+      const fields = d.fields.map((f) => cell(`${f.path}: ${shown(f.live)} → ${shown(f.config)}`));
+      parts.push(
+        `| ${cell(d.address)} | ${d.action} | ${fields.join("<br>") || " "} | ${seen[`${d.org} ${d.address}`]} |`,
+      );
+    }
+  }
+  if (doc.unmanaged.length > 0) {
+    parts.push(
+      "",
+      `<details><summary>${doc.unmanaged.length} unmanaged live item(s) (information)</summary>`,
+      "",
+      ...doc.unmanaged.map((u) => `- ${cell(u.address)} (${u.why})`),
+      "",
+      "</details>",
+    );
+  }
+  if (doc.coverage) {
+    parts.push("", `Coverage: ${doc.coverage.managed} of ${doc.coverage.live} live items managed.`);
+  }
+  parts.push("", `<!-- waybill-first-seen: ${JSON.stringify(seen)} -->`);
+  const body = parts.join("\n");
+  if (body.length <= COMMENT_LIMIT) return body;
+  const note = "\n\n… cut: the report is longer than a GitHub issue; see the job log.";
+  const hidden = `\n<!-- waybill-first-seen: ${JSON.stringify(seen)} -->`;
+  return body.slice(0, COMMENT_LIMIT - note.length - hidden.length) + note + hidden;
+};
+
+/** An issue of the list that this identity wrote with the marker (never a pull request). */
+export const isOwnIssue = (i, marker, identity) =>
+  i?.pull_request === undefined && isOwnComment(i, marker, identity);
+
+/**
+ * Keep one tracking issue per config (issue 46; tfaction's drift issues): opened on drift,
+ * its body rewritten with the current report on every run, closed when clean, and the same
+ * issue reopened the next time. Uses only: GET /user, GET /repos/{repo}/issues?state=all
+ * (paged by `Link`), POST /repos/{repo}/issues, PATCH /repos/{repo}/issues/{n}. An issue
+ * another identity wrote, marker or not, is never read for dates nor changed.
+ */
+export const syncDriftIssue = async ({
+  apiUrl,
+  token,
+  repository,
+  config,
+  doc,
+  today,
+  commentAuthor,
+  fetchImpl = fetch,
+}) => {
+  const gh = githubClient({ apiUrl, token, fetchImpl });
+  const identity = await whoAmI(gh, commentAuthor);
+  const marker = issueMarkerFor(config);
+  let url = `${gh.base}/repos/${repository}/issues?state=all&per_page=100`;
+  let found;
+  for (let page = 0; url && page < 100 && !found; page++) {
+    const { json, link } = await gh.call("GET", url);
     if (!Array.isArray(json)) throw new Error(`GET ${new URL(url).pathname}: not a list`);
-    previous = json.find((c) => isOwnComment(c, marker, identity));
+    found = json.find((i) => isOwnIssue(i, marker, identity));
     url = nextLink(link);
   }
-  if (previous) {
-    const { json } = await call(
-      "PATCH",
-      `${base}/repos/${repository}/issues/comments/${previous.id}`,
-      { body },
-    );
-    return { action: "updated", id: previous.id, url: json.html_url };
-  }
-  const { json } = await call("POST", `${base}/repos/${repository}/issues/${issue}/comments`, {
-    body,
+  const body = driftIssueBody({
+    marker,
+    config,
+    doc,
+    firstSeen: found ? firstSeenFrom(found.body) : {},
+    today,
   });
-  return { action: "created", id: json.id, url: json.html_url };
+  const at = (n) => `${gh.base}/repos/${repository}/issues/${n}`;
+  if (!doc.drift) {
+    if (!found || found.state === "closed") return { action: "none", number: found?.number };
+    await gh.call("PATCH", at(found.number), { body, state: "closed", state_reason: "completed" });
+    return { action: "closed", number: found.number };
+  }
+  if (!found) {
+    const { json } = await gh.call("POST", `${gh.base}/repos/${repository}/issues`, {
+      title: `Waybill drift: ${config}`,
+      body,
+    });
+    return { action: "opened", number: json.number, url: json.html_url };
+  }
+  const reopen = found.state === "closed";
+  const { json } = await gh.call("PATCH", at(found.number), {
+    body,
+    ...(reopen ? { state: "open" } : {}),
+  });
+  return { action: reopen ? "reopened" : "updated", number: found.number, url: json.html_url };
 };
 
 /** The pull request number of the event, if the workflow runs for a pull request. */
@@ -329,9 +501,22 @@ export const main = async (env = process.env) => {
     console.error(`::error::waybill action: ${refused}`);
     return 1;
   }
+  // design.md §5 "Drift": `issue: true` keeps one tracking issue per config. Its report is
+  // drift's webhook document (the published schema), so the format is that one.
+  const tracking = isTrue(env.WAYBILL_ISSUE);
+  if (tracking && command !== "drift") {
+    console.error(`::error::waybill action: issue: "true" is for command drift, not ${command}`);
+    return 1;
+  }
+  if (tracking && env.WAYBILL_FORMAT && env.WAYBILL_FORMAT !== "webhook") {
+    console.error(
+      `::error::waybill action: with issue: "true" drift's output is its webhook document (format webhook), not "${env.WAYBILL_FORMAT}"`,
+    );
+    return 1;
+  }
   const issue = pullRequestNumber(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH);
-  const commenting = env.WAYBILL_COMMENT !== "false" && issue !== undefined;
-  const format = env.WAYBILL_FORMAT || defaultFormat(command, commenting);
+  const commenting = !tracking && env.WAYBILL_COMMENT !== "false" && issue !== undefined;
+  const format = tracking ? "webhook" : env.WAYBILL_FORMAT || defaultFormat(command, commenting);
   const autoApprove = isTrue(env.WAYBILL_AUTO_APPROVE);
   const argv = commandLine({ command, config, format, args: env.WAYBILL_ARGS, autoApprove });
   console.log(`waybill ${argv.join(" ")}`);
@@ -342,9 +527,17 @@ export const main = async (env = process.env) => {
   const { WAYBILL_GITHUB_TOKEN: githubToken, WAYBILL_INPUT_ALLOWED_ORGS: allowed, ...cliEnv } = env;
   if ((allowed ?? "").trim() !== "") cliEnv.WAYBILL_ALLOWED_ORGS = allowed.trim();
   const result = await runWaybill(env.WAYBILL_BIN, argv, cliEnv);
-  const failed = jobFails(command, result.code);
+  // With a tracking issue, drift (2) is reported there, not by a red job: only an error fails.
+  const failed = tracking ? result.code !== 0 && result.code !== 2 : jobFails(command, result.code);
   output("exit-code", String(result.code));
   output("has-changes", String((command === "plan" || command === "drift") && result.code === 2));
+  if (tracking && !failed) {
+    if (!githubToken) {
+      console.error('::error::waybill action: issue: "true" but there is no github-token');
+      return 1;
+    }
+    return trackDrift(env, config, githubToken, result);
+  }
   if (env.GITHUB_STEP_SUMMARY)
     appendFileSync(env.GITHUB_STEP_SUMMARY, summaryOf(command, format, result));
   if (
@@ -394,6 +587,43 @@ export const main = async (env = process.env) => {
     console.error(`::error::waybill ${command} exited ${result.code}`);
     // The job fails with waybill's own code, so a later step can tell 3 (stale) from 4.
     return result.code;
+  }
+  return 0;
+};
+
+/** The tracking issue's step: read drift's document, sync the issue, write the summary. */
+const trackDrift = async (env, config, githubToken, result) => {
+  let doc;
+  try {
+    doc = JSON.parse(result.stdout);
+    if (doc?.kind !== "waybill.drift" || !Array.isArray(doc.differences)) throw new Error();
+  } catch {
+    console.error("::error::waybill action: drift's output is not its webhook document");
+    return 1;
+  }
+  const today = new Date().toISOString().slice(0, 10);
+  try {
+    const done = await syncDriftIssue({
+      apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+      token: githubToken,
+      repository: env.GITHUB_REPOSITORY ?? "",
+      config,
+      doc,
+      today,
+      commentAuthor: env.WAYBILL_COMMENT_AUTHOR,
+    });
+    if (done.number !== undefined) output("issue-number", String(done.number));
+    console.log(
+      `waybill action: drift issue ${done.action}${done.number !== undefined ? ` #${done.number}` : ""}`,
+    );
+    if (env.GITHUB_STEP_SUMMARY) {
+      const body = driftIssueBody({ marker: "", config, doc, firstSeen: {}, today });
+      appendFileSync(env.GITHUB_STEP_SUMMARY, `${body.replace(/\n?<!--[^\n]*-->/g, "").trim()}\n`);
+    }
+  } catch (err) {
+    // Decision: an issue that cannot be kept fails the job: nobody would hear of the drift.
+    console.error(`::error::waybill action: could not keep the drift issue: ${err.message}`);
+    return 1;
   }
   return 0;
 };

@@ -46,6 +46,15 @@ interface Comment {
   user: { login: string; type: string };
 }
 
+interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  user: { login: string; type: string };
+  pull_request?: { url: string };
+}
+
 const BOT = { login: "github-actions[bot]", type: "Bot" };
 const ALICE = { login: "alice", type: "User" };
 
@@ -61,6 +70,15 @@ const fakeGitHub = () => {
     user: { login: `user${i}`, type: "User" },
   }));
   const requests: string[] = [];
+  // The repository's issues (and pull requests, which GitHub lists as issues too): 60
+  // unrelated ones, so the list has two pages of 50.
+  const issues: Issue[] = Array.from({ length: 60 }, (_, i) => ({
+    number: i + 1,
+    title: `an unrelated issue ${i + 1}`,
+    body: `text ${i + 1}`,
+    state: "open",
+    user: { login: `user${i}`, type: "User" },
+  }));
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => {
@@ -109,6 +127,49 @@ const fakeGitHub = () => {
         comments.push(c);
         return send(201, { ...c, html_url: `https://github.example/${REPO}/pull/${PR}#c${c.id}` });
       }
+      const issueList = `/repos/${REPO}/issues`;
+      if (req.method === "GET" && url.pathname === issueList) {
+        const perPage = Math.min(50, Number(url.searchParams.get("per_page") ?? 30));
+        const page = Number(url.searchParams.get("page") ?? 1);
+        const state = url.searchParams.get("state") ?? "open";
+        const all = issues.filter((i) => state === "all" || i.state === state);
+        const last = Math.ceil(all.length / perPage);
+        const origin = `http://${req.headers.host}`;
+        const link: Record<string, string> =
+          page < last
+            ? {
+                link: `<${origin}${issueList}?state=${state}&per_page=${perPage}&page=${page + 1}>; rel="next"`,
+              }
+            : {};
+        return send(200, all.slice((page - 1) * perPage, page * perPage), link);
+      }
+      if (req.method === "POST" && url.pathname === issueList) {
+        const input = JSON.parse(raw) as { title: string; body: string };
+        const issue: Issue = {
+          number: issues.length + 1,
+          title: input.title,
+          body: input.body,
+          state: "open",
+          user: author,
+        };
+        issues.push(issue);
+        return send(201, {
+          ...issue,
+          html_url: `https://github.example/${REPO}/issues/${issue.number}`,
+        });
+      }
+      const one = new RegExp(`^/repos/${REPO}/issues/(\\d+)$`).exec(url.pathname);
+      const issue = issues.find((i) => String(i.number) === one?.[1]);
+      if (req.method === "PATCH" && issue) {
+        // As permissive as a maintainer's token: an edit of someone else's issue would land.
+        const input = JSON.parse(raw) as { body?: string; state?: "open" | "closed" };
+        if (input.body !== undefined) issue.body = input.body;
+        if (input.state !== undefined) issue.state = input.state;
+        return send(200, {
+          ...issue,
+          html_url: `https://github.example/${REPO}/issues/${issue.number}`,
+        });
+      }
       const m = new RegExp(`^/repos/${REPO}/issues/comments/(\\d+)$`).exec(url.pathname);
       const target = comments.find((c) => String(c.id) === m?.[1]);
       if (req.method === "PATCH" && target) {
@@ -120,7 +181,7 @@ const fakeGitHub = () => {
       return send(404, { message: "Not Found" });
     });
   });
-  return { server, comments, requests };
+  return { server, comments, issues, requests };
 };
 
 // Each case runs the CLI once or twice as a child process: give them room on a loaded machine.
@@ -609,6 +670,137 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     ).toMatchObject({ allowed: "gh/acme" });
   });
 
+  it("drift with issue: one tracking issue per config, opened, updated, closed when clean, reopened; nobody else's touched", async () => {
+    const seed = JSON.parse(
+      await readFile(join(REPO_ROOT, "examples", "demo", "seed.json"), "utf8"),
+    );
+    const own = await startEmulator({ seed });
+    const marker = "<!-- waybill-action: drift-issue infra/waybill.yaml -->";
+    // Someone else's issue with our marker, and a pull request by our bot with it: never touched.
+    const foreign: Issue = {
+      number: gh.issues.length + 1,
+      title: "look-alike",
+      body: `${marker}\nwritten by alice`,
+      state: "closed",
+      user: ALICE,
+    };
+    gh.issues.push(foreign);
+    const pr: Issue = {
+      number: gh.issues.length + 1,
+      title: "a pull request",
+      body: `${marker}\na pull request body`,
+      state: "open",
+      user: BOT,
+      pull_request: { url: "x" },
+    };
+    gh.issues.push(pr);
+    const untouched = JSON.stringify([foreign, pr, gh.comments]);
+    const tracked = () =>
+      gh.issues.filter((i) => i.body.startsWith(marker) && i.user === BOT && !i.pull_request);
+    const drift = () =>
+      runAction(
+        { WAYBILL_COMMAND: "drift", WAYBILL_CONFIG: "infra/waybill.yaml", WAYBILL_ISSUE: "true" },
+        "push",
+        own.url,
+      );
+    const today = new Date().toISOString().slice(0, 10);
+    try {
+      // 1. Drift: the issue is opened; the job passes (the issue is the notice).
+      const first = await drift();
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.outputs["exit-code"]).toBe("2");
+      expect(first.stdout).toContain("--format webhook");
+      expect(tracked()).toHaveLength(1);
+      const issue = tracked()[0];
+      expect(issue?.state).toBe("open");
+      expect(issue?.title).toBe("Waybill drift: infra/waybill.yaml");
+      expect(issue?.body).toMatch(
+        /### Drift in gh\/acme: \d+ items differ from `infra\/waybill\.yaml`/,
+      );
+      expect(issue?.body).toMatch(
+        /`event\.schedule\.cron_expression: "0 2 \* \* \*" → "0 3 \* \* \*"` \| \d{4}-/,
+      );
+      expect(first.outputs["issue-number"]).toBe(String(issue?.number));
+      expect(first.summary).toContain("### Drift in gh/acme");
+      expectNoSecrets({ body: issue?.body ?? "" }, Object.values(DEMO_SECRETS));
+
+      // 2. Again, with an older first-seen day recorded for one address and a forged one for
+      // another: no second issue, the body rewritten, the older day kept, the forged one not.
+      if (issue === undefined) throw new Error("no issue");
+      const key = JSON.stringify(`gh/acme context["deploy-staging"].env["LOG_LEVEL"]`).slice(1, -1);
+      issue.body = issue.body.replace(
+        /<!-- waybill-first-seen: .* -->/,
+        `<!-- waybill-first-seen: {"${key}":"2026-01-02","gh/acme project[\\"gh/acme/api\\"].webhook[\\"pagerduty\\"]":"<img src=x>"} -->`,
+      );
+      const second = await drift();
+      expect(second.code, second.stderr).toBe(0);
+      expect(tracked()).toHaveLength(1);
+      expect(tracked()[0]?.number).toBe(issue.number);
+      expect(issue.body).toMatch(/LOG_LEVEL.*\| 2026-01-02 \|/);
+      expect(issue.body).not.toContain("<img");
+      expect(issue.body).toMatch(new RegExp(`pagerduty.*\\| ${today} \\|`));
+
+      // 3. The config applied: drift is clean, and the issue is closed.
+      const applied = await runCli(["apply", "-c", "infra/waybill.yaml", "--auto-approve"], {
+        cwd: tmp.dir,
+        baseUrl: own.url,
+        token: DEMO_TOKEN,
+        env: DEMO_SECRETS,
+      });
+      expect(applied.code, applied.stderr).toBe(0);
+      const clean = await drift();
+      expect(clean.code, clean.stderr).toBe(0);
+      expect(clean.outputs["exit-code"]).toBe("0");
+      expect(issue.state).toBe("closed");
+      expect(issue.body).toMatch(/### No drift in gh\/acme/);
+
+      // 4. A change by hand: the same issue is reopened, not a new one.
+      const changed = await tmp.write(
+        "changed/waybill.yaml",
+        (await readFile(tmp.path("infra/waybill.yaml"), "utf8")).replace(
+          'cron_expression: "0 3 * * *"',
+          'cron_expression: "0 4 * * *"',
+        ),
+      );
+      const hand = await runCli(["apply", "-c", changed, "--auto-approve"], {
+        cwd: tmp.dir,
+        baseUrl: own.url,
+        token: DEMO_TOKEN,
+        env: DEMO_SECRETS,
+      });
+      expect(hand.code, hand.stderr).toBe(0);
+      const again = await drift();
+      expect(again.code, again.stderr).toBe(0);
+      expect(tracked()).toHaveLength(1);
+      expect(issue.state).toBe("open");
+      expect(issue.body).toMatch(/cron_expression: "0 4 \* \* \*" → "0 3 \* \* \*"/);
+      expect(again.stdout).toContain(`drift issue reopened #${issue.number}`);
+
+      // Nobody else's issue, pull request or comment was changed.
+      expect(JSON.stringify([foreign, pr, gh.comments])).toBe(untouched);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("drift with issue: an error still fails the job, and the issue is left alone", async () => {
+    const before = JSON.stringify(gh.issues);
+    const r = await runAction(
+      { WAYBILL_COMMAND: "drift", WAYBILL_CONFIG: "bad/waybill.yaml", WAYBILL_ISSUE: "true" },
+      "push",
+    );
+    expect(r.code).toBe(1);
+    expect(JSON.stringify(gh.issues)).toBe(before);
+    const wrong = await runAction(
+      { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml", WAYBILL_ISSUE: "true" },
+      "push",
+      undefined,
+      "here",
+    );
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('issue: "true" is for command drift');
+  });
+
   it("action.yml: Node pinned by commit, the single file and its sha256, no npm, the inputs", async () => {
     const doc = parse(await readFile(join(REPO_ROOT, "action.yml"), "utf8")) as {
       inputs: Record<string, unknown>;
@@ -632,6 +824,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       "auto-approve",
       "allow-apply-on-pr",
       "allowed-orgs",
+      "issue",
       "comment-author",
     ]);
     expect(doc.runs.using).toBe("composite");
@@ -660,6 +853,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       "WAYBILL_FORMAT",
       "WAYBILL_GITHUB_TOKEN",
       "WAYBILL_INPUT_ALLOWED_ORGS",
+      "WAYBILL_ISSUE",
     ]);
   });
 });
