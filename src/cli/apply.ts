@@ -29,6 +29,7 @@ import { kindOf } from "../kinds/registry.js";
 import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { Plan } from "../plan/types.js";
+import { refusedGuards } from "../policy/guards.js";
 import { replacedNote } from "../render/common.js";
 import { renderTextLines } from "../render/index.js";
 import { stripControls } from "../render/sanitize.js";
@@ -50,10 +51,22 @@ import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockOrgs, parseDuration, parseLockMode, releaseAll, thisRun } from "./lock-options.js";
 import { forceSecretsGlobs } from "./plan.js";
+import {
+  addGuardOptions,
+  addPolicyCmdOptions,
+  allowedRisky,
+  type PolicyCmdFlags,
+  policyErrors,
+  withPlanPolicies,
+} from "./policy-options.js";
 import type { RegisterCommand } from "./register-command.js";
 import { VERSION } from "./version.js";
 
-interface ApplyFlags extends CommonOptionFlags {
+interface ApplyFlags extends CommonOptionFlags, PolicyCmdFlags {
+  /** Issue 45: let one run through the volume guards. */
+  readonly allowMassChange?: boolean;
+  /** Issue 45: risky transitions allowed for this run (rule ids). */
+  readonly allowRisky?: string[];
   readonly autoApprove?: boolean;
   readonly allowMassDelete?: boolean;
   /** Issue 18: a plan that deletes a project (`delete: true`) needs it. */
@@ -87,7 +100,9 @@ Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summar
 done, failed and skipped; a re-run converges unless the service refused a request with a
 4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale, 4 blocked by a
 safety guard (a mass delete or a group's delete: --allow-mass-delete; a project's delete:
---allow-project-delete), 5 another run held the org's lock for all of --lock-timeout
+--allow-project-delete; updates of more than 30% of a collection or more than 20 secret
+re-sets: --allow-mass-change; a risky transition: --allow-risky RULE) or by a policy rule of
+level error, 5 another run held the org's lock for all of --lock-timeout
 (nothing was changed), 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (both:
 running calls finish, nothing new starts, the summary is printed, the lock is released).
 `;
@@ -130,7 +145,7 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
     .description(
       "Make the changes the plan shows, in dependency order and in parallel; re-plans first.",
     );
-  addCommonOptions(command, { formats: ["text", "json"] })
+  addGuardOptions(addPolicyCmdOptions(addCommonOptions(command, { formats: ["text", "json"] })))
     .option("--auto-approve", "do not ask for `yes` (required when stdin is not a terminal)")
     .option(
       "--allow-mass-delete",
@@ -219,6 +234,7 @@ export const applyCommand = async (
   signals: ApplySignals,
 ): Promise<number> => {
   const options = resolveCommonOptions(flags, io);
+  allowedRisky(flags.allowRisky);
   if (planfile === undefined && io.stdin.isTTY !== true && !flags.autoApprove) {
     // Decision: refused before any request at all (not only before the first write): an
     // unattended apply must say so explicitly, and a CI log then shows the fix at once.
@@ -401,6 +417,22 @@ const checkGuards = (flags: ApplyFlags, plan: Plan): void => {
       `the plan ${destroying.map((g) => `${g.action === "delete" ? "deletes" : "re-creates"} ${g.address}`).join(", ")}: ${destroying[0]?.destroys}; review it and pass --allow-mass-delete to apply it`,
     );
   }
+  // Issue 45: a policy rule of level error, and the volume and risky-transition guards.
+  const errors = policyErrors(plan);
+  if (errors.length > 0) {
+    throw new GuardError(
+      `the plan violates ${errors.length} polic${errors.length === 1 ? "y rule" : "y rules"} of level error (${[...new Set(errors.map((v) => v.rule))].join(", ")}); nothing was changed`,
+    );
+  }
+  const refused = refusedGuards(plan.guards.blocked ?? [], {
+    allowMassChange: flags.allowMassChange === true,
+    allowRisky: allowedRisky(flags.allowRisky),
+  });
+  if (refused.length > 0) {
+    throw new GuardError(
+      `${refused.map((b) => `${b.message} (${b.allow_with})`).join("; ")}; review the plan and pass the flag to apply it; nothing was changed`,
+    );
+  }
 };
 
 /** Show a plan; end the run when it has no change; check its guards. */
@@ -459,8 +491,11 @@ const refuseUnresolved = (plan: Plan): void => {
 /** The first plan, without the lock: read, checks, show, guards, approval. */
 const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
   const { saved, io, baseUrl } = ctx;
-  const { plan, live } = await readPlan(ctx, "Reading live state");
-  refuseUnresolved(plan);
+  const read = await readPlan(ctx, "Reading live state");
+  const live = read.live;
+  refuseUnresolved(read.plan);
+  // Issue 45: the plan's policies and guards, checked (showAndGuard) before any write.
+  const plan = await withPlanPolicies(read.plan, ctx.desired, live, io, ctx.flags);
   if (saved) {
     // Decision: a plan saved by another Waybill version is still applied when its
     // changes are the same (the re-plan is what runs), with a warning.
@@ -492,9 +527,11 @@ const replanUnderLock = async (
   asked: boolean,
 ): Promise<Checked> => {
   const { saved, io } = ctx;
-  const { plan, live } = await readPlan(ctx, "Reading live state under the lock");
-  refuseUnresolved(plan);
-  if (diffChanges(first, plan).length === 0) return { plan: first, asked };
+  const read = await readPlan(ctx, "Reading live state under the lock");
+  const live = read.live;
+  refuseUnresolved(read.plan);
+  if (diffChanges(first, read.plan).length === 0) return { plan: first, asked };
+  const plan = await withPlanPolicies(read.plan, ctx.desired, live, io, ctx.flags);
   if (saved) {
     checkStale(saved, plan, liveFingerprints(live));
     return { plan, asked };

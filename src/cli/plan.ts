@@ -25,10 +25,16 @@ import {
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockNotes } from "./lock-options.js";
+import {
+  addPolicyCmdOptions,
+  type PolicyCmdFlags,
+  policyErrors,
+  withPlanPolicies,
+} from "./policy-options.js";
 import type { RegisterCommand } from "./register-command.js";
 import { VERSION } from "./version.js";
 
-interface PlanFlags extends CommonOptionFlags {
+interface PlanFlags extends CommonOptionFlags, PolicyCmdFlags {
   readonly out?: string;
   readonly detailedExitcode?: boolean;
   /** `--force-secrets` alone is true; with a value it is a glob. */
@@ -45,7 +51,8 @@ Examples:
   $ waybill plan --target 'project["gh/acme/api"]*' --format markdown --skip-secrets
 
 Exit codes: 0 success (with --detailed-exitcode: no changes), 2 changes (only with
---detailed-exitcode), 1 error (invalid config, unreadable live state, ...).
+--detailed-exitcode), 1 error (invalid config, unreadable live state, a policy rule of
+level error violated, --policy-cmd failed, ...).
 `;
 
 export const registerPlan: RegisterCommand = (program, io, setExit) => {
@@ -54,7 +61,7 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
     .description(
       "Read the live state of what the config declares and print the changes apply would make (reads only, never writes).",
     );
-  addShowUrlsOption(addCommonOptions(command, { formats: OUTPUT_FORMATS }))
+  addPolicyCmdOptions(addShowUrlsOption(addCommonOptions(command, { formats: OUTPUT_FORMATS })))
     .option(
       "--out <file>",
       "also save the plan (JSON with what apply checks it by; mode 0600, no secret values) for `waybill apply FILE`",
@@ -131,6 +138,8 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     progress.abort();
     throw err;
   }
+  // Issue 45: the config's plan rules, --policy-cmd, and what apply's guards would refuse.
+  plan = await withPlanPolicies(plan, desired, live, io, flags, connection.token);
   for (const note of lockNotes(live, clockOf(io).now())) io.stderr.write(`${note}\n`);
   await writeChunks(io.stdout, renderPlan(plan, options));
   if (flags.out !== undefined) {
@@ -148,6 +157,8 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     );
     io.stderr.write(`Saved the plan to ${flags.out}\n`);
   }
+  // Issue 45: an error-level violation fails the plan (a warning never changes the exit).
+  if (policyErrors(plan).length > 0) return EXIT.error;
   return flags.detailedExitcode && plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
 };
 

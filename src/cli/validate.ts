@@ -8,9 +8,31 @@ import {
   summarizeConfig,
 } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
+import type { DesiredConfig } from "../model/desired.js";
+import type { PolicyViolation } from "../model/policy.js";
+import { evaluatePolicies, utcDate } from "../policy/evaluate.js";
+import { configSubjects } from "../policy/subjects.js";
+import { violationAnnotation, violationLine } from "../render/policy.js";
 import { collectConfig } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
+import { type CliIO, clockOf } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";
+
+/**
+ * Issue 45: the config's `on: config` rules, offline. Exceptions expire by the local clock
+ * (data from the machine running validate: src/policy/evaluate.ts).
+ */
+const configViolations = (config: DesiredConfig, io: CliIO): PolicyViolation[] => {
+  const policies = config.policies;
+  if (policies === undefined || !policies.rules.some((r) => r.on === "config")) return [];
+  return evaluatePolicies({
+    on: "config",
+    rules: policies.rules,
+    exceptions: policies.exceptions,
+    subjects: configSubjects(config),
+    today: utcDate(clockOf(io).now()),
+  });
+};
 
 /**
  * A diagnostic as a GitHub workflow command, `::error file=F,line=L,col=C,title=T::message`,
@@ -75,7 +97,8 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
         "  # A folder of *.yaml files, problems as GitHub annotations on the pull request's lines",
         "  $ waybill validate -c config/ --format github",
         "",
-        "Exit codes: 0 valid, 1 invalid (every problem is listed, not only the first).",
+        "Exit codes: 0 valid, 1 invalid (every problem is listed, not only the first), or a",
+        "policy rule (on: config) of level error violated.",
         "",
       ].join("\n"),
     )
@@ -84,30 +107,42 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
         env: io.env,
         resolveSecrets: flags.skipSecrets !== true,
       });
+      const violations = result.ok ? configViolations(result.config, io) : [];
+      const failed = violations.some((v) => v.level === "error");
       if (flags.format === "json") {
         const doc = result.ok
           ? {
               format_version: 1,
-              valid: true,
+              valid: !failed,
               files: result.config.files,
               summary: summarizeConfig(result.config),
               diagnostics: [],
+              ...(violations.length > 0 ? { policy_violations: violations } : {}),
             }
           : { format_version: 1, valid: false, diagnostics: result.diagnostics };
         io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
       } else if (flags.format === "github") {
         // Decision: annotations go to stdout, where the runner reads workflow commands; the
         // summary too, so one stream tells the whole story in the job log.
-        if (result.ok) io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
-        else for (const d of result.diagnostics) io.stdout.write(`${githubAnnotation(d)}\n`);
+        for (const v of violations) io.stdout.write(`${violationAnnotation(v)}\n`);
+        if (result.ok && !failed)
+          io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
+        else if (!result.ok)
+          for (const d of result.diagnostics) io.stdout.write(`${githubAnnotation(d)}\n`);
       } else if (result.ok) {
         for (const w of shellVariableWarnings(result.config)) io.stderr.write(`Warning: ${w}\n`);
-        io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
+        for (const v of violations) io.stderr.write(`${violationLine(v)}\n`);
+        if (failed) {
+          const n = violations.filter((v) => v.level === "error").length;
+          io.stderr.write(
+            `${n} policy ${n === 1 ? "violation" : "violations"} of level error; the config is invalid\n`,
+          );
+        } else io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
       } else {
         for (const d of result.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
         const n = result.diagnostics.length;
         io.stderr.write(`${n} ${n === 1 ? "problem" : "problems"} found; the config is invalid\n`);
       }
-      setExit(result.ok ? EXIT.ok : EXIT.error);
+      setExit(result.ok && !failed ? EXIT.ok : EXIT.error);
     });
 };

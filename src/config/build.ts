@@ -12,7 +12,9 @@ import type { RawProject } from "../kinds/project.js";
 import { childKinds } from "../kinds/registry.js";
 import { type AddressSegment, addr, formatAddress } from "../model/address.js";
 import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
+import type { PolicySet } from "../model/policy.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
+import { buildGuards, buildPolicies, mergePolicies } from "./policies.js";
 import type { RawDocument } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
 import { firstPastLimit } from "./rules.js";
@@ -36,6 +38,8 @@ export interface Declaration {
 export interface BuiltFile {
   readonly org: DesiredOrg;
   readonly declarations: readonly Declaration[];
+  /** Issue 45: the file's `policies:` and `exceptions:` (they apply to every org). */
+  readonly policies?: PolicySet;
 }
 
 interface FileCtx {
@@ -230,8 +234,15 @@ export const buildFile = (
             source: at(ctx, ["moved", i]),
           })),
         }),
+    ...(doc.guards === undefined ? {} : { guards: buildGuards(doc.guards, at(ctx, ["guards"])) }),
   } as DesiredOrg;
-  return { org, declarations: ctx.declarations };
+  // Issue 45: `guards:` once per org, like an address (a second file's is an error).
+  if (doc.guards !== undefined) declare(ctx, "guards", ["guards"]);
+  const policies =
+    doc.policies === undefined && doc.exceptions === undefined
+      ? undefined
+      : buildPolicies(doc, (path) => at(ctx, path));
+  return { org, declarations: ctx.declarations, ...(policies === undefined ? {} : { policies }) };
 };
 
 /**
@@ -273,7 +284,16 @@ export const mergeFiles = (
     for (const d of limitsAcrossFiles(prev, org)) diagnostics.push(d);
     orgs.set(org.slug, mergeOrgDeclarations(prev, org, "first"));
   }
-  return { config: { orgs: [...orgs.values()], files }, diagnostics };
+  const policies = mergePolicies(built.flatMap((b) => (b.policies ? [b.policies] : [])));
+  for (const d of policies.diagnostics) diagnostics.push(d);
+  return {
+    config: {
+      orgs: [...orgs.values()],
+      files,
+      ...(policies.set === undefined ? {} : { policies: policies.set }),
+    },
+    diagnostics,
+  };
 };
 
 /** A desired collection's items with their keys (a list's index, a map's key), or undefined. */

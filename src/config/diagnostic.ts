@@ -58,6 +58,10 @@ const OWN_CODES = [
   "invalid_moved",
   "unknown_template",
   "invalid_template",
+  // policies, exceptions and guards (issue 45, src/config/policies.ts)
+  "invalid_policy",
+  // an item overrides a template key marked final (issue 45)
+  "final_key_overridden",
   // templates that would expand past the bound (src/config/template-bound.ts)
   "template_limit",
   "project_outside_org",

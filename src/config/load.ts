@@ -9,6 +9,7 @@ import type { DesiredConfig } from "../model/desired.js";
 import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
 import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
 import { type FileText, parseFiles } from "./parse-workers.js";
+import { checkPolicies } from "./policies.js";
 import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { reservedKeyDiagnostics } from "./reserved-keys.js";
@@ -372,6 +373,7 @@ export const loadConfig = async (
     for (const d of checkRules(file, expanded.value, positions)) {
       fileDiagnostics.push(withOrigin(d, expanded.origins));
     }
+    for (const d of checkPolicies(file, expanded.value, positions)) fileDiagnostics.push(d);
     // The templates themselves are not items: only what an item inherits is resolved.
     const { templates: _templates, ...doc } = (expanded.value ?? {}) as Record<string, unknown>;
     const refs = resolveReferences(file, doc, positions, {

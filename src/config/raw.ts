@@ -32,6 +32,9 @@ export interface RawRoot {
   keep_unlisted?: string[];
   moved?: RawMoved[];
   templates?: RawTemplates;
+  policies?: RawPolicy[];
+  exceptions?: RawPolicyException[];
+  guards?: RawGuards;
 }
 
 /** The document: the root's own keys, and the kinds' collections under their YAML keys. */
@@ -49,12 +52,100 @@ export interface RawMoved {
   to: string;
 }
 
+/** A scalar a policy condition compares with. */
+export type RawPolicyScalar = string | number | boolean | null;
+
+/** One `policies:` rule (design.md §5 "Rules and guards"), as written. */
+export interface RawPolicy {
+  id: string;
+  level?: "error" | "warn";
+  on: "config" | "plan" | "live";
+  address: string;
+  message?: string;
+  actions?: ("create" | "update" | "replace" | "delete")[];
+  changed?: string[];
+  field?: string;
+  equals?: RawPolicyScalar;
+  not_equals?: RawPolicyScalar;
+  in?: RawPolicyScalar[];
+  matches?: string;
+  exists?: true;
+  absent?: true;
+  count?: string;
+  min?: number;
+  max?: number;
+  expect_match?: boolean;
+}
+
+/** One `exceptions:` entry. */
+export interface RawPolicyException {
+  rule: string;
+  address: string;
+  reason: string;
+  expires: string;
+}
+
+/** Volume thresholds, for the org or one collection glob. */
+export interface RawGuardThresholds {
+  max_update_percent?: number;
+  min_collection_size?: number;
+}
+
+/** `guards:` of one org. */
+export interface RawGuards extends RawGuardThresholds {
+  max_secret_resets?: number;
+  collections?: Record<string, RawGuardThresholds>;
+  allow?: string[];
+}
+
 /** The schema objects that are no kind's, checked against their types here. */
 const OWN_KEYS: SchemaKeys = {
   root: keysOf<RawRoot>()(
-    ["org", "ignore", "ignore_fields", "keep_unlisted", "moved", "templates"],
+    [
+      "org",
+      "ignore",
+      "ignore_fields",
+      "keep_unlisted",
+      "moved",
+      "templates",
+      "policies",
+      "exceptions",
+      "guards",
+    ],
     ["org"],
   ),
+  policy: keysOf<RawPolicy>()(
+    [
+      "id",
+      "level",
+      "on",
+      "address",
+      "message",
+      "actions",
+      "changed",
+      "field",
+      "equals",
+      "not_equals",
+      "in",
+      "matches",
+      "exists",
+      "absent",
+      "count",
+      "min",
+      "max",
+      "expect_match",
+    ],
+    ["id", "on", "address"],
+  ),
+  policyException: keysOf<RawPolicyException>()(
+    ["rule", "address", "reason", "expires"],
+    ["rule", "address", "reason", "expires"],
+  ),
+  guards: keysOf<RawGuards>()(
+    ["max_update_percent", "min_collection_size", "max_secret_resets", "collections", "allow"],
+    [],
+  ),
+  guardThresholds: keysOf<RawGuardThresholds>()(["max_update_percent", "min_collection_size"], []),
   "root/templates": keysOf<RawTemplates>()(["projects", "contexts"], []),
   moved: keysOf<RawMoved>()(["from", "to"], ["from", "to"]),
 };

@@ -58,3 +58,11 @@ export class PlanError extends WaybillError {
 export class LiveReadError extends WaybillError {
   readonly code = "live_read_failed";
 }
+
+/**
+ * `--policy-cmd` (issue 45) crashed, timed out or answered what cannot be read: the policy
+ * check failed, never passed. Exit 1, before any write.
+ */
+export class PolicyCommandError extends WaybillError {
+  readonly code = "policy_command_failed";
+}

@@ -9,6 +9,7 @@
  */
 import type { SourceLocation } from "../core/errors.js";
 import type { MaybeSecret, Secret } from "../core/secret.js";
+import type { DesiredGuards, PolicySet } from "./policy.js";
 
 // The API's own names, shared with the emulator through the wire types.
 export { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES, WEBHOOK_EVENTS } from "../core/wire.js";
@@ -25,6 +26,11 @@ export interface DesiredConfig {
   readonly orgs: readonly DesiredOrg[];
   /** The files that were read, in order. */
   readonly files: readonly string[];
+  /**
+   * `policies:` and `exceptions:` of every file (issue 45); absent when no file has any.
+   * They apply to every org of the config.
+   */
+  readonly policies?: PolicySet;
 }
 
 export type OrgSettingName = (typeof ORG_SETTING_NAMES)[number];
@@ -67,6 +73,8 @@ export interface DesiredOrg extends Located {
    * loader has checked that the kind can be renamed and that both are in one collection).
    */
   readonly moved?: readonly DesiredMove[];
+  /** `guards:` (issue 45): volume thresholds and the risky transitions the org allows. */
+  readonly guards?: DesiredGuards;
 }
 
 /** An org group (spec: api-v2-v1.md "Group": `id`, `name`, `description`). */
@@ -266,7 +274,12 @@ export const mergedOrgLists = (
   ignore_fields?: readonly string[];
   moved?: readonly DesiredMove[];
   groups_source?: SourceLocation;
+  guards?: DesiredGuards;
 } => ({
+  // Issue 45: `guards:` is declared once per org (the loader reports a second); the first.
+  ...(a.guards === undefined && b.guards === undefined
+    ? {}
+    : { guards: (a.guards ?? b.guards) as DesiredGuards }),
   ...(a.ignore_fields === undefined && b.ignore_fields === undefined
     ? {}
     : { ignore_fields: [...(a.ignore_fields ?? []), ...(b.ignore_fields ?? [])] }),

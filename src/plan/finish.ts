@@ -12,6 +12,7 @@ import type {
   KeptUnlisted,
   Plan,
   Summary,
+  UpdateVolume,
 } from "./types.js";
 
 export interface FinishInput {
@@ -135,6 +136,7 @@ export const finishPlan = (input: FinishInput): Plan => {
       exceeds: exceedsMassDelete(delete_count, col.live_count),
     });
   }
+  const updates = updateVolumes(changes, input.collections);
   const unresolved = changes.filter((c) => (c.unresolved_secrets?.length ?? 0) > 0).length;
   if (input.skipSecrets) {
     warnings.push(
@@ -162,12 +164,50 @@ export const finishPlan = (input: FinishInput): Plan => {
       mass_delete,
       mass_delete_exceeded: mass_delete.some((g) => g.exceeds),
       ...(destroys.length > 0 ? { destroys } : {}),
+      ...(updates.length > 0 ? { updates } : {}),
     },
     ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
     ...(input.kept === undefined || input.kept.length === 0
       ? {}
       : { kept_unlisted: [...input.kept].sort((a, b) => (a.address < b.address ? -1 : 1)) }),
   };
+};
+
+/** A collection's shape: every key of its parents as `*` (`project["*"].webhooks`). */
+export const collectionShape = (collection: string): string =>
+  collection.replace(/\["(?:[^"\\]|\\.)*"\]/g, '["*"]');
+
+/**
+ * Issue 45: updates and replaces per org and collection shape, against the live items of
+ * that shape (a template edit that rewrites 300 of 1,000 projects' settings is 300 of
+ * `project["*"].settings`' 1,000). Only shapes with an update; empty (and cheap: no pass
+ * over the collections) when the plan updates nothing.
+ */
+const updateVolumes = (
+  changes: readonly Change[],
+  collections: FinishInput["collections"],
+): UpdateVolume[] => {
+  const counts = new Map<string, { org: string; collection: string; n: number }>();
+  for (const c of changes) {
+    if (c.action !== "update" && c.action !== "replace") continue;
+    const shape = collectionShape(c.collection);
+    const k = key(c.org, shape);
+    const had = counts.get(k);
+    if (had === undefined) counts.set(k, { org: c.org, collection: shape, n: 1 });
+    else had.n += 1;
+  }
+  if (counts.size === 0) return [];
+  const live = new Map<string, number>();
+  for (const col of collections) {
+    const k = key(col.org, collectionShape(col.collection));
+    if (counts.has(k)) live.set(k, (live.get(k) ?? 0) + col.live_count);
+  }
+  return [...counts.entries()].map(([k, v]) => ({
+    org: v.org,
+    collection: v.collection,
+    live_count: live.get(k) ?? 0,
+    update_count: v.n,
+  }));
 };
 
 /**

@@ -8,6 +8,7 @@
 import type { ApiCall, FieldChange, ReplaceOrder, ResourceKind } from "../kinds/contract.js";
 import type { JsonObject } from "../kinds/values.js";
 import type { ResourceType } from "../model/address.js";
+import type { BlockedGuard, PolicyViolation } from "../model/policy.js";
 
 export type Action = "create" | "update" | "replace" | "delete";
 
@@ -118,6 +119,19 @@ export interface DestroyGuard {
   readonly destroys: string;
 }
 
+/**
+ * Issue 45: the updates (and replaces) of one org's collections of one shape, every parent
+ * key as `*` (`project["*"].settings`: every project's settings), for the volume guard.
+ * Only shapes with at least one update or replace.
+ */
+export interface UpdateVolume {
+  readonly org: string;
+  readonly collection: string;
+  /** Live items of the shape that were read (the collections' sizes, summed). */
+  readonly live_count: number;
+  readonly update_count: number;
+}
+
 export interface Guards {
   /** Only collections with at least one deletion. */
   readonly mass_delete: readonly CollectionGuard[];
@@ -125,6 +139,13 @@ export interface Guards {
   readonly mass_delete_exceeded: boolean;
   /** Present when some change destroys more than its item; apply needs `--allow-mass-delete`. */
   readonly destroys?: readonly DestroyGuard[];
+  /** Issue 45: update volume per collection shape; present when the plan updates anything. */
+  readonly updates?: readonly UpdateVolume[];
+  /**
+   * Issue 45: what apply refuses (exit 4) unless a flag or `guards.allow` lets it through:
+   * volume guards and risky transitions, risky ones first. Present when there are some.
+   */
+  readonly blocked?: readonly BlockedGuard[];
 }
 
 /** A live item `keep_unlisted` left alone (issue 19): not in the config, not deleted. */
@@ -156,6 +177,11 @@ export interface Plan {
    * only when there are some. Drift reports them as unmanaged.
    */
   readonly kept_unlisted?: readonly KeptUnlisted[];
+  /**
+   * Issue 45: what the config's `on: plan` policies and `--policy-cmd` found; present when
+   * there are some (errors first).
+   */
+  readonly policy_violations?: readonly PolicyViolation[];
 }
 
 export interface PlanOptions {

@@ -4,6 +4,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import { replacedNote, secretDeletesLine, summaryLine, unverifiedLine } from "./common.js";
+import { policyMarkdownLines } from "./policy.js";
 import { sanitizePlan } from "./sanitize.js";
 import { renderChanges } from "./text.js";
 
@@ -26,7 +27,8 @@ const fenceFor = (lines: readonly string[]): string => {
 export const renderMarkdown = (raw: Plan, limit = MARKDOWN_LIMIT): string => {
   // Issue 30: no string of the plan (live names, a plan file's text) reaches the reader raw.
   const plan = sanitizePlan(raw);
-  const head: string[] = [`**${summaryLine(plan)}**`];
+  // Issue 45: policy violations and blocked guards at the top of the comment.
+  const head: string[] = [...policyMarkdownLines(plan), `**${summaryLine(plan)}**`];
   const unverified = unverifiedLine(plan);
   const notes: string[] = [];
   // Issue 19: first of the header's notes, outside the collapsed details.

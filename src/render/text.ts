@@ -19,6 +19,7 @@ import {
   summaryLine,
   unverifiedLine,
 } from "./common.js";
+import { policyTextLines } from "./policy.js";
 import { sanitizePlan } from "./sanitize.js";
 
 export interface TextOptions {
@@ -162,6 +163,14 @@ export function* renderTextLines(raw: Plan, options: TextOptions): Generator<str
   // Issue 30: no string of the plan (live names, a plan file's text) reaches the terminal raw.
   const plan = sanitizePlan(raw);
   const paint = painter(options.color);
+  // Issue 45: policy violations and blocked guards (risky transitions first) lead the plan.
+  for (const line of policyTextLines(plan)) {
+    yield line.startsWith("Warning")
+      ? paint("yellow", line)
+      : line === ""
+        ? line
+        : paint("red", line);
+  }
   // Issue 19: secret-destroying deletes first, before the (possibly long) list of changes.
   const secrets = secretDeletesLine(plan);
   if (secrets) {
