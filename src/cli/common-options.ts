@@ -24,7 +24,11 @@ import { createRedactor } from "../model/redactor.js";
 import { stripControls } from "../render/sanitize.js";
 import { type CliIO, clockOf } from "./io.js";
 
-export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
+/**
+ * `github` (issue 45): GitHub workflow annotations (policy violations, blocked guards) on
+ * stdout, then the text rendering for the job log.
+ */
+export const OUTPUT_FORMATS = ["text", "json", "markdown", "github"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** What commander hands the action for the common options (before defaults are checked). */

@@ -13,9 +13,11 @@ import {
   type UnmanagedItem,
 } from "../live/unmanaged.js";
 import { ancestorsOf, compileAddressGlob } from "../model/address.js";
+import type { PolicyViolation } from "../model/policy.js";
 import type { Plan } from "../plan/types.js";
 import { formatValue } from "../render/common.js";
 import { renderJson, sanitizePlan, stripControls } from "../render/index.js";
+import { violationAnnotation, violationLine, violationMarkdown } from "../render/policy.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   addCommonOptions,
@@ -39,6 +41,7 @@ import { type Coverage, coverageOf, describeCoverage } from "./drift-coverage.js
 import { renderDriftSlack, renderDriftWebhook } from "./drift-formats.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
+import { liveViolations } from "./policy-options.js";
 import type { RegisterCommand } from "./register-command.js";
 
 const EXAMPLES = `
@@ -117,6 +120,7 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
   let plan: Plan;
   let unmanaged: UnmanagedItem[];
   let lines: LiveLine[];
+  let violations: PolicyViolation[];
   try {
     const result = await runPlan(api, desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
@@ -126,6 +130,7 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
       onProgress: progress.onProgress,
     });
     plan = result.plan;
+    violations = liveViolations(desired, result.live, io);
     // Issue 19: what `keep_unlisted` left alone is unmanaged too, and said why.
     const kept = (result.plan.kept_unlisted ?? []).map(
       (k): UnmanagedItem => ({ address: k.address, resource_type: k.resource_type, why: "kept" }),
@@ -171,9 +176,44 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
         }
       : {}),
   };
-  io.stdout.write(renderDrift(plan, unmanaged, format, extras));
+  io.stdout.write(
+    withLiveViolations(violations, format, renderDrift(plan, unmanaged, format, extras)),
+  );
+  // Decision (issue 45): a live rule of level error violated exits 1, as validate and plan
+  // do for theirs; the JSON says which (policy_violations) and whether there is drift too.
+  if (violations.some((v) => v.level === "error")) return EXIT.error;
   const drifted = verdict === undefined ? plan.changes.length > 0 : verdict.fresh.length > 0;
   return drifted ? EXIT.changes : EXIT.ok;
+};
+
+/**
+ * Issue 45: the live rules' violations with the drift report: first in text, Markdown and
+ * annotations, as `policy_violations` in JSON. Apart from renderDrift, so its layout can
+ * change on its own.
+ */
+const withLiveViolations = (
+  violations: readonly PolicyViolation[],
+  format: DriftFormat,
+  report: string,
+): string => {
+  if (violations.length === 0) return report;
+  switch (format) {
+    case "json": {
+      const doc = JSON.parse(report) as Record<string, unknown>;
+      return `${JSON.stringify({ ...doc, policy_violations: violations }, null, 2)}\n`;
+    }
+    case "github":
+      return `${violations.map((v) => `${violationAnnotation(v)}\n`).join("")}${report}`;
+    case "markdown":
+      return `${violations.map(violationMarkdown).join("\n")}\n\n${report}`;
+    case "text":
+      return `${violations.map((v) => `${violationLine(v)}\n`).join("")}\n${report}`;
+    case "slack":
+    case "webhook":
+      // Documents of a published shape (issue 46): the violations stay in the other formats
+      // and in the exit code.
+      return report;
+  }
 };
 
 /**
@@ -369,7 +409,8 @@ export const renderDrift = (
       const body = clean.baseline === undefined && lines.length > 0 ? ["", ...lines] : lines;
       return `${[head, ...body, ...info, ...tail].join("\n")}\n`;
     }
-    case "text": {
+    case "text":
+    case "github": {
       const { text } = headOf(plan, clean);
       const head = `${text}${plan.changes.length > 0 && clean.baseline === undefined ? ":" : "."}`;
       const lines = groupsOf(plan, clean).flatMap((g) => [

@@ -8,7 +8,8 @@ import { configDigest } from "../config/digest.js";
 import { UsageError } from "../core/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
-import { renderJson, renderMarkdown, renderTextLines } from "../render/index.js";
+import { renderJson, renderMarkdown, renderTextLines, sanitizePlan } from "../render/index.js";
+import { policyAnnotations } from "../render/policy.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   addCommonOptions,
@@ -99,8 +100,16 @@ export const renderPlan = (
       return [ensureNewline(renderMarkdown(plan))];
     case "text":
       return withNewlines(renderTextLines(plan, { color: options.color }));
+    case "github":
+      return withNewlines(githubPlanLines(plan));
   }
 };
+
+/** Issue 45: the annotations first (the runner reads them anywhere), then the text plan. */
+function* githubPlanLines(plan: Plan): Generator<string> {
+  yield* policyAnnotations(sanitizePlan(plan));
+  yield* renderTextLines(plan, { color: false });
+}
 
 /** Decision: `--force-secrets` with no glob selects every secret (`*`). */
 export const forceSecretsGlobs = (value: string | boolean | undefined): readonly string[] =>

@@ -43,6 +43,9 @@ export function* policyTextLines(plan: Plan): Generator<string> {
 const escapeMd = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** One violation as a Markdown list item. */
+export const violationMarkdown = (v: PolicyViolation): string => `- ${escapeMd(violationLine(v))}`;
+
 /** The Markdown comment's first lines: violations and blocked guards, before the summary. */
 export const policyMarkdownLines = (plan: Plan): string[] => {
   const violations = plan.policy_violations ?? [];
@@ -55,7 +58,7 @@ export const policyMarkdownLines = (plan: Plan): string[] => {
       `**Policy: ${errors} error${errors === 1 ? "" : "s"}, ${violations.length - errors} warning${violations.length - errors === 1 ? "" : "s"}**`,
       "",
     );
-    for (const v of violations) out.push(`- ${escapeMd(violationLine(v))}`);
+    for (const v of violations) out.push(violationMarkdown(v));
     out.push("");
   }
   if (blocked.length > 0) {
