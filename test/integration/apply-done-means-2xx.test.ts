@@ -177,7 +177,12 @@ describe("apply reports done only what a 2xx write did, for every kind", () => {
     await step(main, main.files.change, changeEnv);
     const env = { NEW_SECRET: "a-new-secret-9e2f" };
     await step(access, access.files.accessCreate, env);
-    await step(access, access.files.accessDelete, env, ["--allow-mass-delete"]);
+    // Issue 45: emptying the SSO mappings is a risky transition: allowed for this run.
+    await step(access, access.files.accessDelete, env, [
+      "--allow-mass-delete",
+      "--allow-risky",
+      "sso-mappings-emptied",
+    ]);
     await step(access, access.files.projectCreate, env);
     await step(access, access.files.projectKeysGone, env, ["--allow-mass-delete"]);
     await step(access, access.files.projectDelete, env, ["--allow-project-delete"]);

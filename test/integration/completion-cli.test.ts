@@ -65,12 +65,12 @@ describe("waybill completion", () => {
       const shells = complete("waybill", "completion", "");
       const showM = complete("waybill", "show", "--format", "m");
       const path = complete("waybill", "plan", "-c", "");
-      const afterOption = complete("waybill", "apply", "--auto-approve", "--allow-m");
+      const afterOption = complete("waybill", "apply", "--auto-approve", "--allow-mass-d");
       const got = results();
       expect(got[all]).toEqual(expect.arrayContaining([...commands, "--version", "--help"]));
       expect(got[show]).toEqual(["show", "schema"]);
       expect(got[planF]).toEqual(["--format", "--force-secrets"]);
-      expect(got[planFormat]).toEqual(["text", "json", "markdown"]);
+      expect(got[planFormat]).toEqual(["text", "json", "markdown", "github"]);
       expect(got[validateG]).toEqual(["github"]);
       expect(got[shells]).toEqual(["bash", "zsh", "fish"]);
       expect(got[showM]).toEqual(["markdown"]);

@@ -303,7 +303,17 @@ describe("apply killed with SIGKILL at random moments, then re-run", () => {
         // --no-lock: a killed run's org lock would refuse the re-run at once (exit 5; that,
         // and force-unlock, are tested in apply-recovery.test.ts); this test is about what
         // a re-run does with what the killed one left, and counts every context create.
-        [CLI_BIN, "apply", "-c", v2Path, "--auto-approve", "--allow-mass-delete", "--no-lock"],
+        // --allow-mass-change: v2 rewrites most of the org at once (issue 45's volume guard).
+        [
+          CLI_BIN,
+          "apply",
+          "-c",
+          v2Path,
+          "--auto-approve",
+          "--allow-mass-delete",
+          "--allow-mass-change",
+          "--no-lock",
+        ],
         {
           cwd: REPO_ROOT,
           env: {
@@ -397,6 +407,7 @@ describe("apply killed with SIGKILL at random moments, then re-run", () => {
           v2Path,
           "--auto-approve",
           "--allow-mass-delete",
+          "--allow-mass-change",
           "--no-lock",
         ]);
         stats.rerunApplies += 1;

@@ -84,7 +84,9 @@ describe("30 projects from one template", () => {
     expect(hook?.reason).toMatch(
       /^not in the live state \(declared at .*teams\/a\.yaml:\d+:\d+, inherited from template "service" at .*00-templates\.yaml:12:9\)$/,
     );
-    const applied = await run(["apply", "-c", cfg, "--auto-approve"]);
+    // Issue 45: a template that rewrites all 30 projects' settings passes the volume guard
+    // only with --allow-mass-change (test/integration/apply-volume-guards.test.ts).
+    const applied = await run(["apply", "-c", cfg, "--auto-approve", "--allow-mass-change"]);
     expect(applied.code, applied.stderr.slice(-2000)).toBe(0);
     const state = await emulator.state();
     const projectsLive = state.orgs?.[0]?.projects ?? [];
