@@ -10,6 +10,15 @@ import { check, isPlainObject, type Schema, s } from "./validate.js";
 
 export type ApiName = "v3" | "v2";
 
+/**
+ * The shapes the emulator answers in (docs/emulator.md "Shapes"): `sparse` (the default) is
+ * the sparest the real service is known to send (docs/spec-notes.md "Reading the real
+ * service": no `page` where the service sends none, "" cursors on last pages, the org
+ * look-up's `{ id }`, projects without a slug, V2 snake case, `{ message }` 401s, ...);
+ * `full` is every member the spec names. Request checks are the same in both.
+ */
+export type Shapes = "sparse" | "full";
+
 export interface Ctx {
   readonly state: State;
   readonly api: ApiName;
@@ -28,6 +37,8 @@ export interface Ctx {
   readonly faults?: FaultOptions;
   /** The caller's token; absent for another client's request (a script's `after`). */
   readonly token?: TokenRow;
+  /** The shapes answers take (`Shapes`); `full` when absent. */
+  readonly shapes?: Shapes;
 }
 
 export interface Reply {
@@ -42,7 +53,79 @@ interface RouteBase {
   /** `/api/v3/contexts/:id`; a `*name` segment matches one or more segments (V2 slugs). */
   readonly pattern: string;
   readonly handler: Handler;
+  /**
+   * The sparse shape of a 2xx answer (`Shapes`): the full body made as sparse as the real
+   * service sends it on this route. The server applies it, then the generic rules (a last
+   * page's cursor ""), in `sparse` mode only.
+   */
+  readonly sparse?: (body: unknown, ctx: Ctx) => unknown;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A V3 list answer without its `page` member when it is the last page (the service sends no
+ * `page` on a list it does not page, nor on a look-up); a page that has a next one keeps it.
+ */
+export const withoutLastPage = (body: unknown): unknown => {
+  if (!isObject(body) || !isObject(body.page) || body.page.next !== null) return body;
+  const { page: _page, ...rest } = body;
+  return rest;
+};
+
+/** Each item of a V3 list or one resource, mapped (`{ data: [...] }` or `{ data: {...} }`). */
+export const mapData = (
+  body: unknown,
+  f: (item: Record<string, unknown>) => Record<string, unknown>,
+): unknown => {
+  if (!isObject(body)) return body;
+  if (Array.isArray(body.data))
+    return { ...body, data: body.data.map((x) => (isObject(x) ? f(x) : x)) };
+  if (isObject(body.data)) return { ...body, data: f(body.data) };
+  return body;
+};
+
+/** A resource without some of its attributes. */
+export const withoutAttributes = (
+  item: Record<string, unknown>,
+  names: readonly string[],
+): Record<string, unknown> => {
+  if (!isObject(item.attributes)) return item;
+  const attributes = { ...item.attributes };
+  for (const n of names) delete attributes[n];
+  return { ...item, attributes };
+};
+
+/**
+ * A V2 answer's kebab-case members in snake case (`public-key` → `public_key`), on the body
+ * and on each of its `items`: the spec writes some V2 names in kebab case, the service
+ * answers them in snake case (docs/spec-notes.md "Reading the real service").
+ */
+export const snakeMembers = (body: unknown): unknown => {
+  const snake = (o: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replaceAll("-", "_"), v]));
+  if (!isObject(body)) return body;
+  if (Array.isArray(body.items))
+    return { ...body, items: body.items.map((x) => (isObject(x) ? snake(x) : x)) };
+  return snake(body);
+};
+
+/**
+ * The generic sparse rules, after the route's own (`RouteBase.sparse`): a last page's
+ * cursor is "" rather than null (V3 `page.next`, V2 `next_page_token`), as the vendor's
+ * clients record it.
+ */
+export const sparseCursors = (body: unknown): unknown => {
+  if (!isObject(body)) return body;
+  if (isObject(body.page) && body.page.next === null) {
+    return { ...body, page: { ...body.page, next: "" } };
+  }
+  if (Array.isArray(body.items) && body.next_page_token === null) {
+    return { ...body, next_page_token: "" };
+  }
+  return body;
+};
 
 /** A read or a delete: no request body is read. */
 export interface ReadRoute extends RouteBase {

@@ -16,7 +16,15 @@ import {
 import { EmulatorHttpError } from "./errors.js";
 import { FAMILIES, ROUTES } from "./families.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
-import { type ApiName, type Ctx, checkBody, isWriteRoute, type Reply } from "./http.js";
+import {
+  type ApiName,
+  type Ctx,
+  checkBody,
+  isWriteRoute,
+  type Reply,
+  type Shapes,
+  sparseCursors,
+} from "./http.js";
 import { hashUuid } from "./ids.js";
 import { createRouter, type Match } from "./router.js";
 import { type AfterRequest, createScript, type ScriptEntry } from "./script.js";
@@ -41,6 +49,11 @@ export interface EmulatorOptions {
    * (whole seconds, rounded down). Default 1,000 (see KEEP_ALIVE_MS).
    */
   readonly keepAliveMs?: number;
+  /**
+   * The shapes of the answers (src http.ts `Shapes`): `sparse` (default), the sparest the
+   * real service sends, or `full`, every member the spec names.
+   */
+  readonly shapes?: Shapes;
 }
 
 /**
@@ -150,6 +163,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulator> => {
   const now = opts.now ?? Date.now;
+  const shapes: Shapes = opts.shapes ?? "sparse";
   const startFaults = opts.faults ? parseFaultOptions(opts.faults) : {};
   let state: State = createState(opts.seed ?? DEFAULT_SEED);
   // The tokens never change while a state lives: index them once, not on every request.
@@ -222,6 +236,9 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
 
   const errorAnswer = (api: ApiName, err: EmulatorHttpError, reqSeq: number): Answer => {
     if (api === "v2") return json(err.status, { message: err.detail ?? err.title });
+    // docs/spec-notes.md "Reading the real service": the V3 401 answers `{ message }`.
+    if (shapes === "sparse" && err.status === 401)
+      return json(err.status, { message: err.detail ?? err.title });
     return json(err.status, {
       error: {
         type: err.type,
@@ -332,10 +349,14 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
         nowIso: () => new Date(now()).toISOString(),
         cursorSecret,
         faults: faults.options,
+        shapes,
         ...(token === undefined ? {} : { token }),
       };
       const reply: Reply = m.route.handler(ctx);
-      return json(reply.status, reply.body);
+      if (shapes === "full" || reply.status >= 300 || reply.body === undefined)
+        return json(reply.status, reply.body);
+      const sparse = m.route.sparse ? m.route.sparse(reply.body, ctx) : reply.body;
+      return json(reply.status, sparseCursors(sparse));
     } catch (err) {
       if (err instanceof EmulatorHttpError) return errorAnswer(api, err, reqSeq);
       const message = err instanceof Error ? err.message : String(err);

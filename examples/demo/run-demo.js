@@ -104,7 +104,8 @@ try {
   if (!failed) {
     console.log(`\n${bold("== 5. Someone changes a webhook by hand, outside Git")}`);
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const org = await getOne("/orgs?filter[slug]=gh/acme", headers);
+    // The org look-up answers `{ id }` alone (the emulator's sparse shapes, as the service).
+    const org = { slug: "gh/acme", ...(await getOne("/orgs?filter[slug]=gh/acme", headers)) };
     const project = await getOne("/projects?filter[slug]=gh/acme/api", headers);
     const hook = await getOne(`/webhooks?filter[project_id]=${project.id}`, headers);
     const res = await fetch(`${emulator.url}/api/v3/webhooks/${hook.id}/update`, {
@@ -113,7 +114,7 @@ try {
       body: JSON.stringify({ events: ["workflow-completed", "job-completed"] }),
     });
     console.log(
-      `POST /api/v3/webhooks/${hook.id}/update (org ${org.attributes.slug}, webhook "${hook.attributes.name}", events -> workflow-completed, job-completed): ${res.status}`,
+      `POST /api/v3/webhooks/${hook.id}/update (org ${org.slug}, webhook "${hook.attributes.name}", events -> workflow-completed, job-completed): ${res.status}`,
     );
     if (!res.ok) {
       console.error("demo: the direct change on the emulator was refused");

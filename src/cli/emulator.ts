@@ -32,6 +32,7 @@ interface EmulatorFlags {
   readonly latency?: string;
   readonly faults?: string;
   readonly keepAlive?: string;
+  readonly shapes: string;
 }
 
 const EXAMPLES = `
@@ -99,6 +100,11 @@ export const makeRegisterEmulator =
         "--keep-alive <ms>",
         "keep idle connections this long, advertised as Keep-Alive: timeout=S (default 1000; 0: no limit, no header)",
       )
+      .option(
+        "--shapes <sparse|full>",
+        'answer in the sparest shapes the real service sends (sparse: no page where it sends none, org look-up { id }, projects without slug, "" last cursors, V2 snake case, { message } 401s) or in every member the spec names (full)',
+        "sparse",
+      )
       .addHelpText("after", EXAMPLES)
       .action(async (flags: EmulatorFlags) => {
         // Loaded here, not at the top: the other commands never pay for the emulator's
@@ -107,6 +113,13 @@ export const makeRegisterEmulator =
           "#emulator"
         );
         const port = parseIntFlag("--port", flags.port, 65535);
+        // design.md §5 "Reading the real service": `--shapes sparse|full`, default sparse.
+        if (flags.shapes !== "sparse" && flags.shapes !== "full") {
+          throw new UsageError(
+            `--shapes must be sparse or full, got ${JSON.stringify(flags.shapes)}`,
+          );
+        }
+        const shapes: "sparse" | "full" = flags.shapes;
         const seed = flags.seed
           ? ((await readJson(deps, "--seed", flags.seed)) as Seed)
           : DEFAULT_SEED;
@@ -130,6 +143,7 @@ export const makeRegisterEmulator =
             ? { keepAliveMs: parseIntFlag("--keep-alive", flags.keepAlive, 600_000) }
             : {}),
           log: (line) => io.stderr.write(`${line}\n`),
+          shapes,
         };
         let emu: Awaited<ReturnType<typeof startEmulator>>;
         try {

@@ -59,14 +59,18 @@ export interface V3CreateBody<A> {
 // ---------------------------------------------------------------------------------------
 
 /** Org: `slug` and `name` are assumed (spec rule 4: other fields "not shown"). */
+/** An org: the look-up by `filter[slug]` may answer `{ id }` alone (docs/spec-notes.md "Reading the real service"). */
 export interface OrgAttributes {
-  readonly slug: string;
+  readonly slug?: string;
   readonly name?: string;
 }
 
-/** Project: `slug` and `name` are assumed; `is_followed` is given. */
+/**
+ * Project: `name` is assumed, `is_followed` is given; `slug` may be absent (the listing, the
+ * look-ups by slug and by id: docs/spec-notes.md "Reading the real service").
+ */
 export interface ProjectAttributes {
-  readonly slug: string;
+  readonly slug?: string;
   readonly name?: string;
   readonly is_followed?: boolean;
 }
@@ -299,3 +303,14 @@ export const NOT_PAGED: ReadonlySet<string> = new Set([
   "/projects/{id}/environment-variables",
   "/contexts/{id}/env-vars",
 ]);
+
+/**
+ * A member of a V2 answer by its snake_case name, or its kebab-case spelling: the spec
+ * writes some V2 names in kebab case (`public-key`, `created-at`) and the service answers
+ * them in snake case (`public_key`, `created_at`); the reader takes both (docs/spec-notes.md
+ * "Reading the real service"). The snake spelling wins when both are present.
+ */
+export const v2Member = (record: Readonly<Record<string, unknown>>, snake: string): unknown => {
+  const value = record[snake];
+  return value !== undefined ? value : record[snake.replaceAll("_", "-")];
+};

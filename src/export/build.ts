@@ -139,13 +139,15 @@ export const buildExport = (
   // Issue 28: an org tied to a VCS provider gets its groups from the provider, and the
   // loader refuses `groups:` there (src/config/rules.ts): it is not written.
   if (isVcsOrgSlug(snapshot.slug)) delete org[groupKind.config.yamlKey];
-  const chosen = [...foundProjects(snapshot)].map(([, p]) => p).sort(byString((p) => p.slug));
-  const projects = chosen.map((p) => {
+  // Keyed as the snapshot keys them: by slug, or by name where the service gave no slug
+  // (src/export/read.ts projectKeys).
+  const chosen = [...foundProjects(snapshot)].sort(byString(([key]) => key));
+  const projects = chosen.map(([key, p]) => {
     const ignore: IgnoreEntry[] = [];
     const body: DocMap = {};
     const within: Within = { org: snapshot, project: p };
-    writeChildren("project", p, within, { project: p.slug }, body, ctx, ignore);
-    return { slug: p.slug, body, ignore };
+    writeChildren("project", p, within, { project: key }, body, ctx, ignore);
+    return { slug: key, body, ignore };
   });
 
   const { needs: envVars, nameOf: names } = assignEnvNames(requests);

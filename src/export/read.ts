@@ -4,9 +4,9 @@
  * never returns a partial list), so the exported config never omits an item that exists.
  */
 import type { ReadOnlyApi } from "../api/types.js";
-import type { OrgAttributes, ProjectAttributes } from "../core/wire.js";
+import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
-import { requireId } from "../kinds/listing.js";
+import { isVcsOrgSlug, listedProjectSlug, requireId } from "../kinds/listing.js";
 import { namedReferences } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
 import { OrgNotVisibleError } from "../live/errors.js";
@@ -69,8 +69,9 @@ export const readExportSnapshot = async (
     api.listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId }),
     KINDS.context.list(api, orgScope),
   ]);
+  const listed = projectKeys(listedProjects, orgSlug, orgId);
   const projectIdBySlug = new Map<string, string>();
-  for (const p of listedProjects) projectIdBySlug.set(p.attributes.slug, requireId(p, "project"));
+  for (const [key, p] of listed) projectIdBySlug.set(key, p.id);
 
   const chosen = chooseProjects(orgSlug, selection, projectIdBySlug);
   // Issue 15: the org lock's claims are contexts, never part of the org's configuration.
@@ -84,7 +85,12 @@ export const readExportSnapshot = async (
   ).filter((c) => c !== undefined);
   const [contextReads, projectReads] = await Promise.all([
     Promise.all(contexts.map((c) => readContext(api, c, orgId))),
-    Promise.all(chosen.map(([slug, id]) => readProject(api, orgId, slug, id))),
+    Promise.all(
+      chosen.map(async ([key, id]) => {
+        const v2 = listed.get(key)?.slug ?? key;
+        return [key, await readProject(api, orgId, v2, id)] as const;
+      }),
+    ),
   ]);
   const unnamed: LiveOrg = {
     status: "found",
@@ -92,7 +98,7 @@ export const readExportSnapshot = async (
     slug: orgSlug,
     ...(mergeParts(orgParts) as Partial<LiveOrg>),
     contexts: contextReads,
-    projects: new Map(projectReads.map((p) => [p.slug, p])),
+    projects: new Map(projectReads),
   };
   // Issue 17: references by id are written by the referred item's name where it was read:
   // a project's slug from the org's listing, else read by its id (a project the listing
@@ -104,12 +110,43 @@ export const readExportSnapshot = async (
   // spec: api-v3.md Pipelines: the list includes the synthetic OAuth pipeline, which is
   // not fetchable by id without filter[project_id]: one probe per pipeline tells it apart
   // (export writes every pipeline, so every one is probed).
-  const pipelineIds = projectReads.flatMap((p) => (p.pipelines ?? []).map((x) => x.id));
+  const pipelineIds = projectReads.flatMap(([, p]) => (p.pipelines ?? []).map((x) => x.id));
   const probed = await Promise.all(
     pipelineIds.map(async (id) => ((await probeSynthetic(api, id)) ? [id] : [])),
   );
   const [marked] = markSynthetic({ orgs: [read] }, new Set(probed.flat())).orgs;
   return marked ?? read;
+};
+
+/**
+ * The org's listed projects by the key a config writes for each: its slug, or (a project
+ * the service lists without `attributes.slug`: docs/spec-notes.md "Reading the real
+ * service") its name where the org is not on an OAuth VCS provider, as a config may key
+ * a project (a key without `/`, issue 18); with
+ * the slug its V2 routes take (src/kinds/listing.ts listedProjectSlug). Decision: a second project of one name is keyed by its built slug,
+ * so neither is lost; a project with neither slug nor name is keyed by its id.
+ */
+const projectKeys = (
+  listed: readonly V3Resource<ProjectAttributes>[],
+  orgSlug: string,
+  orgId: string,
+): Map<string, { readonly id: string; readonly slug: string }> => {
+  const out = new Map<string, { readonly id: string; readonly slug: string }>();
+  for (const p of listed) {
+    const id = requireId(p, "project");
+    const slug = listedProjectSlug(p.attributes, orgSlug, orgId, id) ?? id;
+    const name = p.attributes.name;
+    // In an org of an OAuth VCS provider the built slug is the repo's (`gh/acme/api`), what a
+    // user writes: it is the key there.
+    const byName =
+      (p.attributes.slug === undefined || p.attributes.slug === "") &&
+      !isVcsOrgSlug(orgSlug) &&
+      typeof name === "string" &&
+      /^[A-Za-z0-9_.-]+$/.test(name) &&
+      !out.has(name);
+    out.set(byName ? name : slug, { id, slug });
+  }
+  return out;
 };
 
 const chooseProjects = (
@@ -126,7 +163,8 @@ const chooseProjects = (
       const missing: string[] = [];
       const out: [string, string][] = [];
       for (const value of selection.slugs) {
-        const slug = fullProjectSlug(orgSlug, value);
+        // A project keyed by name (no slug from the service) is chosen by its name.
+        const slug = idBySlug.has(value) ? value : fullProjectSlug(orgSlug, value);
         const id = idBySlug.get(slug);
         if (id === undefined) missing.push(slug);
         else if (!out.some(([s]) => s === slug)) out.push([slug, id]);

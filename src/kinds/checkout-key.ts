@@ -16,6 +16,7 @@
  * or deleted. The private half never reaches us; the public key and fingerprint are printed
  * after apply (`announce`).
  */
+import { v2Member } from "../core/wire.js";
 import { addr } from "../model/address.js";
 import { CHECKOUT_KEY_TYPES, type DesiredCheckoutKey } from "../model/desired.js";
 import type { LiveCheckoutKey } from "../model/live.js";
@@ -26,13 +27,16 @@ import { defineKind } from "./define.js";
 import { foundProjects, listV2Items, scopeSlug, v2Slug } from "./listing.js";
 import type { JsonObject } from "./values.js";
 
-/** A checkout key as V2 returns it (spec: api-v2-v1.md "Checkout key"). */
+/**
+ * A checkout key as V2 returns it (spec: api-v2-v1.md "Checkout key"): `public-key` and
+ * `created-at` in the spec, `public_key` and `created_at` from the service; read with
+ * `v2Member` (src/core/wire.ts), either spelling.
+ */
 export interface V2CheckoutKey {
-  readonly "public-key": string;
   readonly type: string;
   readonly fingerprint: string;
   readonly preferred?: boolean;
-  readonly "created-at"?: string;
+  readonly [member: string]: unknown;
 }
 
 /** A checkout key as written in a project's `checkout_keys:` list. */
@@ -56,13 +60,18 @@ const isV2Key = (x: unknown): x is V2CheckoutKey => {
   return typeof k.type === "string" && typeof k.fingerprint === "string" && k.fingerprint !== "";
 };
 
-const toLive = (k: V2CheckoutKey): LiveCheckoutKey => ({
-  type: k.type,
-  fingerprint: k.fingerprint,
-  public_key: typeof k["public-key"] === "string" ? k["public-key"] : "",
-  preferred: k.preferred === true,
-  ...(typeof k["created-at"] === "string" ? { created_at: k["created-at"] } : {}),
-});
+const toLive = (k: V2CheckoutKey): LiveCheckoutKey => {
+  const publicKey = v2Member(k, "public_key");
+  const createdAt = v2Member(k, "created_at");
+  return {
+    type: k.type,
+    fingerprint: k.fingerprint,
+    // The public half a user installs after a create: lost if only one spelling were read.
+    public_key: typeof publicKey === "string" ? publicKey : "",
+    preferred: k.preferred === true,
+    ...(typeof createdAt === "string" ? { created_at: createdAt } : {}),
+  };
+};
 
 /**
  * Decision: keys are listed with `digest=sha256`, so the fingerprint a plan shows and a

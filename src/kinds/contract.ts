@@ -216,6 +216,8 @@ export type ReplaceOrder = "create_before_delete" | "delete_before_create" | "ne
  */
 export interface ListScope {
   readonly org_id?: string;
+  /** The org's slug, where known: a project listed without a slug gets one built from it. */
+  readonly org_slug?: string;
   readonly project_id?: string;
   /** The project's slug, for the V2 routes that take it (project env vars' last four). */
   readonly project_slug?: string;

@@ -77,6 +77,39 @@ export const v2ProjectSlug = (slug: string, orgId: string, projectId: string): s
   return isVcsOrgSlug(slug) ? slug : `${slug.split("/")[0] ?? ""}/${orgId}/${projectId}`;
 };
 
+/**
+ * The slug of a project the service listed without `attributes.slug` (docs/spec-notes.md
+ * "Reading the real service"), built as spec: api-v2-v1.md "Conventions of V2" builds a V2
+ * slug, from the ORG (never from a config key): on an OAuth VCS provider
+ * `<org slug>/<project name>` (the repo's name), undefined without a name; on any other
+ * provider (app-based, or the service's own) `<org's provider>/<org id>/<project id>`.
+ */
+export const builtProjectSlug = (
+  orgSlug: string,
+  orgId: string,
+  projectId: string,
+  name: string | undefined,
+): string | undefined => {
+  if (!isVcsOrgSlug(orgSlug)) return `${orgSlug.split("/")[0] ?? ""}/${orgId}/${projectId}`;
+  return name === undefined || name === "" ? undefined : `${orgSlug}/${name}`;
+};
+
+/** A listed project's slug: its `attributes.slug`, else `builtProjectSlug`. */
+export const listedProjectSlug = (
+  attributes: { readonly slug?: unknown; readonly name?: unknown },
+  orgSlug: string,
+  orgId: string,
+  projectId: string,
+): string | undefined =>
+  typeof attributes.slug === "string" && attributes.slug !== ""
+    ? attributes.slug
+    : builtProjectSlug(
+        orgSlug,
+        orgId,
+        projectId,
+        typeof attributes.name === "string" ? attributes.name : undefined,
+      );
+
 /** The V2 slug of the scope's project (`v2ProjectSlug`); missing is a programming error. */
 export const scopeSlug = (scope: ListScope): string => {
   if (scope.project_slug === undefined) throw new Error("listing needs project_slug");

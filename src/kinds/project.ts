@@ -22,7 +22,7 @@ import { call } from "./calls.js";
 import { newComparison } from "./compare.js";
 import { cannotRename } from "./contract.js";
 import { defineWalkedParent } from "./define.js";
-import { foundProjects, scopeId } from "./listing.js";
+import { foundProjects, listedProjectSlug, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { toJson } from "./values.js";
 
@@ -95,14 +95,23 @@ export const projectKind = defineWalkedParent<DesiredProject, LiveProject>({
     );
     return found
       .filter(
-        (p) => name === undefined || (p.attributes.name ?? projectName(p.attributes.slug)) === name,
+        (p) =>
+          name === undefined ||
+          (p.attributes.name ?? projectName(p.attributes.slug ?? "")) === name,
       )
       .map((p): LiveProject => {
         if (typeof p.id !== "string") throw new LiveReadError("a listed project has no id");
+        // docs/spec-notes.md "Reading the real service": a project may come without a slug.
+        const slug =
+          (scope.org_slug === undefined
+            ? p.attributes.slug
+            : listedProjectSlug(p.attributes, scope.org_slug, scopeId(scope, "org_id"), p.id)) ??
+          p.attributes.name ??
+          p.id;
         return {
           status: "found",
           id: p.id,
-          slug: p.attributes.slug,
+          slug,
           ...(p.attributes.name === undefined ? {} : { name: p.attributes.name }),
         };
       });

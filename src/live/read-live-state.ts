@@ -24,6 +24,7 @@ import type { ReadOnlyApi } from "../api/types.js";
 import { LiveReadError } from "../core/errors.js";
 import type { OrgAttributes, ProjectAttributes, V3Resource } from "../core/wire.js";
 import type { ListScope } from "../kinds/contract.js";
+import { listedProjectSlug } from "../kinds/listing.js";
 import { isProjectName } from "../kinds/project.js";
 import { namedReferences, namesWritten, referencesWritten } from "../kinds/references.js";
 import { KINDS } from "../kinds/registry.js";
@@ -185,7 +186,7 @@ const readOrg = async (
   );
   // Each slug's promise settles on its own, so a project's reads start as soon as its own
   // id is known, not when the slowest slug is.
-  const resolving = resolveProjectSlugs(api, orgId, needs.referencedSlugs);
+  const resolving = resolveProjectSlugs(api, needs.slug, orgId, needs.referencedSlugs);
   const projectIdsP = Promise.all(
     [...resolving].map(async ([slug, r]) => [slug, await r] as const),
   ).then((entries) => {
@@ -265,6 +266,7 @@ type Resolved =
  */
 const resolveProjectSlugs = (
   api: ReadOnlyApi,
+  orgSlug: string,
   orgId: string,
   slugs: readonly string[],
 ): Map<string, Promise<Resolved>> => {
@@ -272,7 +274,7 @@ const resolveProjectSlugs = (
     return new Map(
       slugs.map((slug) => [
         slug,
-        isProjectName(slug) ? resolveOneName(api, orgId, slug) : resolveOneSlug(api, slug),
+        isProjectName(slug) ? resolveOneName(api, orgSlug, orgId, slug) : resolveOneSlug(api, slug),
       ]),
     );
   }
@@ -297,14 +299,18 @@ const resolveProjectSlugs = (
       {
         onPage: (items) => {
           for (const p of items) {
+            if (!p.id) continue;
+            // docs/spec-notes.md "Reading the real service": a project listed without a
+            // slug goes by the one built from the org (src/kinds/listing.ts).
+            const slug = listedProjectSlug(p.attributes, orgSlug, orgId, p.id);
             // Issue 18: a key without `/` is the project's name.
-            for (const key of [p.attributes.slug, p.attributes.name]) {
+            for (const key of [slug, p.attributes.name]) {
               const waiting = key === undefined ? undefined : pending.get(key);
               // Decision: a slug listed twice (the org changed between pages) keeps the id
               // of its first listing: its reads have already started with that id.
-              if (key !== undefined && p.id && waiting) {
+              if (key !== undefined && waiting) {
                 pending.delete(key);
-                waiting.resolve({ status: "found", id: p.id, slug: p.attributes.slug });
+                waiting.resolve({ status: "found", id: p.id, ...(slug ? { slug } : {}) });
               }
             }
           }
@@ -352,7 +358,12 @@ const resolveOneSlug = async (api: ReadOnlyApi, slug: string): Promise<Resolved>
  * case-insensitive search combined with `filter[org_id]`; Waybill keeps the exact matches.
  * Two projects of one name are an error (which one the config means is unknown).
  */
-const resolveOneName = async (api: ReadOnlyApi, orgId: string, name: string): Promise<Resolved> => {
+const resolveOneName = async (
+  api: ReadOnlyApi,
+  orgSlug: string,
+  orgId: string,
+  name: string,
+): Promise<Resolved> => {
   const what = `GET /api/v3/projects?filter[org_id]=${orgId}&filter[name]=${name}`;
   try {
     const found = (
@@ -369,7 +380,10 @@ const resolveOneName = async (api: ReadOnlyApi, orgId: string, name: string): Pr
     const p = found[0];
     if (!p?.id)
       return { status: "not_visible", absent: true, reason: `${what} lists no such project` };
-    return { status: "found", id: p.id, slug: p.attributes.slug };
+    // Its V2 routes take the slug built from the org when the service gives none (issue 40:
+    // never one built from the config's key).
+    const slug = listedProjectSlug(p.attributes, orgSlug, orgId, p.id);
+    return { status: "found", id: p.id, ...(slug === undefined ? {} : { slug }) };
   } catch (err) {
     if (isNotVisible(err)) return { status: "not_visible", reason: notVisibleReason(what, err) };
     throw err;

@@ -17,6 +17,7 @@ import { formatDiagnostic, sortDiagnostics } from "../config/diagnostic.js";
 import { closest } from "../config/suggest.js";
 import { type SourceLocation, WaybillError } from "../core/errors.js";
 import type { ProjectAttributes } from "../core/wire.js";
+import { listedProjectSlug } from "../kinds/listing.js";
 import { type Kinds, referencesWritten } from "../kinds/references.js";
 import { ALL_KINDS, KINDS } from "../kinds/registry.js";
 import { makeIgnoreMatcher } from "../live/resolve.js";
@@ -150,7 +151,12 @@ export const checkProjectReferences = async (
       });
       slugsByOrg.set(
         org,
-        projects.map((p) => p.attributes.slug),
+        projects.flatMap((p) => {
+          // A project listed without a slug: the one built from the org (issue 40).
+          const key =
+            p.id === undefined ? undefined : listedProjectSlug(p.attributes, org, orgId, p.id);
+          return key === undefined ? [] : [key];
+        }),
       );
     } catch {
       slugsByOrg.set(org, []);

@@ -51,7 +51,12 @@ const withToken = (seed: Seed): Seed =>
 
 export const startTestEmulator = async (
   seed: Seed,
-  options: { readonly faults?: FaultOptions; readonly keepAliveMs?: number } = {},
+  options: {
+    readonly faults?: FaultOptions;
+    readonly keepAliveMs?: number;
+    /** The answers' shapes (docs/emulator.md "Shapes"); the emulator's default, sparse, if absent. */
+    readonly shapes?: "sparse" | "full";
+  } = {},
 ): Promise<TestEmulator> => {
   const seeded = withToken(seed);
   const emulator = await startEmulator({
@@ -60,6 +65,7 @@ export const startTestEmulator = async (
     admin: true,
     ...(options.faults ? { faults: options.faults } : {}),
     ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
+    ...(options.shapes !== undefined ? { shapes: options.shapes } : {}),
   });
   const url = emulator.url.replace(/\/+$/, "");
   const token = seeded.tokens?.[0]?.token ?? TEST_TOKEN;

@@ -22,12 +22,12 @@ const contexts = (n: number) =>
 describe("API client pagination (against the emulator)", () => {
   it("reads every page of a collection with the documented maximum page[limit]", async () => {
     h = await startHarness(baseSeed({ projects: projects(120) }));
-    const items = await h.client.listV3<{ slug: string }>("/projects", {
+    const items = await h.client.listV3<{ name: string }>("/projects", {
       "filter[org_id]": ORG_ID,
     });
     expect(items).toHaveLength(120);
     expect(new Set(items.map((p) => p.id)).size).toBe(120);
-    expect(new Set(items.map((p) => p.attributes.slug)).size).toBe(120);
+    expect(new Set(items.map((p) => p.attributes.name)).size).toBe(120);
 
     const reqs = (await h.requests()).filter((r) => r.path === "/api/v3/projects");
     expect(reqs).toHaveLength(3);

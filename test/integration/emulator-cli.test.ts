@@ -76,12 +76,22 @@ describe("waybill emulator (in-process)", () => {
       headers: { Authorization: "Bearer demo-token" },
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
-      data: { id: string; attributes: { slug: string } }[];
-      page: unknown;
-    };
-    expect(body.data[0]!.attributes.slug).toBe("gh/acme");
-    expect(body.page).toEqual({ next: null, prev: null });
+    // The sparse shapes by default (design.md §5): the look-up answers `{ id }`, no page.
+    const body = (await res.json()) as { data: { id: string }[]; page?: unknown };
+    expect(body.data).toEqual([{ id: expect.any(String) }]);
+    expect(body.page).toBeUndefined();
+    const full = run(["--seed", "demo.json", "--shapes", "full"], { "demo.json": seed });
+    await full.until("Emulator listening on");
+    const fullUrl = /Emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(full.out())![1]!;
+    const fullBody = (await (
+      await fetch(`${fullUrl}/api/v3/orgs?filter[slug]=gh/acme`, {
+        headers: { Authorization: "Bearer demo-token" },
+      })
+    ).json()) as { data: { attributes: { slug: string } }[]; page: unknown };
+    expect(fullBody.data[0]!.attributes.slug).toBe("gh/acme");
+    expect(fullBody.page).toEqual({ next: null, prev: null });
+    full.stop();
+    await full.done;
     // The admin API is off without --admin.
     expect((await fetch(`${url}/__admin/state`)).status).toBe(404);
     // Requests are logged on stderr, without the token.
@@ -163,9 +173,10 @@ describe("waybill emulator (real process)", () => {
         headers: { Authorization: "Bearer demo-token" },
       });
       expect(res.status).toBe(200);
+      // The caller's orgs (no filter): a last page's cursor is "" in the sparse shapes.
       expect(await res.json()).toMatchObject({
         data: [{ attributes: { slug: "gh/acme" } }],
-        page: { next: null },
+        page: { next: "" },
       });
     } finally {
       child.kill("SIGTERM");

@@ -180,7 +180,9 @@ export const startTestEmu = async (
   seed: Seed = baseSeed(),
   opts: Omit<EmulatorOptions, "seed" | "admin"> = {},
 ): Promise<TestEmu> => {
-  const emu = await startEmulator({ ...opts, seed, admin: true });
+  // The emulator's own tests check the spec's full shapes unless a test asks for the sparse
+  // ones (docs/emulator.md "Shapes").
+  const emu = await startEmulator({ shapes: "full", ...opts, seed, admin: true });
   const call = async (
     method: string,
     path: string,

@@ -20,7 +20,7 @@
  */
 import { badRequest, EmulatorHttpError, notFound } from "../errors.js";
 import type { Family } from "../family.js";
-import { type Ctx, created, ok, type Route } from "../http.js";
+import { type Ctx, created, ok, type Route, snakeMembers } from "../http.js";
 import { keyPairOf, keySeed } from "../keys.js";
 import { paginateV2 } from "../paging.js";
 import { nextId, removeWhere, SEED_TIME } from "../state.js";
@@ -140,6 +140,8 @@ export const checkoutKeyRoutes: readonly Route[] = [
       const digest = digestOf(ctx);
       return ok(paginateV2(ctx, keysOf(ctx, p), (k) => render(k, digest)));
     },
+    // docs/spec-notes.md "Reading the real service": `public_key`, `created_at`.
+    sparse: snakeMembers,
   },
   {
     method: "POST",
@@ -177,6 +179,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
       ctx.state.checkoutKeys.push(row);
       return created(render(row, "md5"));
     },
+    sparse: snakeMembers,
   },
   {
     method: "GET",
@@ -186,6 +189,7 @@ export const checkoutKeyRoutes: readonly Route[] = [
       const k = findKey(ctx, p);
       return ok(render(k, k.sha256 === ctx.params.fingerprint ? "sha256" : "md5"));
     },
+    sparse: snakeMembers,
   },
   {
     method: "DELETE",

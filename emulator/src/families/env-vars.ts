@@ -14,6 +14,7 @@ import {
   ok,
   type Route,
   requireFilter,
+  withoutLastPage,
 } from "../http.js";
 import { paginate } from "../paging.js";
 import { nonEmpty } from "../schemas.js";
@@ -97,6 +98,9 @@ export const envVarRoutes: readonly Route[] = [
         })),
       );
     },
+    // docs/spec-notes.md "Reading the real service": a context's env vars come without
+    // `page` (the last page's).
+    sparse: withoutLastPage,
   },
   {
     method: "DELETE",

@@ -5,7 +5,7 @@
 
 import { notFound } from "../errors.js";
 import type { Family, SeedScope } from "../family.js";
-import { allowFilters, body, type Ctx, ok, type Route } from "../http.js";
+import { allowFilters, body, type Ctx, mapData, ok, type Route, withoutLastPage } from "../http.js";
 import { hashUuid, isUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { nonEmpty, seedId } from "../schemas.js";
@@ -125,6 +125,12 @@ export const orgRoutes: readonly Route[] = [
           : ctx.state.orgs.filter((o) => o.slug.toLowerCase() === slug.toLowerCase());
       return ok(paginate(ctx, orgs, renderOrg, ORGS_MAX));
     },
+    // docs/spec-notes.md "Reading the real service": the look-up by slug answers each org
+    // as `{ id }` alone, without `page`.
+    sparse: (body, ctx) =>
+      ctx.query.get("filter[slug]") === null
+        ? body
+        : withoutLastPage(mapData(body, (o) => ({ id: o.id }))),
   },
   {
     method: "GET",

@@ -98,6 +98,9 @@ const render = (e: OtelExporterRow) => ({
   issues: [],
 });
 
+/** What the sparse shapes answer for each exporter header's value (the names are kept). */
+const REDACTED_HEADER = "[REDACTED]";
+
 const exportersOf = (ctx: Ctx, orgId: string): OtelExporterRow[] =>
   ctx.state.otelExporters.filter((e) => e.orgId === orgId);
 
@@ -112,6 +115,16 @@ export const otelExporterRoutes: readonly Route[] = [
       if (!findOrg(ctx.state, orgId)) throw notFound("organization", orgId);
       return ok(exportersOf(ctx, orgId).map(render));
     },
+    // docs/spec-notes.md "Reading the real service": header values come redacted.
+    sparse: (body) =>
+      Array.isArray(body)
+        ? body.map((e: { headers?: Record<string, string> }) => ({
+            ...e,
+            headers: Object.fromEntries(
+              Object.keys(e.headers ?? {}).map((name) => [name, REDACTED_HEADER]),
+            ),
+          }))
+        : body,
   },
   {
     method: "POST",

@@ -16,7 +16,18 @@
  */
 import { badRequest, notFound } from "../errors.js";
 import type { Family } from "../family.js";
-import { allowFilters, body, type Ctx, created, ok, type Route, uuidFilter } from "../http.js";
+import {
+  allowFilters,
+  body,
+  type Ctx,
+  created,
+  mapData,
+  ok,
+  type Route,
+  uuidFilter,
+  withoutAttributes,
+  withoutLastPage,
+} from "../http.js";
 import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { nonEmpty, seedId, vcsRepoSchema } from "../schemas.js";
@@ -231,11 +242,22 @@ const listProjects = (ctx: Ctx) => {
 };
 
 export const projectRoutes: readonly Route[] = [
-  { method: "GET", pattern: "/api/v3/projects", handler: (ctx) => ok(listProjects(ctx)) },
+  {
+    method: "GET",
+    pattern: "/api/v3/projects",
+    handler: (ctx) => ok(listProjects(ctx)),
+    // docs/spec-notes.md "Reading the real service": projects come without a slug (listing,
+    // look-up by slug, by id), and the look-up by slug without `page`.
+    sparse: (body, ctx) => {
+      const bare = mapData(body, (p) => withoutAttributes(p, ["slug"]));
+      return ctx.query.get("filter[slug]") === null ? bare : withoutLastPage(bare);
+    },
+  },
   {
     method: "GET",
     pattern: "/api/v3/projects/:id",
     handler: (ctx) => ok({ data: renderProject(projectOr404(ctx, ctx.params.id!)) }),
+    sparse: (body) => mapData(body, (p) => withoutAttributes(p, ["slug"])),
   },
   {
     method: "GET",

@@ -7,10 +7,12 @@ import {
   type Ctx,
   created,
   enveloped,
+  mapData,
   noContent,
   ok,
   type Route,
   uuidFilter,
+  withoutLastPage,
 } from "../http.js";
 import { hashUuid, isUuid } from "../ids.js";
 import { paginate } from "../paging.js";
@@ -165,6 +167,18 @@ export const restrictionRoutes: readonly Route[] = [
       const c = contextOr404(ctx, uuidFilter(ctx, "filter[context_id]", true)!);
       return ok(paginate(ctx, c.restrictions, (r) => renderRestriction(ctx.state, c, r, true)));
     },
+    // docs/spec-notes.md "Reading the real service": the list is not paged (no `page`), and
+    // each restriction's subject name is an attribute, `name`.
+    sparse: (body) =>
+      withoutLastPage(
+        mapData(body, (r) => {
+          const refs = r.references as Record<string, { attributes?: { name?: unknown } }>;
+          const name = (refs.project ?? refs.group)?.attributes?.name;
+          return name === undefined
+            ? r
+            : { ...r, attributes: { ...(r.attributes as object), name } };
+        }),
+      ),
   },
   {
     method: "POST",

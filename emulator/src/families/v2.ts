@@ -1,6 +1,6 @@
 /** V2 reads of entities other families own: a project's env vars, a context. */
 import type { Family } from "../family.js";
-import { ok, type Route } from "../http.js";
+import { ok, type Route, snakeMembers } from "../http.js";
 import { contextOr404 } from "./contexts.js";
 import { projectBySlugOr404 } from "./projects.js";
 
@@ -22,6 +22,7 @@ export const v2Routes: readonly Route[] = [
         }));
       return ok({ items, next_page_token: null });
     },
+    sparse: snakeMembers,
   },
   {
     // spec: api-v2-v1.md Endpoints (V2): GET /context/{context_id} answers the context,
