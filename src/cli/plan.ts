@@ -9,8 +9,10 @@ import { UsageError } from "../core/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
 import { renderJson, renderMarkdown, renderTextLines, sanitizePlan } from "../render/index.js";
+import { MARKDOWN_LIMIT, type MarkdownContext } from "../render/markdown.js";
 import { policyAnnotations } from "../render/policy.js";
 import { runPlan } from "../run/plan-run.js";
+import { commitOf, configLabel } from "./commit.js";
 import {
   addCommonOptions,
   addShowUrlsOption,
@@ -92,12 +94,13 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
 export const renderPlan = (
   plan: Plan,
   options: Pick<CommonOptions, "format" | "color">,
+  context: MarkdownContext = {},
 ): Iterable<string> => {
   switch (options.format) {
     case "json":
       return [renderJson(plan)];
     case "markdown":
-      return [ensureNewline(renderMarkdown(plan))];
+      return [ensureNewline(renderMarkdown(plan, MARKDOWN_LIMIT, context))];
     case "text":
       return withNewlines(renderTextLines(plan, { color: options.color }));
     case "github":
@@ -150,7 +153,15 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   // Issue 45: the config's plan rules, --policy-cmd, and what apply's guards would refuse.
   plan = await withPlanPolicies(plan, desired, live, io, flags, connection.token);
   for (const note of lockNotes(live, clockOf(io).now())) io.stderr.write(`${note}\n`);
-  await writeChunks(io.stdout, renderPlan(plan, options));
+  // Issue 46: the comment names the config and the commit it was planned from.
+  const context: MarkdownContext =
+    options.format === "markdown"
+      ? {
+          config: configLabel(options.configPath),
+          ...optional("commit", commitOf(io.env, options.configPath)),
+        }
+      : {};
+  await writeChunks(io.stdout, renderPlan(plan, options, context));
   if (flags.out !== undefined) {
     // The saved plan format with what apply checks it by (src/apply/saved-plan.ts).
     await writeSavedPlan(
@@ -172,3 +183,10 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
 };
 
 export const ensureNewline = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
+
+/** `{ [key]: value }` when the value is known, else nothing (for a spread). */
+const optional = <K extends string>(
+  key: K,
+  value: string | undefined,
+): Partial<Record<K, string>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, string>);

@@ -140,7 +140,8 @@ export const finishPlan = (input: FinishInput): Plan => {
   const unresolved = changes.filter((c) => (c.unresolved_secrets?.length ?? 0) > 0).length;
   if (input.skipSecrets) {
     warnings.push(
-      "planned with --skip-secrets: secret values were not compared, and this plan cannot be saved or applied",
+      // Issue 46: the renderers say once that the plan cannot be saved or applied (`saveable`).
+      "planned with --skip-secrets: secret values were not compared",
     );
   }
   if (unresolved > 0) {

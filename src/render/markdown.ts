@@ -24,11 +24,52 @@ const fenceFor = (lines: readonly string[]): string => {
   return "`".repeat(Math.max(3, longest + 1));
 };
 
-export const renderMarkdown = (raw: Plan, limit = MARKDOWN_LIMIT): string => {
+/**
+ * Issue 46: what a reviewer needs to know the comment is about: the config folder and the
+ * commit it was planned from (the CLI finds them; either may be unknown).
+ */
+export interface MarkdownContext {
+  readonly config?: string;
+  readonly commit?: string;
+}
+
+/** `Waybill plan of gh/acme · config `infra/` · commit `0a1b2c3``: the line under the summary. */
+export const contextLine = (plan: Plan, context: MarkdownContext): string => {
+  const orgs = plan.orgs.map((o) => o.slug);
+  const parts = [
+    `Waybill plan of ${orgs.length === 0 ? "no org" : orgs.map((o) => `\`${o}\``).join(", ")}`,
+    ...(context.config !== undefined ? [`config \`${context.config}\``] : []),
+    ...(context.commit !== undefined ? [`commit \`${context.commit}\``] : []),
+  ];
+  return parts.join(" · ");
+};
+
+/**
+ * Issue 46: a line of the `diff` block with its change mark (`+`, `-`, `~`, `-/+`) moved to
+ * the first column, where the code host's diff highlighting looks for it (the text renderer
+ * indents it under the change's address); the indentation is kept after the mark.
+ */
+export const diffColumnLine = (line: string): string => {
+  const m = /^( +)(-\/\+|[+~-])( .*)?$/.exec(line);
+  if (!m) return line;
+  return `${m[2]}${m[1]}${m[3] ?? ""}`;
+};
+
+export const renderMarkdown = (
+  raw: Plan,
+  limit = MARKDOWN_LIMIT,
+  context: MarkdownContext = {},
+): string => {
   // Issue 30: no string of the plan (live names, a plan file's text) reaches the reader raw.
   const plan = sanitizePlan(raw);
-  // Issue 45: policy violations and blocked guards at the top of the comment.
-  const head: string[] = [...policyMarkdownLines(plan), `**${summaryLine(plan)}**`];
+  // Issue 45: policy violations and blocked guards at the top of the comment; then the
+  // summary line, then (issue 46) what the plan is about.
+  const head: string[] = [
+    ...policyMarkdownLines(plan),
+    `**${summaryLine(plan)}**`,
+    "",
+    escapeMd(contextLine(plan, context)),
+  ];
   const unverified = unverifiedLine(plan);
   const notes: string[] = [];
   // Issue 19: first of the header's notes, outside the collapsed details.
@@ -56,7 +97,7 @@ export const renderMarkdown = (raw: Plan, limit = MARKDOWN_LIMIT): string => {
   }
   if (plan.changes.length === 0) return `${head.join("\n")}\n`;
 
-  const body = Array.from(renderChanges(plan, false));
+  const body = Array.from(renderChanges(plan, false), diffColumnLine);
   const fence = fenceFor(body);
   const summary = `<details><summary>${plan.changes.length} change${plan.changes.length === 1 ? "" : "s"}</summary>`;
   const open = [...head, "", summary, "", `${fence}diff`];

@@ -13,18 +13,34 @@ describe("renderMarkdown", () => {
     );
     // Issue 19: the secret-destroying deletes by name, first of the header's notes, outside
     // the collapsed details.
-    expect(lines[2]).toMatch(/^- \*\*Destroys secrets that cannot be recovered: /);
+    expect(lines[2]).toBe("Waybill plan of `gh/acme`");
+    expect(lines[4]).toMatch(/^- \*\*Destroys secrets that cannot be recovered: /);
     expect(md.indexOf("Destroys secrets")).toBeLessThan(md.indexOf("<details>"));
     expect(md).toContain("<details><summary>18 changes</summary>");
     expect(md).toContain("```diff\n");
     expect(md).toContain("</details>");
-    expect(md).toContain('-/+ project["gh/acme/api"].webhook["scoped"]');
+    expect(md).toContain('\n-/+ project["gh/acme/api"].webhook["scoped"]');
     expect(md).toContain("- 2 secrets are unverified");
     expect(md.length).toBeLessThan(MARKDOWN_LIMIT);
   });
 
-  it("an empty plan is one line", () => {
-    expect(renderMarkdown(planChanges(desired(dOrg()), live(lOrg())))).toBe("**No changes.**\n");
+  it("an empty plan is its summary and what it is about", () => {
+    expect(
+      renderMarkdown(planChanges(desired(dOrg()), live(lOrg())), MARKDOWN_LIMIT, {
+        config: "infra/",
+        commit: "0a1b2c3",
+      }),
+    ).toBe("**No changes.**\n\nWaybill plan of `gh/acme` · config `infra/` · commit `0a1b2c3`\n");
+  });
+
+  it("puts every change mark in the first column of the diff block, where the code host colours it", () => {
+    const md = renderMarkdown(mixedPlan());
+    const block = md.slice(md.indexOf("```diff\n") + 8, md.lastIndexOf("\n```"));
+    const marked = block.split("\n").filter((l) => /^\s*(-\/\+|[+~-]) /.test(l));
+    expect(marked.length).toBeGreaterThan(10);
+    for (const line of marked) expect(line, line).toMatch(/^(-\/\+|[+~-]) /);
+    // A field line keeps its indentation after the mark.
+    expect(block).toMatch(/\n\+ {7}\S+ = /);
   });
 
   it("cuts a huge plan under 65,000 characters and says so", () => {

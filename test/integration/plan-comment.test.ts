@@ -1,0 +1,68 @@
+/**
+ * The plan as a pull-request comment, read as a reviewer reads it (design.md §1 "Plans"):
+ * every change mark in the first column of the `diff` block (where the code host colours
+ * it), the org, the config and the commit named, and "cannot be saved or applied" said
+ * once. Against the emulator over loopback.
+ */
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { baseSeed, envRef, matchingConfig, matchingEnv } from "./plan-fixture.js";
+
+const SHA = "4f2a9c0d1e2b3a4c5d6e7f8091a2b3c4d5e6f708";
+
+describe("plan --format markdown", () => {
+  const suite = useEmulatorSuite(baseSeed, {
+    config: {
+      name: "infra/waybill.yaml",
+      content: matchingConfig
+        .replace("AWS_REGION: eu-west-1", "AWS_REGION: eu-west-2")
+        .replace("events: [job-completed]", "events: [job-completed, workflow-completed]")
+        .replace("    env:\n      ONE:", `    env:\n      THREE: ${envRef("NEW_ONE")}\n      ONE:`),
+    },
+  });
+  const plan = (args: readonly string[], env: Record<string, string> = {}) =>
+    runCli(["plan", "-c", suite.files.config, "--format", "markdown", ...args], {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+      env: { ...matchingEnv, NEW_ONE: "a-new-secret-value-for-three-X1", ...env },
+    });
+
+  it("names the org, the config and the commit, and marks changes in the first column", async () => {
+    const r = await plan([], { GITHUB_SHA: SHA });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toMatch(/^\*\*Plan: 1 to create, 2 to update/);
+    expect(lines[2]).toBe(
+      `Waybill plan of \`gh/acme\` · config \`${suite.files.config}\` · commit \`${SHA.slice(0, 12)}\``,
+    );
+    const block = r.stdout.slice(r.stdout.indexOf("```diff\n") + 8, r.stdout.lastIndexOf("\n```"));
+    expect(block).toContain('\n~   context["deploy-prod"].env["AWS_REGION"]');
+    expect(block).toContain('\n+   context["stale"].env["THREE"]');
+    expect(block).toMatch(/\n~ {7}events = /);
+    for (const line of block.split("\n").filter((l) => /^\s+(-\/\+|[+~-]) /.test(l))) {
+      expect.fail(`a change mark not in the first column: ${line}`);
+    }
+  });
+
+  it("a commit named by no CI variable is git's, and a forged one is not shown", async () => {
+    const r = await plan([], { GITHUB_SHA: "main; rm -rf /" });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain("rm -rf");
+    // The temp folder is no git repository: no commit is named at all.
+    expect(r.stdout.split("\n")[2]).toBe(
+      `Waybill plan of \`gh/acme\` · config \`${suite.files.config}\``,
+    );
+  });
+
+  it("says once, not twice, that a plan made with --skip-secrets cannot be saved or applied", async () => {
+    const r = await plan(["--skip-secrets"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.match(/cannot be saved or applied/g)).toHaveLength(1);
+    const text = await runCli(["plan", "-c", suite.files.config, "--skip-secrets"], {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+    });
+    expect(text.stdout.match(/cannot be saved or applied/g)).toHaveLength(1);
+  });
+});
