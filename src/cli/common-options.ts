@@ -14,6 +14,7 @@ import {
   type RetryNotice,
 } from "../api/client.js";
 import type { Api, RequestLogEntry } from "../api/types.js";
+import { ignoreFieldWarnings } from "../config/ignore-glob.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
 import { UsageError } from "../core/errors.js";
@@ -357,7 +358,11 @@ export const loadDesired = async (
   const allowed = allowedOrgsOf(options, io);
   const loaded = await loadConfig(options.configPath, { env: io.env, resolveSecrets });
   if (loaded.ok) {
-    for (const w of shellVariableWarnings(loaded.config)) io.stderr.write(`Warning: ${w}\n`);
+    for (const w of [
+      ...shellVariableWarnings(loaded.config),
+      ...ignoreFieldWarnings(loaded.config),
+    ])
+      io.stderr.write(`Warning: ${w}\n`);
     checkAllowedOrgs(
       loaded.config.orgs.map((o) => o.slug),
       allowed,

@@ -326,8 +326,14 @@ const headOf = (plan: Plan, extras: DriftExtras): { drifted: boolean; text: stri
       text: `No new drift: ${items(n)} from the config, all known (in ${b.file})`,
     };
   }
-  if (n === 0) return { drifted: false, text: "No drift: the service matches the config" };
-  return { drifted: true, text: `Drift: ${items(n)} from the config` };
+  // Issue 41: fields ignore_fields leaves alone still count, so "No drift" never hides
+  // them (a setting turned on by hand under an ignore_fields entry).
+  const ig = plan.ignored_fields?.length ?? 0;
+  const ignored = ig === 0 ? "" : ` (${ig} ignored field${ig === 1 ? " differs" : "s differ"})`;
+  if (n === 0) {
+    return { drifted: false, text: `No drift: the service matches the config${ignored}` };
+  }
+  return { drifted: true, text: `Drift: ${items(n)} from the config${ignored}` };
 };
 
 export const renderDrift = (

@@ -1,4 +1,5 @@
 import { Option } from "commander";
+import { ignoreFieldWarnings } from "../config/ignore-glob.js";
 import {
   type ConfigDiagnostic,
   DEFAULT_CONFIG_PATH,
@@ -130,7 +131,11 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
         else if (!result.ok)
           for (const d of result.diagnostics) io.stdout.write(`${githubAnnotation(d)}\n`);
       } else if (result.ok) {
-        for (const w of shellVariableWarnings(result.config)) io.stderr.write(`Warning: ${w}\n`);
+        for (const w of [
+          ...shellVariableWarnings(result.config),
+          ...ignoreFieldWarnings(result.config),
+        ])
+          io.stderr.write(`Warning: ${w}\n`);
         for (const v of violations) io.stderr.write(`${violationLine(v)}\n`);
         if (failed) {
           const n = violations.filter((v) => v.level === "error").length;

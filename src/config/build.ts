@@ -15,7 +15,8 @@ import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired
 import type { PolicySet } from "../model/policy.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { buildGuards, buildPolicies, mergePolicies } from "./policies.js";
-import type { RawDocument } from "./raw.js";
+import { checkIgnoreFieldEntry } from "./ignore-glob.js";
+import { ignoreFieldGlob, type RawDocument, type RawIgnoreField } from "./raw.js";
 import { type ResolvedValues, unescapeText } from "./references.js";
 import { firstPastLimit } from "./rules.js";
 import { hasOrigin, inheritedFrom, type Origin } from "./templates.js";
@@ -100,6 +101,23 @@ const declare = (ctx: Ctx, address: string, path: DocPath, where: "key" | "value
 };
 
 const text = (s: string): string => unescapeText(s);
+
+/** Issue 41: the entries that ignore a field widening access without `acknowledge: true`. */
+const ignoreFieldWarnings = (
+  ctx: FileCtx,
+  entries: readonly RawIgnoreField[] | undefined,
+): Pick<DesiredOrg, "ignore_fields_unacknowledged"> => {
+  const out: NonNullable<DesiredOrg["ignore_fields_unacknowledged"]>[number][] = [];
+  (entries ?? []).forEach((e, i) => {
+    if (typeof e !== "string" && e.acknowledge === true) return;
+    const glob = text(ignoreFieldGlob(e));
+    const check = checkIgnoreFieldEntry(glob);
+    if (check.ok && check.security !== undefined) {
+      out.push({ glob, field: check.security, source: at(ctx, ["ignore_fields", i], "value") });
+    }
+  });
+  return out.length === 0 ? {} : { ignore_fields_unacknowledged: out };
+};
 
 /** A resolved value for a secret-capable path (references.ts always records one). */
 const resolved = (ctx: FileCtx, path: DocPath): MaybeSecret => {
@@ -224,7 +242,10 @@ export const buildFile = (
     ),
     ignore: (doc.ignore ?? []).map(text),
     ...(doc.keep_unlisted === undefined ? {} : { keep_unlisted: doc.keep_unlisted.map(text) }),
-    ...(doc.ignore_fields === undefined ? {} : { ignore_fields: doc.ignore_fields.map(text) }),
+    ...(doc.ignore_fields === undefined
+      ? {}
+      : { ignore_fields: doc.ignore_fields.map((e) => text(ignoreFieldGlob(e))) }),
+    ...ignoreFieldWarnings(ctx, doc.ignore_fields),
     ...(doc.moved === undefined
       ? {}
       : {

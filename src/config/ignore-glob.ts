@@ -8,6 +8,8 @@
  * instead of silently ignoring nothing. To ignore everything under an item, name the item:
  * children of an ignored address are ignored too.
  */
+
+import { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES } from "../core/wire.js";
 import type { ParentName, ResourceKind } from "../kinds/contract.js";
 import { ALL_KINDS, kindOf } from "../kinds/registry.js";
 import {
@@ -16,6 +18,8 @@ import {
   LEGACY_SCHEDULE_STEP,
   parseAddress,
 } from "../model/address.js";
+import type { DesiredConfig } from "../model/desired.js";
+import { closest } from "./suggest.js";
 
 /** The address segment a parent's children follow; "" is the root (the org). */
 const parentSegment = (parent: ParentName): string =>
@@ -95,17 +99,130 @@ export const kindOfAddress = (
       );
 };
 
-const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+/**
+ * The fields an `ignore_fields` entry may name after an item of `kind`: its config keys
+ * (`config.schemaKeys`, without `id`/`extends`/`create`/`delete`, which are not compared),
+ * the settings names for a settings block, `value` for an env var. Undefined: not checked
+ * (a kind whose items are not objects with declared keys).
+ */
+const fieldsOf = (kind: ResourceKind<unknown, unknown>): readonly string[] | undefined => {
+  if (kind.type === "org_settings") return ORG_SETTING_NAMES;
+  if (kind.type === "project_settings") return PROJECT_SETTING_NAMES;
+  if (kind.type === "context_env_var" || kind.type === "project_env_var") return ["value"];
+  const own = kind.config.schemaKeys?.[kind.config.schemaDef];
+  if (!own) return undefined;
+  return own.keys.filter((k) => !["id", "extends", "create", "delete"].includes(k));
+};
 
 /**
- * An `ignore_fields` entry (issue 32): an address glob (as `ignore`'s) followed by
- * `.field` (or a nested `.field.sub`), e.g. `project["*"].webhook["*"].is_enabled`.
- * Returns what is wrong, or undefined when it is fine.
+ * Issue 41: the settings whose change by hand widens who may do what (secrets to forks, fork
+ * builds, SSH, who may change settings, unversioned or uncertified code) and where a
+ * webhook's deliveries go. Ignoring one hides such a change from drift: the entry is a
+ * warning unless it says `acknowledge: true`.
  */
-export const checkIgnoreFieldGlob = (glob: string): string | undefined => {
-  for (let i = glob.lastIndexOf("."); i > 0; i = glob.lastIndexOf(".", i - 1)) {
-    if (!FIELD_PATH.test(glob.slice(i + 1))) continue;
-    if (checkIgnoreGlob(glob.slice(0, i)) === undefined) return undefined;
-  }
-  return `must be an address glob followed by a field name, e.g. project["*"].webhook["*"].is_enabled (${checkIgnoreGlob(glob) ?? "no field name after the address"})`;
+const SECURITY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  project_settings: [
+    "can_pass_secrets_to_fork_pr_jobs",
+    "enable_building_fork_prs",
+    "is_oss",
+    "is_ssh_disabled",
+    "is_admin_required_for_writing_settings",
+    "enable_unversioned_config",
+  ],
+  org_settings: [
+    "enable_uncertified_public_orbs",
+    "enable_unversioned_config",
+    "is_user_checkout_keys_disabled",
+    "is_context_group_restriction_required",
+  ],
+  webhook: ["url", "should_verify_tls"],
 };
+
+export type IgnoreFieldCheck =
+  | { readonly ok: false; readonly problem: string }
+  | {
+      readonly ok: true;
+      /** The field the entry names, when it is one that widens access (SECURITY_FIELDS). */
+      readonly security?: string;
+    };
+
+const FIELD_EXAMPLE = 'e.g. project["*"].webhook["*"].is_enabled';
+
+/**
+ * An `ignore_fields` entry (issues 32 and 41): an address glob (as `ignore`'s) followed by
+ * `.field` (or a nested `.field.sub`), e.g. `project["*"].webhook["*"].is_enabled`. The
+ * address is read once, step by step (linear: a 150 KB entry was quadratic), up to the
+ * first step that is not an item of the kind before it: from there on it is the field,
+ * checked against that kind's fields with a "did you mean". `project["*"].url` was accepted
+ * (no project has a `url`) and, since its `*` matched across steps, hid every webhook's URL.
+ */
+export const checkIgnoreFieldEntry = (glob: string): IgnoreFieldCheck => {
+  const fail = (problem: string): IgnoreFieldCheck => ({ ok: false, problem });
+  if (wildcardOutsideKeys(glob)) {
+    return fail(`"${glob}": * and ? may only appear inside the ["..."] keys (${FIELD_EXAMPLE})`);
+  }
+  const segments = parseAddress(glob);
+  if (!segments) {
+    return fail(`"${glob}" is not an address glob followed by a field name (${FIELD_EXAMPLE})`);
+  }
+  let parent = "";
+  let n = 0;
+  for (; n < segments.length; n++) {
+    const s = segments[n] as AddressSegment;
+    const shape = SHAPES[parent]?.[s.name];
+    if (!shape) break;
+    if ((shape === "keyed") !== (s.key !== undefined)) {
+      return fail(
+        `"${glob}": ${s.name} ${shape === "keyed" ? `needs a key, e.g. ${s.name}["*"]` : "takes no key"}`,
+      );
+    }
+    parent = s.name;
+  }
+  const field = segments.slice(n);
+  const kind = kindOfAddress(segments.slice(0, n));
+  if (n === 0 || !kind) {
+    const first = segments[0]?.name ?? "";
+    const allowed = Object.keys(SHAPES[""] ?? {});
+    const near = closest(first, allowed);
+    return fail(
+      `"${glob}": "${first}" is not a kind of item${near ? `; did you mean ${near}?` : ""} (${FIELD_EXAMPLE})`,
+    );
+  }
+  if (field.length === 0) {
+    return fail(`"${glob}": no field name after the address (${FIELD_EXAMPLE})`);
+  }
+  const keyed = field.find((s) => s.key !== undefined);
+  if (keyed) {
+    return fail(
+      `"${glob}": ${keyed.name}[…] is not an item under ${parent}; name a field of ${kind.collection.segment.name} after the address`,
+    );
+  }
+  const fields = fieldsOf(kind);
+  const name = (field[0] as AddressSegment).name;
+  if (fields && !fields.includes(name)) {
+    const near = closest(name, fields);
+    return fail(
+      `"${glob}": ${kind.collection.segment.name} has no field "${name}"${near ? `; did you mean ${near}?` : ""} (its fields: ${fields.join(", ")})`,
+    );
+  }
+  return SECURITY_FIELDS[kind.type]?.includes(name) ? { ok: true, security: name } : { ok: true };
+};
+
+/** The entry's problem, or undefined when it is fine (issue 32's name, kept for callers). */
+export const checkIgnoreFieldGlob = (glob: string): string | undefined => {
+  const r = checkIgnoreFieldEntry(glob);
+  return r.ok ? undefined : r.problem;
+};
+
+/**
+ * Issue 41: one warning per `ignore_fields` entry that hides a field widening access
+ * without `acknowledge: true` (an ignored `can_pass_secrets_to_fork_pr_jobs` turned on by
+ * hand left drift saying "No drift").
+ */
+export const ignoreFieldWarnings = (desired: DesiredConfig): string[] =>
+  desired.orgs.flatMap((o) =>
+    (o.ignore_fields_unacknowledged ?? []).map(
+      (u) =>
+        `${u.source.file}:${u.source.line}:${u.source.col}: ignore_fields hides ${u.field}, which widens access when changed by hand (drift only counts it); if that is meant, write the entry as { field: '${u.glob}', acknowledge: true }`,
+    ),
+  );

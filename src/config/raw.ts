@@ -25,10 +25,16 @@ import { ALL_KINDS, childKindsIn } from "../kinds/registry.js";
  * Decision: an org slug is `provider/name` and a project slug `provider/org/name`, each
  * segment of letters, digits, `_`, `.` and `-`.
  */
+/** An `ignore_fields` entry: the glob, or the glob with `acknowledge` (issue 41). */
+export type RawIgnoreField = string | { field: string; acknowledge?: boolean };
+
+/** The glob of an `ignore_fields` entry. */
+export const ignoreFieldGlob = (e: RawIgnoreField): string => (typeof e === "string" ? e : e.field);
+
 export interface RawRoot {
   org: string;
   ignore?: string[];
-  ignore_fields?: string[];
+  ignore_fields?: RawIgnoreField[];
   keep_unlisted?: string[];
   moved?: RawMoved[];
   templates?: RawTemplates;

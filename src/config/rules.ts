@@ -184,7 +184,9 @@ export const checkRules = (
   }
   // Issue 32: `ignore_fields` entries are an address glob and a final field name.
   if (Array.isArray(root.ignore_fields)) {
-    root.ignore_fields.forEach((glob, i) => {
+    root.ignore_fields.forEach((entry, i) => {
+      const glob: unknown =
+        typeof entry === "object" && entry !== null ? (entry as { field?: unknown }).field : entry;
       if (typeof glob !== "string") return;
       const problem = checkIgnoreFieldGlob(glob);
       if (problem) report(["ignore_fields", i], "value", "invalid_ignore_fields_glob", problem);

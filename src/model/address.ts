@@ -122,10 +122,12 @@ export const parseAddress = (text: string): AddressSegment[] | undefined => {
   const segments: AddressSegment[] = [];
   let i = 0;
   while (i < text.length) {
-    const m = /^[a-z_]+/.exec(text.slice(i));
-    if (!m) return undefined;
-    const name = m[0];
-    i += name.length;
+    // A loop over the characters, not a regex on `text.slice(i)`: that copied the rest of
+    // the text at every segment (issue 41: a 150 KB ignore_fields entry took seconds).
+    const start = i;
+    while (i < text.length && /[a-z_]/.test(text[i] as string)) i++;
+    if (i === start) return undefined;
+    const name = text.slice(start, i);
     let key: string | undefined;
     if (text[i] === "[") {
       if (text[i + 1] !== '"') return undefined;

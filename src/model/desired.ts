@@ -69,6 +69,15 @@ export interface DesiredOrg extends Located {
    */
   readonly ignore_fields?: readonly string[];
   /**
+   * Issue 41: `ignore_fields` entries that ignore a field which widens access and do not say
+   * `acknowledge: true`, where they are written: each is a warning.
+   */
+  readonly ignore_fields_unacknowledged?: readonly {
+    readonly glob: string;
+    readonly field: string;
+    readonly source: SourceLocation;
+  }[];
+  /**
    * `moved` entries (issue 19): a live item at `from` is renamed in place to `to` (the
    * loader has checked that the kind can be renamed and that both are in one collection).
    */
@@ -272,6 +281,7 @@ export const mergedOrgLists = (
 ): {
   keep_unlisted?: readonly string[];
   ignore_fields?: readonly string[];
+  ignore_fields_unacknowledged?: DesiredOrg["ignore_fields_unacknowledged"];
   moved?: readonly DesiredMove[];
   groups_source?: SourceLocation;
   guards?: DesiredGuards;
@@ -283,6 +293,14 @@ export const mergedOrgLists = (
   ...(a.ignore_fields === undefined && b.ignore_fields === undefined
     ? {}
     : { ignore_fields: [...(a.ignore_fields ?? []), ...(b.ignore_fields ?? [])] }),
+  ...(a.ignore_fields_unacknowledged === undefined && b.ignore_fields_unacknowledged === undefined
+    ? {}
+    : {
+        ignore_fields_unacknowledged: [
+          ...(a.ignore_fields_unacknowledged ?? []),
+          ...(b.ignore_fields_unacknowledged ?? []),
+        ],
+      }),
   ...(a.groups_source === undefined && b.groups_source === undefined
     ? {}
     : { groups_source: (a.groups_source ?? b.groups_source) as SourceLocation }),

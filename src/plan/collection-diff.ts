@@ -183,11 +183,15 @@ export const diffCollection = <D, L>(
       continue;
     }
     const move = moves.renamed.get(l);
-    const compared: Comparison = withoutIgnoredFields(
-      kind.compare(d, l, env),
-      address,
-      ctx.fieldIgnored,
-    );
+    const raw = kind.compare(d, l, env);
+    const compared: Comparison = withoutIgnoredFields(raw, address, ctx.fieldIgnored);
+    // Issue 41: an ignored field that differs is still counted (drift says so), by its
+    // address and path only (never a value).
+    if (compared !== raw) {
+      for (const f of raw.fields) {
+        if (!compared.fields.includes(f)) acc.ignoredFields.push({ address, path: f.path });
+      }
+    }
     // A moved item: its name is one more field of the update (the kind's rename field).
     const cmp: Comparison =
       move === undefined

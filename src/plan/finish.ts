@@ -9,6 +9,7 @@ import type {
   Change,
   CollectionGuard,
   DestroyGuard,
+  IgnoredField,
   KeptUnlisted,
   Plan,
   Summary,
@@ -30,6 +31,7 @@ export interface FinishInput {
   readonly skipSecrets: boolean;
   /** Live items `keep_unlisted` left alone. */
   readonly kept?: readonly KeptUnlisted[];
+  readonly ignoredFields?: readonly IgnoredField[];
 }
 
 /** design.md §1 "Ownership": more than 3 deletions and more than 25% of the live items. */
@@ -171,6 +173,9 @@ export const finishPlan = (input: FinishInput): Plan => {
     ...(input.kept === undefined || input.kept.length === 0
       ? {}
       : { kept_unlisted: [...input.kept].sort((a, b) => (a.address < b.address ? -1 : 1)) }),
+    ...(input.ignoredFields === undefined || input.ignoredFields.length === 0
+      ? {}
+      : { ignored_fields: [...input.ignoredFields] }),
   };
 };
 

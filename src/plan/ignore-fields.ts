@@ -11,20 +11,48 @@
  * config says, or the service default when it says nothing: there is no live value to keep.
  */
 import type { Comparison } from "../kinds/contract.js";
-import { compileAddressGlob } from "../model/address.js";
+import { type AddressGlob, compileAddressGlob, parseAddress } from "../model/address.js";
 
 export type FieldIgnored = (address: string, path: string) => boolean;
 
+/** Each step of an entry: its name, and a glob of its key (keyed steps). */
+type FieldGlob = readonly { readonly name: string; readonly key?: AddressGlob }[];
+
+const compile = (glob: string): FieldGlob | undefined =>
+  parseAddress(glob)?.map((s) =>
+    s.key === undefined ? { name: s.name } : { name: s.name, key: compileAddressGlob(s.key) },
+  );
+
+/**
+ * Issue 41: an entry is matched step by step, each key glob against that step's key only,
+ * so a `*` never crosses into another step or kind (`project["*"].url` matched
+ * `project["a"].webhook["b"].url`, its `*` taking `a"].webhook["b`). The entry's first steps
+ * are the address (as many as it has), the rest the field path: it matches
+ * `<address>.<field path>` or an ancestor field of it.
+ */
 export const fieldIgnoredMatcher = (globs: readonly string[] | undefined): FieldIgnored => {
-  const res = (globs ?? []).map(compileAddressGlob);
-  if (res.length === 0) return () => false;
+  const compiled = (globs ?? []).flatMap((g) => {
+    const c = compile(g);
+    return c ? [c] : [];
+  });
+  if (compiled.length === 0) return () => false;
   return (address, path) => {
-    const steps = path.split(".");
-    for (let n = steps.length; n >= 1; n--) {
-      const text = `${address}.${steps.slice(0, n).join(".")}`;
-      if (res.some((r) => r.test(text))) return true;
-    }
-    return false;
+    const segments = parseAddress(address);
+    if (!segments) return false;
+    const n = segments.length;
+    const fields = path.split(".");
+    return compiled.some(
+      (g) =>
+        g.length > n &&
+        g.length - n <= fields.length &&
+        segments.every((s, i) => {
+          const step = g[i] as FieldGlob[number];
+          if (step.name !== s.name) return false;
+          if (step.key === undefined) return s.key === undefined;
+          return s.key !== undefined && step.key.test(s.key);
+        }) &&
+        g.slice(n).every((step, i) => step.key === undefined && fields[i] === step.name),
+    );
   };
 };
 

@@ -134,6 +134,7 @@ export const planChanges = (
     matchTarget: targets === undefined ? undefined : globMatcher(targets),
     skipSecrets: options.skipSecrets ?? false,
     kept: acc.kept,
+    ignoredFields: acc.ignoredFields,
     ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
   });
 };

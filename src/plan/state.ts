@@ -16,7 +16,7 @@ import {
 } from "../model/address.js";
 import type { DesiredMove, DesiredOrg } from "../model/desired.js";
 import { type FieldIgnored, fieldIgnoredMatcher } from "./ignore-fields.js";
-import type { Change, KeptUnlisted, ParamValue, PlanOptions } from "./types.js";
+import type { Change, IgnoredField, KeptUnlisted, ParamValue, PlanOptions } from "./types.js";
 
 /**
  * Compiled address globs: a glob selects an address when it matches it or an ancestor.
@@ -42,6 +42,8 @@ export interface Acc {
   readonly collections: Map<string, { org: string; collection: string; live_count: number }>;
   /** Live items `keep_unlisted` kept from a delete (the plan's `kept_unlisted`). */
   readonly kept: KeptUnlisted[];
+  /** Fields `ignore_fields` left out of a comparison though they differ (issue 41). */
+  readonly ignoredFields: IgnoredField[];
 }
 
 export interface OrgCtx {
@@ -157,6 +159,7 @@ export const newAcc = (): Acc => ({
   unresolvedCreates: 0,
   collections: new Map(),
   kept: [],
+  ignoredFields: [],
 });
 
 /** Add what one project's planning accumulated to the whole run's (in place, in order). */
@@ -168,6 +171,7 @@ export const mergeAcc = (into: Acc, part: Acc): void => {
   into.unresolvedCreates += part.unresolvedCreates;
   for (const [k, v] of part.collections) into.collections.set(k, v);
   for (const k of part.kept) into.kept.push(k);
+  for (const f of part.ignoredFields) into.ignoredFields.push(f);
 };
 
 /** The parts of an org's planning context that depend on the config and options only. */

@@ -182,6 +182,17 @@ export interface Plan {
    * there are some (errors first).
    */
   readonly policy_violations?: readonly PolicyViolation[];
+  /**
+   * Fields that differ but `ignore_fields` leaves alone (issue 41), by address and field
+   * path (never a value); present only when there are some. Drift counts them.
+   */
+  readonly ignored_fields?: readonly IgnoredField[];
+}
+
+/** A field of an existing item that differs and that `ignore_fields` leaves alone. */
+export interface IgnoredField {
+  readonly address: string;
+  readonly path: string;
 }
 
 export interface PlanOptions {
