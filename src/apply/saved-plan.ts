@@ -16,7 +16,14 @@ import { selectTargets, summarise } from "../plan/finish.js";
 import { maskPlanUrls } from "../plan/mask-urls.js";
 import { globMatcher } from "../plan/plan.js";
 import type { Change, Plan, Summary } from "../plan/types.js";
+import type { DesiredIndex } from "./desired-index.js";
 import { writePrivateFile } from "./private-file.js";
+import {
+  brokenBindings,
+  newBindingSalt,
+  type SendBindings,
+  sendBindings,
+} from "./send-bindings.js";
 
 export const SAVED_PLAN_FORMAT = 1;
 
@@ -30,6 +37,12 @@ export interface SavedPlanMeta {
   readonly live_fingerprints: Readonly<Record<string, string>>;
   /** The `--force-secrets` globs the plan was made with, so the re-plan uses the same. */
   readonly force_secrets?: readonly string[];
+  /**
+   * Issue 43: a salted full-length SHA-256 of each credential URL the plan sends
+   * (src/apply/send-bindings.ts), so apply sends only the URLs the reviewed plan was made
+   * with. Absent only in files written before it (then apply refuses a plan that sends one).
+   */
+  readonly send_bindings?: SendBindings;
 }
 
 export interface SavedPlan extends SavedPlanMeta {
@@ -84,15 +97,22 @@ export const savedPlanMeta = (input: {
   readonly configDigest: string;
   readonly live: LiveState;
   readonly forceSecrets?: readonly string[];
-}): SavedPlanMeta => ({
-  waybill_version: input.version,
-  base_url: input.baseUrl,
-  config_digest: input.configDigest,
-  live_fingerprints: liveFingerprints(input.live),
-  ...(input.forceSecrets && input.forceSecrets.length > 0
-    ? { force_secrets: input.forceSecrets }
-    : {}),
-});
+  /** The plan to save and the config it was made from: what its calls send is bound. */
+  readonly plan: Plan;
+  readonly desired: DesiredIndex;
+}): SavedPlanMeta => {
+  const salt = newBindingSalt();
+  return {
+    waybill_version: input.version,
+    base_url: input.baseUrl,
+    config_digest: input.configDigest,
+    live_fingerprints: liveFingerprints(input.live),
+    ...(input.forceSecrets && input.forceSecrets.length > 0
+      ? { force_secrets: input.forceSecrets }
+      : {}),
+    send_bindings: { salt, values: sendBindings(input.plan, input.desired, salt) },
+  };
+};
 
 /**
  * Write the saved plan, mode 0600, atomically (a temp file with that mode, renamed over the
@@ -120,6 +140,7 @@ export const writeSavedPlan = async (
     ...(meta.force_secrets && meta.force_secrets.length > 0
       ? { force_secrets: meta.force_secrets }
       : {}),
+    ...(meta.send_bindings !== undefined ? { send_bindings: meta.send_bindings } : {}),
     plan,
   };
   // JSON escapes C0 controls but writes DEL and C1 ones (U+009B: a CSI to some terminals)
@@ -313,18 +334,57 @@ export const checkSavedPlan = (saved: SavedPlan): void => {
   );
 };
 
+const isBindings = (b: unknown): b is SendBindings => {
+  if (b === null || typeof b !== "object") return false;
+  const { salt, values } = b as Partial<SendBindings>;
+  return (
+    typeof salt === "string" &&
+    /^[0-9a-f]{32}$/.test(salt) &&
+    values !== null &&
+    typeof values === "object" &&
+    Object.values(values).every((h) => typeof h === "string")
+  );
+};
+
+/**
+ * Issue 43: refuse (exit 3) a saved plan whose calls would send a credential URL other than
+ * the one it was made with (the config's URL changed since, even to one with the same
+ * masked form). The message names the address and field, never a value or a hash.
+ * Decision: a saved plan without bindings (written before them, or with them cut out) is
+ * refused the same way when its re-plan sends a credential URL: nothing says which URL its
+ * reviewers saw.
+ */
+export const checkBindings = (saved: SavedPlan, fresh: Plan, desired: DesiredIndex): void => {
+  const b: unknown = saved.send_bindings;
+  const bindings: SendBindings = isBindings(b) ? b : { salt: "0".repeat(32), values: {} };
+  const broken = brokenBindings(bindings, fresh, desired);
+  if (broken.length === 0) return;
+  const what = broken.map((k) => {
+    const [, address, field] = k.split("|");
+    return `  ~ ${address ?? k}: the ${field ?? "url"} the config now holds is not the one the plan was made with`;
+  });
+  throw new StalePlanError(
+    `the saved plan is stale: ${broken.length === 1 ? "a credential URL" : `${broken.length} credential URLs`} it would send changed in the config since it was saved (a URL is compared in full, not by its masked form); run \`waybill plan --out\` again and review it\n${what.join("\n")}`,
+  );
+};
+
 /**
  * Throw StalePlanError (exit 3) when the fresh plan's changes differ from the saved ones,
- * after refusing (exit 1) a saved plan that disagrees with itself (`checkSavedPlan`).
+ * after refusing (exit 1) a saved plan that disagrees with itself (`checkSavedPlan`); then
+ * (issue 43) when a credential URL it sends is not the one the saved plan bound.
  */
 export const checkStale = (
   saved: SavedPlan,
   fresh: Plan,
   fingerprints: Record<string, string>,
+  desired: DesiredIndex,
 ): void => {
   checkSavedPlan(saved);
   const diff = diffChanges(saved.plan, fresh);
-  if (diff.length === 0) return;
+  if (diff.length === 0) {
+    checkBindings(saved, fresh, desired);
+    return;
+  }
   const live = diffFingerprints(saved.live_fingerprints ?? {}, fingerprints);
   const liveText =
     live.length === 0

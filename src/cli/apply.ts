@@ -490,7 +490,7 @@ const refuseUnresolved = (plan: Plan): void => {
 
 /** The first plan, without the lock: read, checks, show, guards, approval. */
 const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
-  const { saved, io, baseUrl } = ctx;
+  const { saved, io, baseUrl, desired } = ctx;
   const read = await readPlan(ctx, "Reading live state");
   const live = read.live;
   refuseUnresolved(read.plan);
@@ -505,7 +505,7 @@ const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
       );
     }
     checkTarget(saved, baseUrl, plan);
-    checkStale(saved, plan, liveFingerprints(live));
+    checkStale(saved, plan, liveFingerprints(live), indexDesired(desired));
   }
   const shown = await showAndGuard(ctx, plan);
   if (shown !== undefined) return { exit: shown };
@@ -526,14 +526,14 @@ const replanUnderLock = async (
   first: Plan,
   asked: boolean,
 ): Promise<Checked> => {
-  const { saved, io } = ctx;
+  const { saved, io, desired } = ctx;
   const read = await readPlan(ctx, "Reading live state under the lock");
   const live = read.live;
   refuseUnresolved(read.plan);
   if (diffChanges(first, read.plan).length === 0) return { plan: first, asked };
   const plan = await withPlanPolicies(read.plan, ctx.desired, live, io, ctx.flags);
   if (saved) {
-    checkStale(saved, plan, liveFingerprints(live));
+    checkStale(saved, plan, liveFingerprints(live), indexDesired(desired));
     return { plan, asked };
   }
   io.stderr.write(

@@ -3,6 +3,7 @@
  * apply would change. The plan holds a read-only client, so it cannot write by construction
  * (design.md §2). The plan goes to stdout, progress to stderr.
  */
+import { indexDesired } from "../apply/desired-index.js";
 import { savedPlanMeta, writeSavedPlan } from "../apply/saved-plan.js";
 import { configDigest } from "../config/digest.js";
 import { UsageError } from "../core/errors.js";
@@ -173,6 +174,8 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
         configDigest: configDigest(desired),
         live,
         forceSecrets,
+        plan,
+        desired: indexDesired(desired),
       }),
     );
     io.stderr.write(`Saved the plan to ${flags.out}\n`);

@@ -7,6 +7,7 @@ import { readFile, stat } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
+import { indexDesired } from "../../src/apply/desired-index.js";
 import { savedPlanMeta, writeSavedPlan } from "../../src/apply/saved-plan.js";
 import { configDigest } from "../../src/config/digest.js";
 import { loadConfigOrThrow } from "../../src/config/index.js";
@@ -91,7 +92,14 @@ describe("waybill apply: approval, guards, saved plans", () => {
       await writeSavedPlan(
         out,
         plan,
-        savedPlanMeta({ version: "test", baseUrl, configDigest: configDigest(desired), live }),
+        savedPlanMeta({
+          version: "test",
+          baseUrl,
+          configDigest: configDigest(desired),
+          live,
+          plan,
+          desired: indexDesired(desired),
+        }),
       );
       return plan;
     } finally {

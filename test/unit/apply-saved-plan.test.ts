@@ -5,6 +5,7 @@
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { indexDesired } from "../../src/apply/desired-index.js";
 import {
   checkStale,
   checkTarget,
@@ -69,6 +70,8 @@ describe("saved plans", () => {
       baseUrl: "https://svc",
       configDigest: configDigest(config),
       live: state,
+      plan,
+      desired: indexDesired(config),
     });
     await writeSavedPlan(file, plan, meta);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -98,6 +101,8 @@ describe("saved plans", () => {
       baseUrl: "https://svc",
       configDigest: configDigest(config),
       live: before,
+      plan,
+      desired: indexDesired(config),
     });
     const file = tmp.path("stale.json");
     await writeSavedPlan(file, plan, meta);
@@ -105,7 +110,12 @@ describe("saved plans", () => {
 
     const same = planChanges(config, liveState("https://old.example.com"));
     expect(() =>
-      checkStale(saved, same, liveFingerprints(liveState("https://old.example.com"))),
+      checkStale(
+        saved,
+        same,
+        liveFingerprints(liveState("https://old.example.com")),
+        indexDesired(config),
+      ),
     ).not.toThrow();
 
     const movedLive = liveState("https://edited.example.com");
@@ -113,9 +123,11 @@ describe("saved plans", () => {
     expect(diffChanges(saved.plan, moved)).toEqual([
       `  ~ project["${PROJECT}"].webhook["slack"]: update differs: fields url`,
     ]);
-    expect(() => checkStale(saved, moved, liveFingerprints(movedLive))).toThrow(StalePlanError);
+    expect(() =>
+      checkStale(saved, moved, liveFingerprints(movedLive), indexDesired(config)),
+    ).toThrow(StalePlanError);
     try {
-      checkStale(saved, moved, liveFingerprints(movedLive));
+      checkStale(saved, moved, liveFingerprints(movedLive), indexDesired(config));
     } catch (err) {
       expect((err as Error).message).toMatch(/webhook:wh:slack changed/);
     }
@@ -138,6 +150,8 @@ describe("saved plans", () => {
         baseUrl: "https://svc/",
         configDigest: configDigest(config),
         live: state,
+        plan,
+        desired: indexDesired(config),
       }),
     );
     const saved = await readSavedPlan(file);
@@ -173,6 +187,8 @@ describe("saved plans", () => {
           baseUrl: "https://svc",
           configDigest: configDigest(config),
           live: state,
+          plan,
+          desired: indexDesired(config),
         }),
       ),
     ).rejects.toThrow(/cannot be saved/);
