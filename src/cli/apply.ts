@@ -41,10 +41,13 @@ import {
   type CommonOptions,
   clientReporting,
   collectSecretValues,
+  liveCredentialUrls,
   loadDesired,
   progressReporter,
   resolveCommonOptions,
   resolveConnection,
+  type SecretBook,
+  secretBook,
   secretScrubber,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
@@ -181,7 +184,7 @@ const connectForApply = (
   token: Awaited<ReturnType<typeof resolveConnection>>["token"],
   options: CommonOptions,
   io: CliIO,
-  desired: DesiredConfig,
+  book: SecretBook,
 ): Api =>
   createApiClient({
     baseUrl,
@@ -189,7 +192,7 @@ const connectForApply = (
     maxConcurrentRequests: options.parallelism,
     retry: APPLY_RETRY,
     ...clientReporting(options, io),
-    scrub: secretScrubber(() => collectSecretValues(desired), token),
+    scrub: secretScrubber(book, token),
   });
 
 const ask = (io: CliIO, question: string, signal: AbortSignal): Promise<string> =>
@@ -265,7 +268,10 @@ export const applyCommand = async (
       ? undefined
       : parseDuration(flags.lockTimeout, "--lock-timeout");
   const { baseUrl, token } = await resolveConnection(flags, io);
-  const api = connectForApply(baseUrl, token, options, io, desired);
+  // Issue 43: service errors are scrubbed of the config's values and, once read, the live
+  // state's credential URLs (readPlan adds them).
+  const book = secretBook(() => collectSecretValues(desired));
+  const api = connectForApply(baseUrl, token, options, io, book);
   const controller = new AbortController();
   // Every call in flight listens on this one signal: up to --parallelism of them, more than
   // Node's default of 10 listeners (which would print MaxListenersExceededWarning).
@@ -295,7 +301,7 @@ export const applyCommand = async (
     stoppedBy: () => stoppedBy,
     lockLost: () => locks.some((l) => l.lost.aborted),
   };
-  const ctx: ApplyContext = { flags, io, options, desired, saved, api, baseUrl, control };
+  const ctx: ApplyContext = { flags, io, options, desired, saved, api, book, baseUrl, control };
   try {
     // Issue 29: lock only to write. The plan, its guards and the stale check run without
     // the lock, so an apply that changes nothing, is refused or cannot read writes nothing.
@@ -365,6 +371,7 @@ interface ApplyContext {
   readonly desired: DesiredConfig;
   readonly saved: SavedPlan | undefined;
   readonly api: Api;
+  readonly book: SecretBook;
   readonly baseUrl: string;
   readonly control: RunControl;
 }
@@ -379,15 +386,17 @@ const readPlan = async (
   ctx: ApplyContext,
   label: string,
 ): Promise<{ plan: Plan; live: Awaited<ReturnType<typeof runPlan>>["live"] }> => {
-  const { saved, options, flags, io, desired, api } = ctx;
+  const { saved, options, flags, io, desired, api, book } = ctx;
   const progress = progressReporter(io, label);
   const targets = saved ? (saved.plan.targets ?? []) : options.targets;
   try {
-    return await runPlan(api.readOnly(), desired, {
+    const read = await runPlan(api.readOnly(), desired, {
       ...(targets.length > 0 ? { targets } : {}),
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
     });
+    book.add(liveCredentialUrls(read.live));
+    return read;
   } finally {
     progress.finish();
   }

@@ -21,7 +21,9 @@ import { UsageError } from "../core/errors.js";
 import { readRegularFile } from "../core/read-regular.js";
 import { resolvedSecretValues, Secret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
+import type { LiveState } from "../model/live.js";
 import { createRedactor } from "../model/redactor.js";
+import { hostIsCredential } from "../model/url-mask.js";
 import { stripControls } from "../render/sanitize.js";
 import { type CliIO, clockOf } from "./io.js";
 
@@ -395,6 +397,66 @@ const credentialUrls = (desired: DesiredConfig): string[] => {
     for (const p of org.projects.values()) {
       for (const w of p.webhooks?.values() ?? []) if (typeof w.url === "string") out.push(w.url);
     }
+    for (const e of org.otel_exporters ?? []) {
+      if (endpointIsCredential(e.endpoint)) out.push(e.endpoint);
+    }
+  }
+  return out;
+};
+
+/**
+ * Issue 43: an exporter endpoint (host:port, spec: POST /otel/exporters) is scrubbed only when
+ * its host is itself the credential; a plain host (`api.honeycomb.io:443`) is what an error
+ * names to say which exporter failed.
+ */
+const endpointIsCredential = (endpoint: string): boolean =>
+  hostIsCredential(endpoint.replace(/:\d+$/, ""));
+
+/**
+ * The values a service's error text is scrubbed of (issue 43 "Redact at the edge"): the
+ * config's secrets and credential URLs, and the live state's credential URLs once a read
+ * has brought them (`add`): an error on a write that quotes the live webhook URL (the one
+ * being replaced) must not print it either. The config's values are collected on first use.
+ */
+export interface SecretBook {
+  /** Add values (the live state's URLs after a read); those already known are ignored. */
+  add(values: Iterable<string>): void;
+  /** Every value so far. */
+  values(): readonly string[];
+  /** The number of values so far: a scrubber built on fewer is built again. */
+  size(): number;
+}
+
+export const secretBook = (initial: () => readonly string[] = () => []): SecretBook => {
+  let base: Set<string> | undefined;
+  const all = (): Set<string> => {
+    base ??= new Set(initial());
+    return base;
+  };
+  return {
+    add: (values) => {
+      const known = all();
+      for (const v of values) known.add(v);
+    },
+    values: () => [...all()],
+    size: () => all().size,
+  };
+};
+
+/**
+ * Issue 43: the credential URLs of the live state (webhook URLs; an exporter endpoint whose
+ * host is itself the credential), for the book of values error texts are scrubbed of.
+ */
+export const liveCredentialUrls = (live: LiveState): string[] => {
+  const out: string[] = [];
+  for (const org of live.orgs) {
+    for (const p of org.projects.values()) {
+      if (p.status !== "found") continue;
+      for (const w of p.webhooks ?? []) if (typeof w.url === "string") out.push(w.url);
+    }
+    for (const e of org.otel_exporters ?? []) {
+      if (endpointIsCredential(e.endpoint)) out.push(e.endpoint);
+    }
   }
   return out;
 };
@@ -406,22 +468,35 @@ const credentialUrls = (desired: DesiredConfig): string[] => {
  * client removes itself: a service that echoes a rejected value in `detail` must not make
  * Waybill print it. One automaton reads each text once, however many secrets there are
  * (issue 22: 20,000 secrets made the old one-pass-per-secret scrubber dominate a plan).
+ * Given a `SecretBook`, the automaton is built again when the book has grown since (the live
+ * state's URLs, added after a read).
  */
 export const secretScrubber = (
-  secrets: readonly string[] | (() => readonly string[]),
+  secrets: readonly string[] | (() => readonly string[]) | SecretBook,
   token?: Secret,
 ): ((text: string) => string) => {
   // Built on the first text scrubbed (issue 33): only a service's error texts and notices
   // are scrubbed, so most runs never need the automaton, and at 20,000 secrets its forms
   // and trie took ~150 ms of CPU before a plan's first request.
   let redact: ((text: string) => string) | undefined;
+  let builtOn = -1;
+  const book = typeof secrets === "object" && "size" in secrets ? secrets : undefined;
   const build = (): ((text: string) => string) => {
-    const values = typeof secrets === "function" ? secrets() : secrets;
+    const values =
+      book !== undefined
+        ? book.values()
+        : typeof secrets === "function"
+          ? secrets()
+          : (secrets as readonly string[]);
     return createRedactor(token?.isResolved === true ? [...values, token.reveal()] : values).redact;
   };
   // Issue 30: a service's text (an error title, a detail) never drives the terminal.
   return (text) => {
-    redact ??= build();
+    const size = book?.size() ?? 0;
+    if (redact === undefined || size !== builtOn) {
+      redact = build();
+      builtOn = size;
+    }
     return stripControls(redact(text));
   };
 };
@@ -432,7 +507,8 @@ export const connect = async (
   options: CommonOptions,
   io: CliIO,
   desired?: DesiredConfig,
-): Promise<Api> => connectWith(await resolveConnection(flags, io), options, io, desired);
+  book?: SecretBook,
+): Promise<Api> => connectWith(await resolveConnection(flags, io), options, io, desired, book);
 
 /**
  * `connect` for a caller that already resolved the connection (it needs the base URL too):
@@ -443,13 +519,14 @@ export const connectWith = (
   options: CommonOptions,
   io: CliIO,
   desired?: DesiredConfig,
+  book: SecretBook = secretBook(() => (desired ? collectSecretValues(desired) : [])),
 ): Api =>
   createApiClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
     maxConcurrentRequests: options.parallelism,
     ...clientReporting(options, io),
-    scrub: secretScrubber(() => (desired ? collectSecretValues(desired) : []), connection.token),
+    scrub: secretScrubber(book, connection.token),
   });
 
 // ---------------------------------------------------------------------------------------

@@ -23,11 +23,14 @@ import {
   addCommonOptions,
   addShowUrlsOption,
   type CommonOptionFlags,
+  collectSecretValues,
   connect,
+  liveCredentialUrls,
   loadDesired,
   OUTPUT_FORMATS,
   progressReporter,
   resolveCommonOptions,
+  secretBook,
 } from "./common-options.js";
 import {
   type Baseline,
@@ -115,7 +118,8 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
     flags.baseline === undefined ? undefined : readBaseline(flags.baseline);
   const desired = await loadDesired(options, io, true);
   if (!desired) return EXIT.error;
-  const api = (await connect(common, options, io, desired)).readOnly();
+  const book = secretBook(() => collectSecretValues(desired));
+  const api = (await connect(common, options, io, desired, book)).readOnly();
   const progress = progressReporter(io, "Reading live state");
   let plan: Plan;
   let unmanaged: UnmanagedItem[];
@@ -131,6 +135,8 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
     });
     plan = result.plan;
     violations = liveViolations(desired, result.live, io);
+    // Issue 43: the unmanaged listing's errors are scrubbed of the live URLs read so far.
+    book.add(liveCredentialUrls(result.live));
     // Issue 19: what `keep_unlisted` left alone is unmanaged too, and said why.
     const kept = (result.plan.kept_unlisted ?? []).map(
       (k): UnmanagedItem => ({ address: k.address, resource_type: k.resource_type, why: "kept" }),

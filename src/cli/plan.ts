@@ -19,12 +19,15 @@ import {
   addShowUrlsOption,
   type CommonOptionFlags,
   type CommonOptions,
+  collectSecretValues,
   connectWith,
+  liveCredentialUrls,
   loadDesired,
   OUTPUT_FORMATS,
   progressReporter,
   resolveCommonOptions,
   resolveConnection,
+  secretBook,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
@@ -133,7 +136,8 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   const desired = await loadDesired(options, io, !flags.skipSecrets);
   if (!desired) return EXIT.error;
   const connection = await resolveConnection(flags, io);
-  const api = connectWith(connection, options, io, desired);
+  const book = secretBook(() => collectSecretValues(desired));
+  const api = connectWith(connection, options, io, desired, book);
   const forceSecrets = forceSecretsGlobs(flags.forceSecrets);
   const progress = progressReporter(io, "Reading live state");
   let plan: Plan;
@@ -147,6 +151,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
       onProgress: progress.onProgress,
     }));
     progress.finish();
+    book.add(liveCredentialUrls(live));
   } catch (err) {
     progress.abort();
     throw err;

@@ -17,6 +17,8 @@
  * in typed arrays: 20,000 secrets take tens of MB, not a Map per node.
  */
 
+import { isCredentialLabel } from "./url-mask.js";
+
 /**
  * Values shorter than this are left alone: they would mangle ordinary words (`true`, `main`)
  * and are not secret in practice.
@@ -69,11 +71,27 @@ export const partialForms = (value: string): string[] => {
   if (value.length < MIN_SECRET_LENGTH) return [];
   // A URL-valued secret's scheme and host are not secret, and every error that cites a URL
   // shares runs with them (`https://`, `.example.`): only what follows the host takes part.
-  const secret = value.replace(URL_HEAD, "");
-  if (secret.length < PARTIAL_MIN) return [];
-  const forms = new Set<string>([secret, jsonEscape(secret), hexOf(secret)]);
-  const component = tryEncode(encodeURIComponent, secret);
-  if (component !== undefined) forms.add(component);
+  // Issue 43: but a host label that is itself the credential (a request bin's random host
+  // name, src/model/url-mask.ts `isCredentialLabel`) takes part too, on its own.
+  const head = URL_HEAD.exec(value)?.[0];
+  const labels =
+    head === undefined
+      ? []
+      : head
+          .replace(/^[^:]*:\/\//, "")
+          .replace(/^[^@]*@/, "")
+          .replace(/:\d+$/, "")
+          .split(".")
+          .filter(isCredentialLabel);
+  const forms = new Set<string>();
+  for (const secret of [value.replace(URL_HEAD, ""), ...labels]) {
+    if (secret.length < PARTIAL_MIN) continue;
+    forms.add(secret);
+    forms.add(jsonEscape(secret));
+    forms.add(hexOf(secret));
+    const component = tryEncode(encodeURIComponent, secret);
+    if (component !== undefined) forms.add(component);
+  }
   return [...forms].map(asciiLower).filter((f) => f.length >= PARTIAL_MIN);
 };
 

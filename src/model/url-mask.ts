@@ -11,6 +11,11 @@
  * hash confirm nothing about a URL whose path holds a random token. A text that is not an
  * absolute URL is masked whole (`(masked url)`).
  *
+ * Issue 43: a host name can be the credential itself (a request bin's
+ * `https://eo9x2k7q4m1n8b3v6c5z.m.pipedream.net/`: whoever knows the host posts to it). A host
+ * label of 16 or more random-looking characters (`isCredentialLabel`) is shown as `…`:
+ * `https://….m.pipedream.net/…(3f9a)`; the rest of the host still says where deliveries go.
+ *
  * Decision: an OTLP exporter's `endpoint` is not masked: the spec (api-v2-v1.md "OTLP
  * exporter", POST /otel/exporters) makes it "host and port only, no scheme" — there is no
  * path or query to hold a credential, it is the exporter's identity in its address, and its
@@ -27,6 +32,41 @@ export const MASKED_URL = "(masked url)";
 export const isMaskedUrl = (text: string): boolean =>
   text === MASKED_URL || /^[a-z][a-z0-9+.-]*:\/\/[^/\s]*\/…\([0-9a-f]{4}\)$/.test(text);
 
+/**
+ * Decision (issue 43, "a host label of 16+ random-looking characters"): a label is the
+ * credential when, without its hyphens, it has 16 characters or more and some hyphen-separated
+ * part of it does not read like a word: a word is letters with at most two digits after them
+ * (`west1`, `v2`), at least a quarter of its letters vowels and no five consonants in a row,
+ * or a number of at most four digits (`eu-west-1`, `prod-2024`). Random tokens (`eo9x2k7q…`,
+ * a UUID's parts, hex) fail that at once; `acme-production-notifications` reads as words.
+ * Where the rule errs it hides a host a reviewer could have read, never a credential.
+ */
+export const isCredentialLabel = (label: string): boolean => {
+  const lower = label.toLowerCase();
+  if (lower.replaceAll("-", "").length < 16) return false;
+  return lower.split("-").some((part) => part !== "" && !readsLikeWord(part));
+};
+
+const readsLikeWord = (part: string): boolean => {
+  if (/^[0-9]{1,4}$/.test(part)) return true;
+  const m = /^([a-z]+)[0-9]{0,2}$/.exec(part);
+  if (m === null) return false;
+  const letters = m[1] ?? "";
+  const vowels = letters.replace(/[^aeiouy]/g, "").length;
+  return vowels * 4 >= letters.length && !/[^aeiouy]{5}/.test(letters);
+};
+
+/** The host with every credential label (`isCredentialLabel`) shown as `…`. */
+export const maskHost = (host: string): string =>
+  host
+    .split(".")
+    .map((label) => (isCredentialLabel(label) ? "…" : label))
+    .join(".");
+
+/** Whether any label of the URL's host is a credential (`isCredentialLabel`). */
+export const hostIsCredential = (host: string): boolean =>
+  host.split(".").some((label) => isCredentialLabel(label));
+
 /** `https://hooks.slack.com/services/T0/B0/xyz` → `https://hooks.slack.com/…(3f9a)`. */
 export const maskUrl = (url: string): string => {
   // A value already hidden (`(sensitive)`: a URL the config takes from `${env:…}`) stays so.
@@ -41,7 +81,7 @@ export const maskUrl = (url: string): string => {
   // `host` holds the port when there is one; `username:password@` is left out.
   const host = parsed.host;
   if (host === "") return MASKED_URL;
-  return `${parsed.protocol}//${host}/…(${fp})`;
+  return `${parsed.protocol}//${maskHost(host)}/…(${fp})`;
 };
 
 /**

@@ -114,4 +114,77 @@ describe("credential URLs leave by no path", () => {
     expect(applied.code, applied.stderr).toBe(3);
     expect(await webhookUrls()).toEqual([LIVE_URL]);
   });
+
+  it("a service error quoting the live webhook URL, whole or in part, is printed redacted", async () => {
+    const quote = (text: string) => ({
+      error: { type: "invalid_request", title: "Bad request", detail: text },
+    });
+    await suite.emulator.script([
+      {
+        method: "POST",
+        path: "/api/v3/webhooks/*/update",
+        status: 400,
+        json: quote(
+          `the webhook ${LIVE_URL} cannot be changed; its token ...${LIVE_URL.slice(-14)} is in use`,
+        ),
+        times: 5,
+      },
+    ]);
+    const applied = await runInProcess(
+      ["apply", "-c", suite.files.config, "--auto-approve"],
+      env(),
+      {
+        secrets: [LIVE_URL, "LiveTok3nQ8wZ1xY7vU5", LIVE_URL.slice(-14)],
+      },
+    );
+    expect(applied.code, applied.stderr).toBe(1);
+    const out = `${applied.stdout}${applied.stderr}`;
+    expect(out).toContain("cannot be changed");
+    expect(out).not.toContain("T0LIVE");
+    expect(out).not.toContain(LIVE_URL.slice(-14));
+  });
+});
+
+describe("a URL whose host name is the credential", () => {
+  const binSeed = (): Seed => ({
+    orgs: [
+      {
+        slug: ORG,
+        projects: [
+          {
+            slug: PROJECT,
+            webhooks: [{ name: "bin", url: BIN_URL, events: ["workflow-completed"] }],
+          },
+        ],
+      },
+    ],
+  });
+  const suite = useEmulatorSuite(binSeed, {
+    emptied: {
+      name: "waybill.yaml",
+      content: `org: ${ORG}\nprojects:\n  ${PROJECT}:\n    webhooks: {}\n`,
+    },
+  });
+  const env = () => ({
+    SERVICE_BASE_URL: suite.emulator.url,
+    SERVICE_TOKEN: suite.emulator.token,
+  });
+
+  it("is shown with its random host label masked in every rendering, drift and a saved plan", async () => {
+    const label = "eo9x2k7q4m1n8b3v6c5z";
+    const file = suite.tmp.path("bin-plan.json");
+    for (const args of [
+      ["plan", "--format", "text"],
+      ["plan", "--format", "markdown"],
+      ["plan", "--format", "json", "--out", file],
+      ["drift", "--format", "markdown"],
+    ]) {
+      const r = await runInProcess([...args, "-c", suite.files.emptied], env(), {
+        secrets: [label],
+      });
+      expect(r.code, r.stderr).toBeLessThan(3);
+      if (args[0] === "plan") expect(r.stdout).toContain("https://….m.pipedream.net/…(");
+    }
+    expect(await readFile(file, "utf8")).not.toContain(label);
+  });
 });

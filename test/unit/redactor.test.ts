@@ -209,6 +209,16 @@ describe("parts of a secret echoed (issue 30)", () => {
     );
     expect(url.redact("bad: hook/Tok3nTok3n")).toContain(R);
   });
+
+  it("masks a part of a URL's host when the host is itself the credential (issue 43)", () => {
+    const bin = createRedactor(["https://eo9x2k7q4m1n8b3v6c5z.m.pipedream.net/"]);
+    expect(bin.redact("endpoint eo9x2k7q4m1n8b3v unreachable")).toContain(R);
+    expect(bin.redact("endpoint eo9x2k7q4m1n8b3v unreachable")).not.toContain("eo9x2k7q");
+    // The scheme and the readable rest of the host stay.
+    expect(bin.redact("GET https://api.pipedream.net/x failed")).toBe(
+      "GET https://api.pipedream.net/x failed",
+    );
+  });
 });
 
 describe("complexity (issue 22 item 2)", () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { buildBody } from "../../src/apply/body.js";
 import { indexDesired } from "../../src/apply/desired-index.js";
-import { maskUrl } from "../../src/model/url-mask.js";
+import { isCredentialLabel, maskUrl } from "../../src/model/url-mask.js";
 import { planChanges } from "../../src/plan/plan.js";
 import type { PlanOptions } from "../../src/plan/types.js";
 import { renderJson, renderMarkdown, renderText } from "../../src/render/index.js";
@@ -55,6 +55,33 @@ describe("maskUrl", () => {
     // Idempotent; two paths on one host differ.
     expect(maskUrl(maskUrl(SLACK))).toBe(maskUrl(SLACK));
     expect(maskUrl(`${SLACK}Z`)).not.toBe(maskUrl(SLACK));
+  });
+
+  it("masks a host label that is itself the credential (16+ random-looking characters), keeps readable ones", () => {
+    const bin = "https://eo9x2k7q4m1n8b3v6c5z.m.pipedream.net/";
+    expect(maskUrl(bin)).toMatch(/^https:\/\/…\.m\.pipedream\.net\/…\([0-9a-f]{4}\)$/);
+    expect(maskUrl(maskUrl(bin))).toBe(maskUrl(bin));
+    for (const label of [
+      "eo9x2k7q4m1n8b3v6c5z",
+      "1234abcd-0000-1111-2222-333344445555",
+      "0123456789abcdef",
+      "qwxzkjhgfdsapoiu",
+      "Xk3mQ9pL2vB7nR4t",
+    ]) {
+      expect(isCredentialLabel(label), label).toBe(true);
+    }
+    for (const label of [
+      "hooks",
+      "acme-production-notifications",
+      "productionwebhooks",
+      "prod-eu-west-1-alerts",
+      "eo9x2k7q4m1n8b3",
+    ]) {
+      expect(isCredentialLabel(label), label).toBe(false);
+    }
+    expect(maskUrl("https://alerts.acme-production-notifications.com/x")).toMatch(
+      /^https:\/\/alerts\.acme-production-notifications\.com\/…/,
+    );
   });
 });
 
