@@ -16,11 +16,11 @@
  * Decision: secret values (env values, signing secrets, header values) are not bound: a
  * credential URL carries a random token (its path, or its host), so a salted SHA-256 of it
  * gives nothing away, but a secret may be a short password, and a fast hash of one in a
- * file CI jobs pass around as an artifact can be guessed offline (design.md §1 "A saved plan
- * holds no secret"). Their origin (`${env:NAME}`, `${file:PATH}`) is in the config digest.
+ * file CI jobs pass around as an artifact can be guessed offline (a saved plan holds no
+ * secret: design.md §1 "Plans"). Their origin (`${env:NAME}`, `${file:PATH}`) is in the config digest.
  *
  * `sendBindings` is a pure function of the plan, the config and the salt, so the plan digest
- * (design.md §5 "Scoped plans and the reviewed plan") can take the same bindings with a salt
+ * (issue 44, "the reviewed plan is the applied plan") can take the same bindings with a salt
  * of its own.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -30,7 +30,7 @@ import type { DesiredIndex, DesiredItem } from "./desired-index.js";
 
 /**
  * The fields of each resource type that hold a credential-bearing URL apply sends: a
- * webhook's `url` (spec: api-v2-v1.md Webhooks; a Slack or Teams URL is a password), and an
+ * webhook's `url` (spec: api-v2-v1.md "Endpoints (V2)"; a Slack or Teams URL is a password), and an
  * OTLP exporter's `endpoint` (host and port: its host may be the credential, as a request
  * bin's random host name is).
  */
