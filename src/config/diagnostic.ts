@@ -76,6 +76,7 @@ const OWN_CODES = [
   // secret references
   "env_missing",
   "secret_file_unreadable",
+  "secret_file_outside",
   "invalid_reference",
   "reference_not_allowed",
 ] as const;

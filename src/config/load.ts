@@ -180,6 +180,50 @@ const listFiles = (
   return { ok: true, files };
 };
 
+/** Whether `path` is `root` or inside it (both absolute, symlinks resolved). */
+const isInside = (root: string, path: string): boolean => {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+};
+
+/**
+ * Issue 43: the path a `${file:}` target of the YAML file `from` may be read at, or why it
+ * may not: an absolute path, a path whose `..` leads out of the config folder `root`
+ * (checked before anything is read, so the refusal says nothing of what is there), or a
+ * symlink (the target itself or a folder on the way) that leads out of it. Decision: the
+ * refusal is a diagnostic of its own (`secret_file_outside`) that names the fix, and the
+ * file found is read by its resolved path, the one that was checked.
+ */
+const confineSecretFile = (
+  target: string,
+  from: string,
+  root: string,
+):
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly code: "secret_file_outside"; readonly reason: string } => {
+  const fix = "write the path relative to the YAML file, to a file inside the config folder";
+  if (isAbsolute(target)) {
+    return { ok: false, code: "secret_file_outside", reason: `it is an absolute path; ${fix}` };
+  }
+  const lexical = resolve(realpathOrSelf(dirname(from)), target);
+  if (!isInside(root, lexical)) {
+    return {
+      ok: false,
+      code: "secret_file_outside",
+      reason: `it leads out of the config folder; ${fix}`,
+    };
+  }
+  const real = realpathOrSelf(lexical);
+  if (!isInside(root, real)) {
+    return {
+      ok: false,
+      code: "secret_file_outside",
+      reason: `a symlink on the way leads out of the config folder; ${fix}`,
+    };
+  }
+  return { ok: true, path: real };
+};
+
 const realpathOrSelf = (path: string): string => {
   try {
     return realpathSync(path);
@@ -282,27 +326,44 @@ export const loadConfig = async (
   const files: string[] = [];
   const seen = new Set<string>();
   const listing: ConfigDiagnostic[] = [];
+  // Issue 43: each file's config folder (the `-c` folder, or a `-c` file's own folder),
+  // symlinks resolved: what its `${file:}` references are confined to.
+  const rootOf = new Map<string, string>();
   for (const p of typeof path === "string" ? [path] : path) {
     const listed = listFiles(p);
     if (!listed.ok) {
       for (const d of listed.diagnostics) listing.push(d);
       continue;
     }
+    const root = realpathOrSelf(
+      listed.files.length === 1 && listed.files[0] === p ? dirname(p) : p,
+    );
     for (const f of listed.files) {
       const real = realpathOrSelf(f);
       if (seen.has(real)) continue;
       seen.add(real);
       files.push(f);
+      rootOf.set(f, root);
     }
   }
   if (listing.length > 0) return { ok: false, diagnostics: listing };
 
   const schemaCheck = createSchemaCheck(readConfigSchema());
   const readSecretFile = (target: string, from: string): FileRead => {
+    // Issue 43, design.md §5 "Secrets and files": a `${file:}` target is relative to the YAML
+    // file and confined to its config folder, symlinks resolved, like the config files
+    // themselves: a merged pull request must not send the runner's files (`/etc/…`,
+    // `../../.ssh/…`) to the service as secret values.
+    const confined = confineSecretFile(
+      target,
+      from,
+      rootOf.get(from) ?? realpathOrSelf(dirname(from)),
+    );
+    if (!confined.ok) return confined;
     // Decision: a `${file:}` target is decoded as UTF-8 and used byte for byte (no
     // trimming, the BOM aside); binary or non-UTF-8 content is refused, since the API
     // takes JSON strings. The same size bound as config files applies.
-    const r = readText(resolve(dirname(from), target), maxBytes);
+    const r = readText(confined.path, maxBytes);
     return r.ok ? r : { ok: false, reason: r.reason };
   };
 

@@ -223,7 +223,12 @@ const fieldAt = (steps: readonly PatternStep[]): SecretField | undefined => {
 
 export type FileRead =
   | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** Issue 43: a target outside the config folder is refused with a code of its own. */
+      readonly code?: "secret_file_outside";
+    };
 
 export interface ReferenceSources {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -313,8 +318,10 @@ export const resolveReferences = (
           failed = true;
           report(
             path,
-            "secret_file_unreadable",
-            `cannot read ${part.path} (referenced as \${file:${part.path}}): ${r.reason}`,
+            r.code ?? "secret_file_unreadable",
+            r.code === "secret_file_outside"
+              ? `\${file:${part.path}} is not read: ${r.reason}`
+              : `cannot read ${part.path} (referenced as \${file:${part.path}}): ${r.reason}`,
           );
         } else out += r.text;
       }

@@ -73,6 +73,7 @@ describe("invalid config corpus", () => {
       "empty_file",
       "env_missing",
       "secret_file_unreadable",
+      "secret_file_outside",
       "checkout_required",
       "webhook_secret_required",
       "empty_env_value",
