@@ -14,6 +14,7 @@ import {
   type RetryNotice,
 } from "../api/client.js";
 import type { Api, RequestLogEntry } from "../api/types.js";
+import { outsideAllowedOrgs } from "../config/allowed-orgs.js";
 import { ignoreFieldWarnings } from "../config/ignore-glob.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
@@ -369,6 +370,15 @@ export const loadDesired = async (
       loaded.config.orgs.map((o) => o.slug),
       allowed,
     );
+    // Issue 43: the allowed orgs bound every lookup, not only the config's `org:`.
+    const outside = allowed === undefined ? [] : outsideAllowedOrgs(loaded.config, allowed);
+    if (outside.length > 0) {
+      for (const d of outside) io.stderr.write(`${formatDiagnostic(d)}\n`);
+      io.stderr.write(
+        `Error: the config refers to ${outside.length === 1 ? "a project" : `${outside.length} projects`} outside the allowed orgs; no API call was made\n`,
+      );
+      return undefined;
+    }
     return loaded.config;
   }
   for (const d of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);

@@ -71,6 +71,8 @@ const OWN_CODES = [
   "groups_not_standalone",
   // references the service does not know (found at plan time, src/run/unknown-projects.ts)
   "unknown_project",
+  // issue 43: a project of an org outside --allowed-orgs
+  "org_not_allowed",
   // a restriction's group name the org does not have (src/kinds/references.ts)
   "unknown_group",
   // secret references
