@@ -366,6 +366,8 @@ export const loadDesired = async (
       ...ignoreFieldWarnings(loaded.config),
     ])
       io.stderr.write(`Warning: ${w}\n`);
+    // Issue 43: a secret written in clear, said once per place (validate --strict refuses it).
+    for (const w of loaded.warnings) io.stderr.write(`Warning: ${formatDiagnostic(w)}\n`);
     checkAllowedOrgs(
       loaded.config.orgs.map((o) => o.slug),
       allowed,

@@ -5,6 +5,7 @@ import {
   DEFAULT_CONFIG_PATH,
   formatDiagnostic,
   formatSummary,
+  type LoadResult,
   loadConfig,
   summarizeConfig,
 } from "../config/index.js";
@@ -41,17 +42,22 @@ const configViolations = (config: DesiredConfig, io: CliIO): PolicyViolation[] =
  * (actions/toolkit `command.ts`): `%`, CR and LF in the message; also `:` and `,` in
  * property values, which would otherwise end the property.
  */
-export const githubAnnotation = (d: ConfigDiagnostic): string => {
+export const githubAnnotation = (
+  d: ConfigDiagnostic,
+  level: "error" | "warning" = "error",
+): string => {
   const data = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
   const prop = (s: string) => data(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
   const title = d.path === "" ? "waybill validate" : `waybill validate: ${d.path}`;
-  return `::error file=${prop(d.file)},line=${d.line},col=${d.col},title=${prop(title)}::${data(d.message)}`;
+  return `::${level} file=${prop(d.file)},line=${d.line},col=${d.col},title=${prop(title)}::${data(d.message)}`;
 };
 
 interface ValidateFlags {
   readonly config: string | string[];
   readonly format: "text" | "json" | "github";
   readonly skipSecrets?: boolean;
+  /** Issue 43: warnings (a secret written in clear) are errors. */
+  readonly strict?: boolean;
 }
 
 /**
@@ -87,6 +93,10 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
       "--skip-secrets",
       "do not resolve secret references (env:, file:); for pull requests from forks",
     )
+    .option(
+      "--strict",
+      "treat warnings as errors: a secret written in clear (a literal signing_secret, webhook trigger secret or exporter header value, an env value shaped like a known token) fails validation",
+    )
     .addHelpText(
       "after",
       [
@@ -98,16 +108,24 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
         "  # A folder of *.yaml files, problems as GitHub annotations on the pull request's lines",
         "  $ waybill validate -c config/ --format github",
         "",
-        "Exit codes: 0 valid, 1 invalid (every problem is listed, not only the first), or a",
-        "policy rule (on: config) of level error violated.",
+        "Exit codes: 0 valid, 1 invalid (every problem is listed, not only the first; with",
+        "--strict, warnings too: a secret written in clear), or a policy rule (on: config) of",
+        "level error violated.",
         "",
       ].join("\n"),
     )
     .action(async (flags: ValidateFlags) => {
-      const result = await loadConfig(flags.config, {
+      const loaded = await loadConfig(flags.config, {
         env: io.env,
         resolveSecrets: flags.skipSecrets !== true,
       });
+      // Issue 43, design.md §5 "Secrets and files": `--strict` refuses what is otherwise a
+      // warning (a literal value in a secret-only field). Warnings never hold the value.
+      const result: LoadResult =
+        loaded.ok && flags.strict === true && loaded.warnings.length > 0
+          ? { ok: false, diagnostics: loaded.warnings }
+          : loaded;
+      const warnings = result.ok ? result.warnings : [];
       const violations = result.ok ? configViolations(result.config, io) : [];
       const failed = violations.some((v) => v.level === "error");
       if (flags.format === "json") {
@@ -118,6 +136,7 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
               files: result.config.files,
               summary: summarizeConfig(result.config),
               diagnostics: [],
+              warnings,
               ...(violations.length > 0 ? { policy_violations: violations } : {}),
             }
           : { format_version: 1, valid: false, diagnostics: result.diagnostics };
@@ -125,6 +144,7 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
       } else if (flags.format === "github") {
         // Decision: annotations go to stdout, where the runner reads workflow commands; the
         // summary too, so one stream tells the whole story in the job log.
+        for (const w of warnings) io.stdout.write(`${githubAnnotation(w, "warning")}\n`);
         for (const v of violations) io.stdout.write(`${violationAnnotation(v)}\n`);
         if (result.ok && !failed)
           io.stdout.write(`OK: ${formatSummary(summarizeConfig(result.config))}\n`);
@@ -136,6 +156,7 @@ export const registerValidate: RegisterCommand = (program, io, setExit) => {
           ...ignoreFieldWarnings(result.config),
         ])
           io.stderr.write(`Warning: ${w}\n`);
+        for (const w of warnings) io.stderr.write(`Warning: ${formatDiagnostic(w)}\n`);
         for (const v of violations) io.stderr.write(`${violationLine(v)}\n`);
         if (failed) {
           const n = violations.filter((v) => v.level === "error").length;

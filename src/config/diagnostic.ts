@@ -79,6 +79,8 @@ const OWN_CODES = [
   "env_missing",
   "secret_file_unreadable",
   "secret_file_outside",
+  // issue 43: a warning (an error with --strict): a secret written in clear
+  "literal_secret",
   "invalid_reference",
   "reference_not_allowed",
 ] as const;

@@ -41,7 +41,15 @@ export interface LoadOptions {
 }
 
 export type LoadResult =
-  | { readonly ok: true; readonly config: DesiredConfig }
+  | {
+      readonly ok: true;
+      readonly config: DesiredConfig;
+      /**
+       * Issue 43: problems that do not make the config invalid (a secret written in clear,
+       * `literal_secret`): `validate` prints them as warnings, `--strict` as errors.
+       */
+      readonly warnings: readonly ConfigDiagnostic[];
+    }
   | { readonly ok: false; readonly diagnostics: readonly ConfigDiagnostic[] };
 
 const errnoReason = (err: unknown): string => {
@@ -368,6 +376,7 @@ export const loadConfig = async (
   };
 
   const diagnostics: ConfigDiagnostic[] = [];
+  const warnings: ConfigDiagnostic[] = [];
   const built: BuiltFile[] = [];
   // Pass 1: every file parsed, so that templates (issue 19) may live in any of them.
   const parsedFiles: ParsedFile[] = [];
@@ -443,6 +452,7 @@ export const loadConfig = async (
       resolve: options.resolveSecrets ?? true,
     });
     for (const d of refs.diagnostics) fileDiagnostics.push(withOrigin(d, expanded.origins));
+    for (const w of refs.warnings) warnings.push(withOrigin(w, expanded.origins));
     if (fileDiagnostics.length > 0) {
       for (const d of fileDiagnostics) diagnostics.push(d);
       continue;
@@ -455,7 +465,13 @@ export const loadConfig = async (
   for (const d of merged.diagnostics) diagnostics.push(d);
   if (diagnostics.length > 0)
     return { ok: false, diagnostics: sortDiagnostics(diagnostics, files) };
-  return { ok: true, config: merged.config };
+  // One warning per place: a template's literal inherited by many items names each item.
+  const unique = new Map(warnings.map((w) => [`${w.file}:${w.line}:${w.col}:${w.message}`, w]));
+  return {
+    ok: true,
+    config: merged.config,
+    warnings: sortDiagnostics([...unique.values()], files),
+  };
 };
 
 /** `loadConfig` for callers that want an exception: throws ConfigError (code config_invalid). */

@@ -14,6 +14,7 @@ import { ALL_KINDS, kindOf } from "../kinds/registry.js";
 import type { ResourceType } from "../model/address.js";
 import { maskedRenderingIn } from "../model/url-mask.js";
 import type { ConfigDiagnostic, DiagnosticCode } from "./diagnostic.js";
+import { tokenShapeOf } from "./token-shapes.js";
 import {
   type DocPath,
   dottedPath,
@@ -221,6 +222,34 @@ const fieldAt = (steps: readonly PatternStep[]): SecretField | undefined => {
   return best?.field;
 };
 
+/** What a secret-only field is, for the literal-secret warning. */
+const SECRET_ONLY: Readonly<Partial<Record<SecretField, string>>> = {
+  signing_secret: "a webhook's signing_secret",
+  webhook_secret: "a webhook trigger's secret",
+  header: "an exporter header value",
+};
+
+/**
+ * Issue 43 "Literal secrets" (design.md §5 "Secrets and files"): the warning for a value
+ * written in clear where only a secret belongs, or undefined. A secret-only field (a signing
+ * secret, a webhook trigger's secret, an exporter header value) warns whatever its value; an
+ * env value only when it has the shape of a well-known credential (src/config/token-shapes.ts):
+ * env values are often plain settings (`AWS_REGION: eu-west-1`). Decision: a webhook `url`
+ * does not warn (the config may write it in clear, design.md §1), and the message never holds
+ * the value, not even a part of it.
+ */
+export const literalSecretWarning = (field: SecretField, value: string): string | undefined => {
+  const fix =
+    "anyone who can read the repository can read it; write ${env:NAME} (or ${file:PATH}) and keep the value in your CI's secrets";
+  const only = SECRET_ONLY[field];
+  if (only !== undefined) return `${only} is written in clear: ${fix}`;
+  if (field !== "env") return undefined;
+  const shape = tokenShapeOf(value);
+  return shape === undefined
+    ? undefined
+    : `this env value looks like ${shape}, written in clear: ${fix}`;
+};
+
 export type FileRead =
   | { readonly ok: true; readonly text: string }
   | {
@@ -254,12 +283,23 @@ export const resolveReferences = (
   value: unknown,
   positions: PositionIndex,
   sources: ReferenceSources,
-): { readonly values: ResolvedValues; readonly diagnostics: ConfigDiagnostic[] } => {
+): {
+  readonly values: ResolvedValues;
+  readonly diagnostics: ConfigDiagnostic[];
+  /** Issue 43: literal secrets (`literalSecretWarning`), never holding the value. */
+  readonly warnings: ConfigDiagnostic[];
+} => {
   const values = new Map<string, MaybeSecret>();
   const diagnostics: ConfigDiagnostic[] = [];
-  const report = (path: DocPath, code: DiagnosticCode, message: string): void => {
+  const warnings: ConfigDiagnostic[] = [];
+  const report = (
+    path: DocPath,
+    code: DiagnosticCode,
+    message: string,
+    into: ConfigDiagnostic[] = diagnostics,
+  ): void => {
     const pos = locate(positions, path, "value");
-    diagnostics.push({ file, ...pos, path: dottedPath(path), code, message });
+    into.push({ file, ...pos, path: dottedPath(path), code, message });
   };
 
   const resolveString = (path: DocPath, s: string, field: SecretField): void => {
@@ -284,6 +324,8 @@ export const resolveReferences = (
     if (refs.length === 0) {
       // A literal: env values and secrets are sensitive anyway; a literal URL is not.
       values.set(pathKey(path), field === "url" ? plain : new Secret(plain, "literal"));
+      const warning = literalSecretWarning(field, plain);
+      if (warning !== undefined) report(path, "literal_secret", warning, warnings);
       return;
     }
     const only = parsed.parts.length === 1 ? parsed.parts[0] : undefined;
@@ -378,5 +420,5 @@ export const resolveReferences = (
     }
   };
   walk(value, [secretPatternTree()]);
-  return { values, diagnostics };
+  return { values, diagnostics, warnings };
 };
