@@ -8,15 +8,19 @@ import { UsageError } from "../core/errors.js";
 import { describeClaim, describeListedClaim } from "../lock/claim.js";
 import { forceUnlock, listClaims } from "../lock/org-lock.js";
 import {
+  ALLOWED_ORGS_OPTION,
   addConnectionOptions,
+  allowedOrgsOf,
   type CommonOptionFlags,
   type CommonOptions,
+  checkAllowedOrgs,
   collectConfig,
   connect,
   DEFAULT_CONFIG_PATH,
   DEFAULT_PARALLELISM,
   DEFAULT_TIMEOUT_SECONDS,
   loadDesired,
+  parseAllowedOrgs,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
@@ -30,6 +34,7 @@ interface ForceUnlockFlags {
   readonly baseUrl?: string;
   readonly tokenFile?: string;
   readonly verbose?: boolean;
+  readonly allowedOrgs?: string;
 }
 
 const EXAMPLES = `
@@ -59,6 +64,8 @@ export const registerForceUnlock: RegisterCommand = (program, io, setExit) => {
     .description("Show the org locks that apply holds, or break one left by a run that was killed.")
     .option("--org <slug>", "the org (repeatable); default: the orgs of the config", collect)
     .option("--all", "break every lock of these orgs, whichever run holds it")
+    // design.md §5 "Secrets and files": force-unlock takes --allowed-orgs like every command.
+    .option(...ALLOWED_ORGS_OPTION)
     .option(
       "-c, --config <path>",
       "config file or folder (repeatable), whose orgs are used when --org is not given",
@@ -94,8 +101,14 @@ const forceUnlockCommand = async (
     color: false,
     verbose: flags.verbose === true,
     timeoutMs: DEFAULT_TIMEOUT_SECONDS * 1000,
+    ...(flags.allowedOrgs !== undefined
+      ? { allowedOrgs: parseAllowedOrgs(flags.allowedOrgs, "--allowed-orgs") }
+      : {}),
   };
   let slugs = flags.org ?? [];
+  // An --org outside the allowed orgs is refused before any request (the config's orgs are
+  // checked by loadDesired).
+  checkAllowedOrgs(slugs, allowedOrgsOf(options, io));
   if (slugs.length === 0) {
     // Decision: the config is read only for its org slugs; secrets are not resolved (none
     // is needed to unlock, and a missing ${env:X} must not stand in the way).

@@ -72,4 +72,21 @@ describe("allowed orgs bound every lookup", () => {
     expect(both.code, both.stderr).toBe(0);
     expect(both.stdout).toContain('restriction["project:gh/other/app"]');
   });
+
+  it("force-unlock takes --allowed-orgs like every command: another --org is refused with no request", async () => {
+    await suite.emulator.clearRequests();
+    const r = await runInProcess(
+      ["force-unlock", "--org", "gh/other", "--allowed-orgs", "gh/acme"],
+      env(),
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('"gh/other" is not among the allowed orgs');
+    expect(await suite.emulator.requests()).toEqual([]);
+    const ok = await runInProcess(["force-unlock", "--org", "gh/acme"], {
+      ...env(),
+      WAYBILL_ALLOWED_ORGS: "gh/acme",
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("org gh/acme: not locked");
+  });
 });
