@@ -28,19 +28,16 @@ const sameMask = (url: string): string => {
   }
 };
 
-const seed = (): Seed => ({
+/** One project with one live webhook. */
+const seedWith = (name: string, url: string) => (): Seed => ({
   orgs: [
     {
       slug: ORG,
-      projects: [
-        {
-          slug: PROJECT,
-          webhooks: [{ name: "slack", url: LIVE_URL, events: ["workflow-completed"] }],
-        },
-      ],
+      projects: [{ slug: PROJECT, webhooks: [{ name, url, events: ["workflow-completed"] }] }],
     },
   ],
 });
+const seed = seedWith("slack", LIVE_URL);
 
 const config = (url: string): string => `org: ${ORG}
 projects:
@@ -146,19 +143,7 @@ describe("credential URLs leave by no path", () => {
 });
 
 describe("a URL whose host name is the credential", () => {
-  const binSeed = (): Seed => ({
-    orgs: [
-      {
-        slug: ORG,
-        projects: [
-          {
-            slug: PROJECT,
-            webhooks: [{ name: "bin", url: BIN_URL, events: ["workflow-completed"] }],
-          },
-        ],
-      },
-    ],
-  });
+  const binSeed = seedWith("bin", BIN_URL);
   const suite = useEmulatorSuite(binSeed, {
     emptied: {
       name: "waybill.yaml",
