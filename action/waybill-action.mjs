@@ -85,6 +85,51 @@ export const isPullRequestEvent = (eventName, eventPath) => {
   return Boolean(event?.issue?.pull_request);
 };
 
+/** The events whose own commit is reviewed code: a run they trigger may apply. */
+const TRUSTED_TRIGGERS = ["push", "schedule", "workflow_dispatch"];
+
+const readEvent = (eventPath) => {
+  if (!eventPath || !existsSync(eventPath)) return undefined;
+  try {
+    return JSON.parse(readFileSync(eventPath, "utf8"));
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Why `apply` is refused on this event, or undefined when it may run. Refused: every
+ * pull-request event (isPullRequestEvent: `pull_request_target` included, whose workflow
+ * is the base's but whose job is asked to act on the head), and a `workflow_run` that is
+ * one hop from one: GitHub runs it with the base's write token after a workflow that ran
+ * for a pull request (or for a fork's code), so its artifacts and head are unreviewed.
+ * Decision (the issue names the hazard, not the cure): a `workflow_run` may apply only when
+ * its payload shows the triggering run was a push, a schedule or a manual run of this
+ * repository's own code, with no pull request attached; anything else, an unreadable
+ * payload included, is refused like a pull request, so a chained `workflow_run` (whose
+ * origin the payload does not show) is refused too.
+ */
+export const applyRefusal = (eventName, eventPath) => {
+  if (isPullRequestEvent(eventName, eventPath)) return `a ${eventName} event`;
+  if (eventName !== "workflow_run") return undefined;
+  const run = readEvent(eventPath)?.workflow_run;
+  const trigger = run?.event;
+  const head = run?.head_repository?.full_name;
+  const own = run?.repository?.full_name;
+  const prs = Array.isArray(run?.pull_requests) ? run.pull_requests.length : 0;
+  if (typeof trigger !== "string") {
+    return "a workflow_run event whose payload does not say what triggered it";
+  }
+  if (!TRUSTED_TRIGGERS.includes(trigger)) {
+    return `a workflow_run event triggered by a ${trigger} event`;
+  }
+  if (typeof head !== "string" || head !== own) {
+    return `a workflow_run event of code from ${head ?? "an unknown repository"}`;
+  }
+  if (prs > 0) return "a workflow_run event of a pull request";
+  return undefined;
+};
+
 const sha256Of = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /**
@@ -476,12 +521,13 @@ export const main = async (env = process.env) => {
     return 1;
   }
   const config = env.WAYBILL_CONFIG || "waybill.yaml";
-  const onPullRequest = isPullRequestEvent(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH);
-  if (command === "apply" && onPullRequest && !isTrue(env.WAYBILL_ALLOW_APPLY_ON_PR)) {
+  const refusal =
+    command === "apply" ? applyRefusal(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH) : undefined;
+  if (refusal !== undefined && !isTrue(env.WAYBILL_ALLOW_APPLY_ON_PR)) {
     // A pull request's head is code anyone (a fork) may have written; apply writes to the
     // org with the write token. Decision: refused unless the workflow says so explicitly.
     console.error(
-      `::error::waybill action: refusing command apply on a ${env.GITHUB_EVENT_NAME} event: apply runs on a push to the default branch (or set allow-apply-on-pr: "true")`,
+      `::error::waybill action: refusing command apply on ${refusal}: apply runs on a push to the default branch (or set allow-apply-on-pr: "true")`,
     );
     return 1;
   }

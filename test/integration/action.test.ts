@@ -254,7 +254,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
    */
   const runAction = async (
     inputs: Record<string, string>,
-    event: "pull_request" | "pull_request_target" | "push" = "pull_request",
+    event: "pull_request" | "pull_request_target" | "push" | "workflow_run" = "pull_request",
     serviceUrl?: string,
     where: "child" | "here" = "child",
   ) => {
@@ -611,6 +611,59 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     );
     expect(markdown.code).toBe(1);
     expect(markdown.stderr).toContain('apply\'s output is text or json, not "markdown"');
+  });
+
+  it("apply on a workflow_run is refused unless the run it follows was a push of this repository's code", async () => {
+    const run = (trigger: string, head = REPO, pulls: unknown[] = []) => ({
+      workflow_run: {
+        event: trigger,
+        head_branch: trigger === "push" ? "main" : "feature",
+        head_repository: { full_name: head },
+        repository: { full_name: REPO },
+        pull_requests: pulls,
+      },
+    });
+    const apply = async (event: unknown, inputs: Record<string, string> = {}) => {
+      const path = await tmp.write(`workflow-run-${Math.random()}.json`, JSON.stringify(event));
+      gh.requests.length = 0;
+      return runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "infra/waybill.yaml",
+          WAYBILL_AUTO_APPROVE: "true",
+          GITHUB_EVENT_PATH: path,
+          ...viaStandIn(0),
+          ...inputs,
+        },
+        "workflow_run",
+      );
+    };
+    // One hop from a pull request (a fork's or this repository's), from a fork's code, or
+    // from an origin the payload does not show: refused before anything runs.
+    for (const [event, why] of [
+      [run("pull_request", "mallory/platform"), "triggered by a pull_request event"],
+      [run("pull_request_target"), "triggered by a pull_request_target event"],
+      [run("workflow_run"), "triggered by a workflow_run event"],
+      [run("push", "mallory/platform"), "of code from mallory/platform"],
+      [run("push", REPO, [{ number: PR }]), "of a pull request"],
+      [{}, "whose payload does not say what triggered it"],
+    ] as const) {
+      const r = await apply(event);
+      expect(r.code, why).toBe(1);
+      expect(r.stderr).toContain(`refusing command apply on a workflow_run event ${why}`);
+      expect(r.stdout).not.toContain('"argv"');
+      expect(gh.requests).toEqual([]);
+    }
+    // After a push to main (CI green, then apply), or when the workflow says so: it runs.
+    for (const [event, inputs] of [
+      [run("push"), {}],
+      [run("schedule"), {}],
+      [run("pull_request", "mallory/platform"), { WAYBILL_ALLOW_APPLY_ON_PR: "true" }],
+    ] as const) {
+      const r = await apply(event, inputs);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('"argv":["apply","-c","infra/waybill.yaml"');
+    }
   });
 
   it("runs only a single file whose sha256 matches, and never npm", async () => {
