@@ -1,15 +1,22 @@
 /**
  * Issue 7, load: `waybill apply` of many creates (contexts with 19 variables each) against
  * an emulator with a per-route token bucket (429 with Retry-After). Every operation is done
- * exactly once (the state dump and one successful write per item in the request log), the
- * 429s stay few (the client's shared pause and RateLimit spacing work), and a plan right
- * after is empty. Sized for seconds: a precise bucket (millisecond Retry-After).
+ * exactly once (the state dump and one successful write per item in the request log), no
+ * 5xx, and a plan right after is empty. Sized for seconds: a precise bucket (millisecond
+ * Retry-After).
+ *
+ * Nothing here depends on how fast this machine runs the client (issue 43: no timing
+ * assertion in the suite). How many 429s the bucket answers does: a client slowed by a
+ * loaded machine may never empty it, one stalled and then bursting may meet more. So the
+ * test scripts three 429s on the variables' route (the first three sets, answered as the
+ * bucket answers them: Retry-After, no body the client may take for a result): every run
+ * meets 429s and must pause, retry and still do each write once. How FEW 429s the client
+ * causes (the RateLimit headers and the shared pause at work) is a rate over time, measured
+ * by `npm run bench -- --only apply-rate-limited` (bench/README.md "Rate limits"), not
+ * asserted here.
  *
  * Size: the default suite applies 200 writes under the headers and 500 without, where issue 7
- * applies 2,000: the run's time is the bucket's (writes / 250 a second). 200 are ten bursts,
- * so a client that ignores the RateLimit headers still crosses the 429 bound; 500 outlast the
- * headless bucket's burst on the route that matters (475 sets against 200), so it still runs
- * dry (both checked by breaking the client). The full size runs with
+ * applies 2,000. The full size runs with
  * `WAYBILL_FULL_LOAD=1 npx vitest run test/integration/reliability-load.test.ts` (about 20 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,24 +45,21 @@ describe.each(
     {
       name: "that the service advertises (RateLimit headers)",
       // A burst of 20 per write route, then 250 a second, in milliseconds (precise): the
-      // client spaces its requests by the headers. 200 writes are ten bursts: a client that
-      // ignores the headers meets 429s on most of them (checked: 78 to 86 against a bound of 20).
+      // client spaces its requests by the headers.
       contexts: FULL ? 100 : 10,
       rateLimit: { capacity: 20, refill_per_second: 250, precise: true, headers: true },
     },
     {
       name: "that only 429s reveal",
       // No headers: only a 429 (Retry-After 1 s, whole seconds as real services send)
-      // tells the client, which must pause every request, not just the one refused. At the
-      // default size the 475 sets outlast the burst of 200 for any client faster than about
-      // 430 a second (the spawned client ran at 680 to 1,100 a second on a loaded 2-core box).
+      // tells the client, which must pause every request, not just the one refused.
       contexts: FULL ? 100 : 25,
       rateLimit: { capacity: 200, refill_per_second: 250, headers: false },
     },
   ].map((c) => ({ ...c, writes: writesOf(c.contexts) })),
 )(
   "apply of $writes operations under a per-route rate limit $name",
-  ({ contexts: contextCount, writes, rateLimit }) => {
+  ({ contexts: contextCount, rateLimit }) => {
     let emulator: TestEmulator;
     let tmp: TempDir;
     let configPath: string;
@@ -75,7 +79,18 @@ describe.each(
       await tmp?.remove();
     });
 
-    it("does every operation exactly once, with few 429s, and converges", async () => {
+    it("does every operation exactly once through the 429s, and converges", async () => {
+      // The first three variable sets are refused as the bucket refuses (see the top).
+      await emulator.script([
+        {
+          method: "POST",
+          path: "/api/v3/contexts/*/env-vars/set",
+          times: 3,
+          status: 429,
+          headers: { "retry-after": "1" },
+          json: { message: "Too many requests" },
+        },
+      ]);
       // Deliberately a child process: the test needs a client faster than the bucket (or the
       // bucket never runs dry), and in-process the client and the emulator share one thread,
       // which on a loaded 2-core machine halves the client's rate. The run's time is the
@@ -118,13 +133,10 @@ describe.each(
       for (const e of sets.filter(ok)) perContext.set(e.path, (perContext.get(e.path) ?? 0) + 1);
       expect([...new Set(perContext.values())]).toEqual([VARS]);
 
-      const limited = log.filter((e) => e.status === 429);
-      // With the headers the client spaces its requests and may never meet a 429; without
-      // them only 429s tell it, and the bucket must have run dry.
-      if (!rateLimit.headers) expect(limited.length, "the bucket never ran dry").toBeGreaterThan(0);
-      // Bounded: the shared pause holds every request after a 429, and the RateLimit headers
-      // space them, so 429s stay a small fraction (a tenth) of the writes.
-      expect(limited.length).toBeLessThan(writes / 10);
+      // The three scripted 429s at least (the bucket's own, if any, come on top), each
+      // retried: the successful writes above are exactly one per item all the same.
+      const limited = sets.filter((e) => e.status === 429);
+      expect(limited.length).toBeGreaterThanOrEqual(3);
       expect(log.filter((e) => e.status >= 500)).toEqual([]);
 
       const again = await runCli(["plan", "-c", configPath, "--detailed-exitcode"], {
