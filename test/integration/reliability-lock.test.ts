@@ -126,9 +126,11 @@ describe("the org lock (issue 15)", () => {
 
   it("two applies of one config at once: zero duplicates; one applies, the other fails clearly", async () => {
     await emulator.setFaults({ seed: 15, latency_ms: 3, jitter_ms: 12 });
-    // Contenders step back and look again after waits of up to seconds: one clock, 20 times
-    // faster, for both runs (their claims' times must agree).
-    const clock = createScaledClock(20);
+    // Contenders step back and look again after waits of up to seconds: one clock, 5 times
+    // faster, for both runs (their claims' times must agree). Not faster: the holder gives
+    // the lock up when a renewal is 45 s late on this clock, 9 s of real time here, which
+    // a loaded 2-core machine must not reach (at 20 times, 2.25 s, it did: issue 43).
+    const clock = createScaledClock(5);
     const both = await Promise.all([
       run(["apply", "-c", withContexts, "--auto-approve"], clock),
       run(["apply", "-c", withContexts, "--auto-approve"], clock),
@@ -151,12 +153,14 @@ describe("the org lock (issue 15)", () => {
 
   it("with --lock-timeout the second apply waits for the first, then has nothing to do", async () => {
     await emulator.setFaults({ seed: 16, latency_ms: 3, jitter_ms: 12 });
-    // The waiter polls every 2 s: one clock, 20 times faster, for both runs (their claims'
-    // times must agree).
-    const clock = createScaledClock(20);
+    // The waiter polls every 5 s: one clock, 5 times faster, for both runs (their claims'
+    // times must agree). The wait is long on purpose (10 min, 2 min of real time): the
+    // second run waits only as long as the first holds the lock, however slow a loaded
+    // machine makes the first (at 60 s on a 20-times clock, 3 s of real time, it timed out).
+    const clock = createScaledClock(5);
     const both = await Promise.all([
-      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "60s"], clock),
-      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "60s"], clock),
+      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "10m"], clock),
+      run(["apply", "-c", withContexts, "--auto-approve", "--lock-timeout", "10m"], clock),
     ]);
     expect(
       both.map((r) => r.code),
@@ -174,10 +178,11 @@ describe("the org lock (issue 15)", () => {
       baseUrl: emulator.url,
       token: new Secret(emulator.token, "test"),
     });
-    // 200 times faster: the 30 s renewals come every 150 ms, the 120 s lease lasts 600 ms,
-    // so a renewal may be 450 ms late (a loaded CI machine) before the lock is given up.
+    // 10 times faster: the 15 s renewals come every 1.5 s, the 60 s lease lasts 6 s, so a
+    // renewal may be 4.5 s late (a loaded CI machine) before the lock is given up. (At 200
+    // times a renewal could be 225 ms late, and on a loaded 2-core machine one was: issue 43.)
     // The clock's times have milliseconds, as a real clock's do.
-    const clock = createScaledClock(200);
+    const clock = createScaledClock(10);
     const lock = await acquireOrgLock(
       {
         api,
@@ -189,9 +194,9 @@ describe("the org lock (issue 15)", () => {
       { id: ORG_ID, slug: "gh/acme" },
     );
     try {
-      // Over a lease and a half (200 s at this speed, about six renewals): the lock must
-      // still be held. Without renewals it would have been given up after 450 ms.
-      await new Promise((r) => setTimeout(r, 1000));
+      // Over a lease and a half (90 s at this speed, five renewals): the lock must still be
+      // held. Without renewals it would have been given up after 45 s (4.5 s of real time).
+      await new Promise((r) => setTimeout(r, 9000));
       expect(lock.lost.aborted, String(lock.lost.reason)).toBe(false);
       // Each renewal writes a new claim and deletes the old one.
       expect((await lockContexts()).length).toBeLessThanOrEqual(2);
