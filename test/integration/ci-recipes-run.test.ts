@@ -16,7 +16,7 @@
  * single file exits 126 or 137 (a file that cannot run, the OOM killer) every job that
  * runs it must fail; a plan's exit 2 (changes) is a success, its comment updated in place.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -82,6 +82,8 @@ describe.concurrent("CI recipes, run as a runner runs them", { timeout: 120_000 
   let runnerPath: string;
   let releases: ReleaseServer;
   let real: Release;
+  /** This repository's Action as a release commit holds it (action/waybill.mjs and its sha256). */
+  let actionDir: string;
   const exiting = new Map<number, Release>();
 
   beforeAll(async () => {
@@ -90,7 +92,19 @@ describe.concurrent("CI recipes, run as a runner runs them", { timeout: 120_000 
       JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
     ).version;
     releases = await startReleaseServer(version);
-    real = releases.add("real", await readFile(await releaseBundle()));
+    const bundled = await readFile(await releaseBundle());
+    real = releases.add("real", bundled);
+    actionDir = tmp.path("action-checkout");
+    await tmp.write(
+      "action-checkout/action.yml",
+      await readFile(join(REPO_ROOT, "action.yml"), "utf8"),
+    );
+    await tmp.write(
+      "action-checkout/action/waybill-action.mjs",
+      await readFile(join(REPO_ROOT, "action", "waybill-action.mjs"), "utf8"),
+    );
+    await writeFile(tmp.path("action-checkout/action/waybill.mjs"), bundled);
+    await tmp.write("action-checkout/action/waybill.mjs.sha256", `${real.sha256}  waybill.mjs\n`);
     for (const code of [2, 126, 137])
       exiting.set(code, releases.add(`exit-${code}`, exitingRelease(code)));
     origin = await makeOrigin(tmp);
@@ -206,6 +220,8 @@ describe.concurrent("CI recipes, run as a runner runs them", { timeout: 120_000 
       vars: { SERVICE_BASE_URL: emulator.url },
       secrets: SECRETS,
       path: runnerPath,
+      // The recipes name this repository's Action as OWNER/waybill@<a release commit>.
+      actions: { "OWNER/waybill": actionDir },
     });
   };
 
@@ -371,18 +387,22 @@ describe.concurrent("CI recipes, run as a runner runs them", { timeout: 120_000 
       });
     });
 
-    it("waybill-drift.yml: the nightly audit fails on drift and passes without", async () => {
+    it("waybill-drift.yml: the nightly audit keeps one tracking issue: opened on drift, closed when clean", async () => {
       await withWorld({}, async (emulator, gh) => {
         const drifted = await runGitHub("waybill-drift.yml", schedule(), emulator, gh);
-        expectJobs(drifted, { drift: "failure" });
+        expectJobs(drifted, { drift: "success" });
         expect(drifted.drift?.summary).toContain("enable_private_orbs");
-        expect(drifted.drift?.steps.at(-1)?.code).toBe(2);
+        expect(gh.issues.map((i) => [i.state, i.user.login])).toEqual([
+          ["open", "github-actions[bot]"],
+        ]);
+        expect(gh.issues[0]?.body).toContain("enable_private_orbs");
         expectNoLeak(Object.values(drifted), gh);
-      });
-      await withWorld({ seed: seedOf("in-sync") }, async (emulator, gh) => {
+        // The service put back as the config says: the same issue is closed.
+        await emulator.reset(seedOf("in-sync"));
         expectJobs(await runGitHub("waybill-drift.yml", schedule(), emulator, gh), {
           drift: "success",
         });
+        expect(gh.issues.map((i) => i.state)).toEqual(["closed"]);
       });
     });
 

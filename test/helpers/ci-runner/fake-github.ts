@@ -38,12 +38,21 @@ export interface FakePull {
   readonly triggersWorkflows: boolean;
 }
 
+export interface FakeIssue {
+  readonly number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  readonly user: { readonly login: string; readonly type: string };
+}
+
 export interface FakeGitHub {
   readonly url: string;
   readonly repository: string;
   readonly pulls: FakePull[];
   readonly comments: Map<number, FakeComment[]>;
   readonly labels: Map<number, string[]>;
+  readonly issues: FakeIssue[];
   /** `METHOD /path?query as login`, in order. */
   readonly requests: string[];
   close(): Promise<void>;
@@ -84,6 +93,7 @@ export const startFakeGitHub = async (options: {
     [...(options.labels ?? new Map<number, readonly string[]>())].map(([n, l]) => [n, [...l]]),
   );
   const requests: string[] = [];
+  const issues: FakeIssue[] = [];
   let nextId = 5000;
   const server: Server = createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -180,6 +190,37 @@ export const startFakeGitHub = async (options: {
         target.body = String(body().body);
         return send(200, { ...target, html_url: `https://github.example/c${target.id}` });
       }
+      if (p === `/repos/${repo}/issues`) {
+        if (req.method === "GET") {
+          const state = url.searchParams.get("state") ?? "open";
+          return send(
+            200,
+            issues.filter((i) => state === "all" || i.state === state),
+          );
+        }
+        if (req.method === "POST") {
+          const b = body();
+          const issue: FakeIssue = {
+            number: 200 + issues.length,
+            title: String(b.title),
+            body: String(b.body ?? ""),
+            state: "open",
+            user: { login: who.login, type: who.type },
+          };
+          issues.push(issue);
+          return send(201, { ...issue, html_url: `https://github.example/i${issue.number}` });
+        }
+      }
+      const issueAt = new RegExp(`^/repos/${repo}/issues/(\\d+)$`).exec(p);
+      const issue = issues.find((i) => String(i.number) === issueAt?.[1]);
+      if (req.method === "PATCH" && issue) {
+        if (issue.user.login !== who.login) return send(403, { message: "not the author" });
+        const b = body();
+        if (typeof b.body === "string") issue.body = b.body;
+        if (typeof b.title === "string") issue.title = b.title;
+        if (b.state === "open" || b.state === "closed") issue.state = b.state;
+        return send(200, { ...issue, html_url: `https://github.example/i${issue.number}` });
+      }
       const label = new RegExp(`^/repos/${repo}/issues/(\\d+)/labels/([^/]+)$`).exec(p);
       if (req.method === "DELETE" && label?.[1] && label[2]) {
         const n = Number(label[1]);
@@ -205,6 +246,7 @@ export const startFakeGitHub = async (options: {
     pulls,
     comments,
     labels,
+    issues,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

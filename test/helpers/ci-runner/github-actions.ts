@@ -25,6 +25,7 @@
 import { randomUUID } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import { parse } from "yaml";
 import {
   type ExprContexts,
   type ExprValue,
@@ -73,6 +74,12 @@ export interface GitHubWorld {
   readonly secrets: Readonly<Record<string, string>>;
   /** PATH without Waybill, the stand-ins (gh) first. */
   readonly path: string;
+  /**
+   * Actions run for real, by name (`OWNER/waybill` → a folder holding action.yml): a
+   * composite action's steps run as the runner runs them (inputs with their defaults,
+   * `github.action_path`, GITHUB_ACTION_PATH).
+   */
+  readonly actions?: Readonly<Record<string, string>>;
 }
 
 export interface StepRecord {
@@ -349,14 +356,12 @@ const runJob = async (id: string, job: Json, input: JobInput): Promise<JobRecord
       run = await runProcess(shellArgv(step.shell, script), { cwd, env: processEnv });
     } else if (typeof step.uses === "string") {
       const withInputs = interpolateMap(step.with, () => contexts(envBefore, status));
-      run = await runAction(step.uses, withInputs, {
-        cwd,
-        env: processEnv,
-        world,
-        token: String(github.token),
-        dir,
-        workspace,
-      });
+      const how = { cwd, env: processEnv, world, token: String(github.token), dir, workspace };
+      const local = world.actions?.[step.uses.replace(/@.*$/, "")];
+      run =
+        local !== undefined
+          ? await runComposite(local, withInputs, { ...how, contexts: contexts(envBefore, status) })
+          : await runAction(step.uses, withInputs, how);
     } else throw new Error(`step ${name} of job ${id} has neither run nor uses`);
     const failed = run.code !== 0;
     const outputs = await parseCommandFile(commandFiles.GITHUB_OUTPUT);
@@ -382,6 +387,72 @@ const runJob = async (id: string, job: Json, input: JobInput): Promise<JobRecord
     if (failed && !continueOnError) status = "failure";
   }
   return { id, status, steps: records, summary, workspace };
+};
+
+/**
+ * A composite action (`runs.using: composite`) of this repository, run for real: its
+ * inputs (the step's `with:` over action.yml's defaults), then each step in order with
+ * `inputs`, `github.action_path` and GITHUB_ACTION_PATH, sharing the calling step's
+ * GITHUB_OUTPUT and GITHUB_STEP_SUMMARY (its outputs and summary are the step's). A failed
+ * step fails the action.
+ */
+const runComposite = async (
+  actionDir: string,
+  withInputs: Record<string, string>,
+  o: {
+    readonly cwd: string;
+    readonly env: Record<string, string>;
+    readonly contexts: ExprContexts;
+    readonly world: GitHubWorld;
+    readonly token: string;
+    readonly dir: string;
+    readonly workspace: string;
+  },
+): Promise<StepRun> => {
+  const action = obj(parse(await readFile(join(actionDir, "action.yml"), "utf8")));
+  const runs = obj(action.runs);
+  if (runs.using !== "composite") throw new Error(`${actionDir}: only composite actions run here`);
+  const github = { ...obj(o.contexts.github), action_path: actionDir } as Record<string, ExprValue>;
+  const inputs: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(obj(action.inputs))) {
+    const d = obj(spec).default;
+    inputs[name] =
+      withInputs[name] ??
+      (typeof d === "string" ? interpolate(d, { contexts: { ...o.contexts, github } }) : "");
+  }
+  for (const name of Object.keys(withInputs)) {
+    if (!(name in inputs)) throw new Error(`${actionDir}/action.yml has no input ${name}`);
+  }
+  const contexts: ExprContexts = { ...o.contexts, github, inputs };
+  let out = "";
+  let err = "";
+  for (const step of Array.isArray(runs.steps) ? runs.steps.map(obj) : []) {
+    const env = {
+      ...o.env,
+      ...interpolateMap(step.env, () => contexts),
+      GITHUB_ACTION_PATH: actionDir,
+    };
+    let r: StepRun;
+    if (typeof step.run === "string") {
+      if (step.shell === undefined) throw new Error("a composite action's run step needs a shell");
+      const script = join(o.dir, "temp", `${randomUUID()}.sh`);
+      await writeFile(script, interpolate(step.run, { contexts }));
+      r = await runProcess(shellArgv(step.shell, script), { cwd: o.cwd, env });
+    } else {
+      r = await runAction(
+        String(step.uses),
+        interpolateMap(step.with, () => contexts),
+        {
+          ...o,
+          env,
+        },
+      );
+    }
+    out += r.stdout;
+    err += r.stderr;
+    if (r.code !== 0) return { ...r, stdout: out, stderr: err };
+  }
+  return { code: 0, signal: null, stdout: out, stderr: err };
 };
 
 /** The script that github-script's stand-in runs (written once per world root). */
