@@ -1,6 +1,6 @@
 /**
  * `npm run demo` (issue 9): the demo script runs on the built CLI (npm test builds dist/
- * first), shows every step with a heading, and exits 0 well within 30 seconds.
+ * first), shows every step with a heading, and exits 0.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,12 +8,14 @@ import { describe, expect, it } from "vitest";
 import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";
 import { runNode } from "../helpers/run-node.js";
 
-// The demo's budget is 30 s; a hang fails the test instead of the whole run.
+// A hang fails the test instead of the whole run. The demo takes seconds on a quiet machine;
+// the kill is a hang guard, not its budget: at 30 s it killed a healthy demo on the shared
+// 2-core machine at load 35 (issue 43: no wall-clock bound in the suite).
 const runDemo = async (): Promise<{ code: number | null; out: string; err: string }> => {
   const r = await runNode([join(REPO_ROOT, "examples", "demo", "run-demo.js")], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
-    timeoutMs: 30_000,
+    timeoutMs: 100_000,
   });
   return { code: r.code, out: r.stdout, err: r.stderr };
 };

@@ -50,9 +50,10 @@ describe("an uncertain create is not sent twice", () => {
       env: applyEnv,
       resolveSecrets: true,
     });
-    // The emulator holds the create for 600 ms, then stores it and answers; the client gives
-    // up after 300 ms.
-    await suite.emulator.script([{ method: "POST", path: HOOKS, delay_ms: 600 }]);
+    // The emulator holds the create for 3 s, then stores it and answers; the client gives
+    // up after 300 ms. (Held 600 ms, a loaded 2-core machine once saw the answer before the
+    // client's timeout: issue 43.)
+    await suite.emulator.script([{ method: "POST", path: HOOKS, delay_ms: 3_000 }]);
     const api = createApiClient({
       baseUrl: suite.emulator.url,
       token: suite.emulator.token,
@@ -82,8 +83,8 @@ describe("an uncertain create is not sent twice", () => {
     }
     // The create still lands (the emulator logs a request once it has answered it), and it
     // was sent once.
-    await expect.poll(deploysHooks, { timeout: 5_000, interval: 50 }).toHaveLength(1);
-    await expect.poll(webhookPosts, { timeout: 5_000, interval: 50 }).toHaveLength(1);
+    await expect.poll(deploysHooks, { timeout: 30_000, interval: 50 }).toHaveLength(1);
+    await expect.poll(webhookPosts, { timeout: 30_000, interval: 50 }).toHaveLength(1);
 
     // The next run finds it: nothing left to do, nothing duplicated.
     const plan = await cli(["plan", "-c", suite.files.createPath, "--detailed-exitcode"]);
