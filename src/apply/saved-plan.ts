@@ -201,6 +201,10 @@ export const readSavedPlan = async (path: string): Promise<SavedPlan> => {
   ) {
     throw new SavedPlanError(`${path} is not a complete saved plan`);
   }
+  // A plan saved before plans had a digest (design.md §5 "Scoped plans and the reviewed plan"): shown without one; apply checks
+  // its fresh plan's digest, never the file's.
+  if (typeof p.plan.digest !== "string")
+    return { ...(p as SavedPlan), plan: { ...p.plan, digest: "" } };
   return p as SavedPlan;
 };
 

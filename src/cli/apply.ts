@@ -24,10 +24,11 @@ import {
   readSavedPlan,
   type SavedPlan,
 } from "../apply/saved-plan.js";
-import { GuardError, UsageError } from "../core/errors.js";
+import { GuardError, StalePlanError, UsageError } from "../core/errors.js";
 import { kindOf } from "../kinds/registry.js";
 import type { HeldLock } from "../lock/org-lock.js";
 import type { DesiredConfig } from "../model/desired.js";
+import { digestDifference } from "../plan/digest.js";
 import type { Plan } from "../plan/types.js";
 import { refusedGuards } from "../policy/guards.js";
 import { replacedNote } from "../render/common.js";
@@ -79,6 +80,8 @@ interface ApplyFlags extends CommonOptionFlags, PolicyCmdFlags {
   /** `--lock MODE`; `--no-lock` sets it false (design.md §4 "The org lock"). */
   readonly lock?: string | boolean;
   readonly lockTimeout?: string;
+  /** `--expect-digest D` (design.md §5 "Scoped plans and the reviewed plan"). */
+  readonly expectDigest?: string;
 }
 
 const EXAMPLES = `
@@ -101,7 +104,8 @@ with a warning, when the token may not create contexts; --lock required refuses 
 
 Exit codes: 0 applied (or nothing to do), 1 error or partial failure (the summary lists
 done, failed and skipped; a re-run converges unless the service refused a request with a
-4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale, 4 blocked by a
+4xx; after a 401 or 403 nothing new is started), 3 the saved plan is stale (or the plan's
+digest is not --expect-digest's: nothing is written), 4 blocked by a
 safety guard (a mass delete or a group's delete: --allow-mass-delete; a project's delete:
 --allow-project-delete; updates of more than 30% of a collection or more than 20 secret
 re-sets: --allow-mass-change; a risky transition: --allow-risky RULE) or by a policy rule of
@@ -172,6 +176,10 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
       "how long to wait for another run's lock on an org (e.g. 30s, 10m; 0: fail at once; default 2m, longer than a killed run's claim lives)",
     )
     .option("--no-lock", "the same as --lock off")
+    .option(
+      "--expect-digest <digest>",
+      "apply only when the plan's digest (printed by `waybill plan`) is DIGEST, the reviewed plan's: checked before the lock and again under it; otherwise exit 3 and nothing is written. It approves the plan, as a plan file does",
+    )
     .addHelpText("after", EXAMPLES)
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
       setExit(await applyCommand(planfile, flags, io, processSignals));
@@ -238,12 +246,18 @@ export const applyCommand = async (
 ): Promise<number> => {
   const options = resolveCommonOptions(flags, io);
   allowedRisky(flags.allowRisky);
-  if (planfile === undefined && io.stdin.isTTY !== true && !flags.autoApprove) {
+  const expected = parseExpectDigest(flags.expectDigest);
+  if (
+    planfile === undefined &&
+    expected === undefined &&
+    io.stdin.isTTY !== true &&
+    !flags.autoApprove
+  ) {
     // Decision: refused before any request at all (not only before the first write): an
     // unattended apply must say so explicitly, and a CI log then shows the fix at once.
     // A plan file is the approval (it was reviewed), as in Terraform: no prompt for it.
     throw new UsageError(
-      "stdin is not a terminal, so apply cannot ask for approval: pass --auto-approve (or apply a reviewed plan file)",
+      "stdin is not a terminal, so apply cannot ask for approval: pass --auto-approve (or apply a reviewed plan: a plan file, or --expect-digest with its digest)",
     );
   }
   // Issue 21: apply's own output suggests --force-secrets (the unverified-secrets line); it
@@ -301,7 +315,18 @@ export const applyCommand = async (
     stoppedBy: () => stoppedBy,
     lockLost: () => locks.some((l) => l.lost.aborted),
   };
-  const ctx: ApplyContext = { flags, io, options, desired, saved, api, book, baseUrl, control };
+  const ctx: ApplyContext = {
+    flags,
+    io,
+    options,
+    desired,
+    saved,
+    api,
+    book,
+    baseUrl,
+    control,
+    ...(expected === undefined ? {} : { expected }),
+  };
   try {
     // Issue 29: lock only to write. The plan, its guards and the stale check run without
     // the lock, so an apply that changes nothing, is refused or cannot read writes nothing.
@@ -374,6 +399,8 @@ interface ApplyContext {
   readonly book: SecretBook;
   readonly baseUrl: string;
   readonly control: RunControl;
+  /** `--expect-digest`: the reviewed plan's digest. */
+  readonly expected?: string;
 }
 
 /** A plan to apply, or the exit code of a run that ends here (no change, cancelled). */
@@ -444,14 +471,49 @@ const checkGuards = (flags: ApplyFlags, plan: Plan): void => {
   }
 };
 
-/** Show a plan; end the run when it has no change; check its guards. */
-const showAndGuard = async (ctx: ApplyContext, plan: Plan): Promise<number | undefined> => {
+/**
+ * `--expect-digest` (design.md §5 "Scoped plans and the reviewed plan"): decision: a digest
+ * is 32 hex digits (src/plan/digest.ts); anything else is refused before any request, so a
+ * truncated copy from a comment is not taken for a mismatch of the plan.
+ */
+const parseExpectDigest = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined;
+  const d = value.trim().toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(d)) {
+    throw new UsageError(
+      `--expect-digest ${JSON.stringify(stripControls(value))} is not a plan digest: it is the 32 hex digits after "Plan digest:" in the output of \`waybill plan\``,
+    );
+  }
+  return d;
+};
+
+/**
+ * Refuse (exit 3) a plan whose digest is not the expected one, saying which half differs.
+ * Decision: also when the plan now has no change (the reviewed one had some, done by hand
+ * meanwhile): nothing would be written, but the run is not the reviewed one, and the merge's
+ * job should say so rather than pass.
+ */
+const checkDigest = (ctx: ApplyContext, plan: Plan, when: string): void => {
+  const expected = ctx.expected;
+  if (expected === undefined || plan.digest === expected) return;
+  throw new StalePlanError(
+    `the plan ${when} is not the reviewed one: its digest is ${plan.digest}, not ${expected} (--expect-digest): ${digestDifference(plan.digest, expected)}. Nothing was changed; plan again and review the new plan${ctx.options.format === "text" ? " (above: what apply would do now)" : ""}`,
+  );
+};
+
+/** Show a plan; end the run when it has no change; check its digest and its guards. */
+const showAndGuard = async (
+  ctx: ApplyContext,
+  plan: Plan,
+  when: string,
+): Promise<number | undefined> => {
   const { options, io, flags } = ctx;
   // Decision: with --format json stdout holds only the result document (plan summary
   // included), so a machine can parse it; the plan text is for people.
   if (options.format === "text") {
     await writeChunks(io.stdout, withNewlines(renderTextLines(plan, { color: options.color })));
   }
+  checkDigest(ctx, plan, when);
   if (plan.changes.length === 0) {
     if (options.format === "json") {
       io.stdout.write(
@@ -488,7 +550,7 @@ const approve = async (ctx: ApplyContext, plan: Plan): Promise<number | undefine
 };
 
 const needsPrompt = (ctx: ApplyContext): boolean =>
-  ctx.saved === undefined && !ctx.flags.autoApprove;
+  ctx.saved === undefined && ctx.expected === undefined && !ctx.flags.autoApprove;
 
 /** A plan made without some secret values is shown, never applied. */
 const refuseUnresolved = (plan: Plan): void => {
@@ -516,7 +578,7 @@ const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
     checkTarget(saved, baseUrl, plan);
     checkStale(saved, plan, liveFingerprints(live), indexDesired(desired));
   }
-  const shown = await showAndGuard(ctx, plan);
+  const shown = await showAndGuard(ctx, plan, "made before the lock");
   if (shown !== undefined) return { exit: shown };
   const refused = await approve(ctx, plan);
   if (refused !== undefined) return { exit: refused };
@@ -539,6 +601,8 @@ const replanUnderLock = async (
   const read = await readPlan(ctx, "Reading live state under the lock");
   const live = read.live;
   refuseUnresolved(read.plan);
+  // Compared again on what was read under the lock, before any change is written.
+  checkDigest(ctx, read.plan, "made again under the lock");
   if (diffChanges(first, read.plan).length === 0) return { plan: first, asked };
   const plan = await withPlanPolicies(read.plan, ctx.desired, live, io, ctx.flags);
   if (saved) {
@@ -548,7 +612,7 @@ const replanUnderLock = async (
   io.stderr.write(
     "The live state changed between the plan and the lock (another run applied meanwhile): planned again under the lock.\n",
   );
-  const shown = await showAndGuard(ctx, plan);
+  const shown = await showAndGuard(ctx, plan, "made again under the lock");
   if (shown !== undefined) return { exit: shown };
   if (asked) {
     const refused = await approve(ctx, plan);

@@ -5,6 +5,7 @@
 import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
 import { type Kinds, kindIn } from "../kinds/references.js";
 import { ALL_KINDS } from "../kinds/registry.js";
+import { planDigest } from "./digest.js";
 import type {
   Change,
   CollectionGuard,
@@ -32,6 +33,8 @@ export interface FinishInput {
   /** Live items `keep_unlisted` left alone. */
   readonly kept?: readonly KeptUnlisted[];
   readonly ignoredFields?: readonly IgnoredField[];
+  /** `planConfigDigest` of the config planned (src/plan/digest.ts). */
+  readonly configDigest: string;
 }
 
 /** design.md §1 "Ownership": more than 3 deletions and more than 25% of the live items. */
@@ -153,9 +156,11 @@ export const finishPlan = (input: FinishInput): Plan => {
   }
   const v2 = v2BudgetWarning(changes);
   if (v2 !== undefined) warnings.push(v2);
+  const orgs = input.orgs.map((o) => ({ slug: o.slug, id: o.id }));
   return {
     format_version: 1,
-    orgs: input.orgs.map((o) => ({ slug: o.slug, id: o.id })),
+    digest: planDigest({ orgs, changes, configDigest: input.configDigest }),
+    orgs,
     changes,
     summary: summarise(changes),
     unverified_secrets: unverified.length,

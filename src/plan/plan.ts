@@ -20,6 +20,7 @@ import { childKindsIn } from "../kinds/registry.js";
 import type { DesiredConfig, DesiredOrg } from "../model/desired.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
 import type { PlanAhead } from "./ahead.js";
+import { planConfigDigest } from "./digest.js";
 import { finishPlan } from "./finish.js";
 import { maskLiveSecrets } from "./mask-live.js";
 import { maskPlanUrls } from "./mask-urls.js";
@@ -135,6 +136,7 @@ export const planChanges = (
     skipSecrets: options.skipSecrets ?? false,
     kept: acc.kept,
     ignoredFields: acc.ignoredFields,
+    configDigest: options.configDigest ?? planConfigDigest(desired.orgs),
     ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
   });
 };

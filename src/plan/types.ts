@@ -156,6 +156,13 @@ export interface KeptUnlisted {
 
 export interface Plan {
   readonly format_version: 1;
+  /**
+   * The plan digest (src/plan/digest.ts; design.md §5 "Scoped plans and the reviewed plan"): 32 hex digits naming the change set
+   * and the config it was planned from, the same whatever the files' order. `apply
+   * --expect-digest` applies only a plan with this digest. Empty only in a plan file saved
+   * by a Waybill before it (src/apply/saved-plan.ts).
+   */
+  readonly digest: string;
   /** The orgs planned, slug and id. */
   readonly orgs: readonly { readonly slug: string; readonly id: string }[];
   readonly changes: readonly Change[];
@@ -212,4 +219,9 @@ export interface PlanOptions {
    * default: every URL is masked in the plan (src/plan/mask-urls.ts).
    */
   readonly showUrls?: boolean;
+  /**
+   * `planConfigDigest(desired.orgs)` (src/plan/digest.ts), for the plan digest; computed
+   * from the config when absent. The caller that plans several times computes it once.
+   */
+  readonly configDigest?: string;
 }

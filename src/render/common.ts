@@ -137,3 +137,23 @@ export const replacedNote = (g: CollectionGuard): string =>
     : g.replace_count === g.delete_count
       ? ", each re-created (a replace deletes the live item)"
       : `, ${g.replace_count} of them re-created (a replace deletes the live item)`;
+
+/**
+ * The plan's digest when it is one (src/plan/digest.ts): a saved plan's file is data, and
+ * what it holds there is shown only when it has a digest's form (a Markdown marker must
+ * not be closed early by it).
+ */
+export const shownDigest = (plan: Plan): string | undefined =>
+  typeof plan.digest === "string" && /^[0-9a-f]{32}$/.test(plan.digest) ? plan.digest : undefined;
+
+/** The line every rendering shows the digest on. */
+export const digestLine = (plan: Plan): string | undefined => {
+  const d = shownDigest(plan);
+  return d === undefined ? undefined : `Plan digest: ${d}`;
+};
+
+/**
+ * The Markdown comment's hidden marker of the digest (its first line): what the Action reads
+ * back from the pull request's comment on the merge (action/waybill-action.mjs).
+ */
+export const digestMarker = (digest: string): string => `<!-- waybill-plan-digest: ${digest} -->`;

@@ -3,7 +3,14 @@
  * details collapsed in `<details>`, under 65,000 characters (a note says when it was cut).
  */
 import type { Plan } from "../plan/types.js";
-import { replacedNote, secretDeletesLine, summaryLine, unverifiedLine } from "./common.js";
+import {
+  digestMarker,
+  replacedNote,
+  secretDeletesLine,
+  shownDigest,
+  summaryLine,
+  unverifiedLine,
+} from "./common.js";
 import { policyMarkdownLines } from "./policy.js";
 import { sanitizePlan } from "./sanitize.js";
 import { renderChanges } from "./text.js";
@@ -62,13 +69,17 @@ export const renderMarkdown = (
 ): string => {
   // Issue 30: no string of the plan (live names, a plan file's text) reaches the reader raw.
   const plan = sanitizePlan(raw);
-  // Issue 45: policy violations and blocked guards at the top of the comment; then the
-  // summary line, then (issue 46) what the plan is about.
+  const digest = shownDigest(plan);
+  // design.md §5 "Scoped plans and the reviewed plan": the digest in a hidden marker first
+  // (the Action reads it back on the merge) and shown on the line that says what the plan is
+  // about. Issue 45: policy violations and blocked guards at the top of the comment; then
+  // the summary line, then (issue 46) what the plan is about.
   const head: string[] = [
+    ...(digest === undefined ? [] : [digestMarker(digest)]),
     ...policyMarkdownLines(plan),
     `**${summaryLine(plan)}**`,
     "",
-    escapeMd(contextLine(plan, context)),
+    `${escapeMd(contextLine(plan, context))}${digest === undefined ? "" : ` · plan digest \`${digest}\``}`,
   ];
   const unverified = unverifiedLine(plan);
   const notes: string[] = [];

@@ -9,6 +9,7 @@ import type { FieldChange } from "../kinds/contract.js";
 import type { JsonValue } from "../kinds/values.js";
 import type { Change, Plan } from "../plan/types.js";
 import {
+  digestLine,
   formatCall,
   formatValue,
   headline,
@@ -183,6 +184,8 @@ export function* renderTextLines(raw: Plan, options: TextOptions): Generator<str
     yield* renderChanges(plan, options.color);
   }
   yield paint("bold", summaryLine(plan));
+  const digest = digestLine(plan);
+  if (digest) yield digest;
   const unverified = unverifiedLine(plan);
   if (unverified) yield unverified;
   if (plan.skipped_secrets > 0) {

@@ -16,6 +16,7 @@ import {
 } from "../live/synthetic.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
+import { planConfigDigest } from "../plan/digest.js";
 import { planAhead, planChanges } from "../plan/plan.js";
 import type { Plan, PlanOptions } from "../plan/types.js";
 import { checkProjectReferences } from "./unknown-projects.js";
@@ -88,7 +89,12 @@ export const runPlan = async (
   desired: DesiredConfig,
   options: RunPlanOptions,
 ): Promise<{ plan: Plan; live: LiveState }> => {
-  const { onProgress, targets, ...untargeted } = options;
+  const { onProgress, targets, ...rest } = options;
+  // The config half of the plan digest, once for the run's plans (src/plan/digest.ts).
+  const untargeted = {
+    ...rest,
+    configDigest: rest.configDigest ?? planConfigDigest(desired.orgs),
+  };
   // Issue 22: each project is planned as its reads finish; planChanges reuses those parts.
   const ahead = planAhead(desired, untargeted);
   const run = await runPlanWith(

@@ -343,7 +343,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     expect(ours()).toHaveLength(1);
     const created = ours()[0];
     expect(created?.body).toMatch(
-      /^<!-- waybill-action: plan infra\/waybill\.yaml -->\n### `waybill plan` has changes\n\n\*\*Plan: 2 to create/,
+      /^<!-- waybill-action: plan infra\/waybill\.yaml -->\n### `waybill plan` has changes\n\n<!-- waybill-plan-digest: [0-9a-f]{32} -->\n\*\*Plan: 2 to create/,
     );
     expect(first.outputs["comment-id"]).toBe(String(created?.id));
 

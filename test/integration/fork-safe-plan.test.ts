@@ -127,7 +127,9 @@ describe("a fork's plan (issue 30)", () => {
       expect(r.stdout).not.toContain("gh/other");
       expectClean(r.stdout, r.stderr);
       if (format === "markdown")
-        expect(r.stdout).toMatch(/^\*\*Plan: 0 to create, 0 to update, 0 to replace, 6 to delete/);
+        expect(r.stdout).toMatch(
+          /^<!-- waybill-plan-digest: [0-9a-f]{32} -->\n\*\*Plan: 0 to create, 0 to update, 0 to replace, 6 to delete/,
+        );
     }
   });
 
@@ -262,7 +264,9 @@ describe("a saved plan is shown and applied as its changes say (issue 30)", () =
     const shown = await runInProcess(["show", file, "--format", "markdown"], {});
     expect(shown.code).toBe(0);
     expect(shown.stdout).not.toContain("No changes");
-    expect(shown.stdout).toMatch(/^\*\*Plan: 0 to create, 0 to update, 0 to replace, 6 to delete/);
+    expect(shown.stdout).toMatch(
+      /^<!-- waybill-plan-digest: [0-9a-f]{32} -->\n\*\*Plan: 0 to create, 0 to update, 0 to replace, 6 to delete/,
+    );
     expect(shown.stderr).toContain("Warning: the file was edited: its summary says");
     await suite.emulator.clearRequests();
     const applied = await runInProcess(

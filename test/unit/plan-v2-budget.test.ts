@@ -44,6 +44,7 @@ describe("the plan's V2 budget note", () => {
 
   it("is one of the plan's warnings", () => {
     const plan = finishPlan({
+      configDigest: "0".repeat(64),
       orgs: [{ slug: "gh/acme", id: "o" }],
       changes: changes(V2_REQUESTS_PER_HOUR + 1, "v2"),
       unverified: [],

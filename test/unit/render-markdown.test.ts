@@ -5,16 +5,18 @@ import { dContext, desired, dOrg, live, lOrg } from "../helpers/builders.js";
 import { mixedPlan } from "../helpers/plan-fixtures.js";
 
 describe("renderMarkdown", () => {
-  it("puts the summary line first and the details in <details>", () => {
-    const md = renderMarkdown(mixedPlan());
+  it("puts the summary line first (after the digest's hidden marker) and the details in <details>", () => {
+    const plan = mixedPlan();
+    const md = renderMarkdown(plan);
     const lines = md.split("\n");
-    expect(lines[0]).toBe(
+    expect(lines[0]).toBe(`<!-- waybill-plan-digest: ${plan.digest} -->`);
+    expect(lines[1]).toBe(
       "**Plan: 4 to create, 7 to update, 2 to replace, 5 to delete (3 of the deletes destroy secrets).**",
     );
     // Issue 19: the secret-destroying deletes by name, first of the header's notes, outside
     // the collapsed details.
-    expect(lines[2]).toBe("Waybill plan of `gh/acme`");
-    expect(lines[4]).toMatch(/^- \*\*Destroys secrets that cannot be recovered: /);
+    expect(lines[3]).toBe(`Waybill plan of \`gh/acme\` · plan digest \`${plan.digest}\``);
+    expect(lines[5]).toMatch(/^- \*\*Destroys secrets that cannot be recovered: /);
     expect(md.indexOf("Destroys secrets")).toBeLessThan(md.indexOf("<details>"));
     expect(md).toContain("<details><summary>18 changes</summary>");
     expect(md).toContain("```diff\n");
@@ -24,13 +26,17 @@ describe("renderMarkdown", () => {
     expect(md.length).toBeLessThan(MARKDOWN_LIMIT);
   });
 
-  it("an empty plan is its summary and what it is about", () => {
+  it("an empty plan is its summary and what it is about, the digest first in a hidden marker", () => {
+    const plan = planChanges(desired(dOrg()), live(lOrg()));
+    expect(plan.digest).toMatch(/^[0-9a-f]{32}$/);
     expect(
-      renderMarkdown(planChanges(desired(dOrg()), live(lOrg())), MARKDOWN_LIMIT, {
+      renderMarkdown(plan, MARKDOWN_LIMIT, {
         config: "infra/",
         commit: "0a1b2c3",
       }),
-    ).toBe("**No changes.**\n\nWaybill plan of `gh/acme` · config `infra/` · commit `0a1b2c3`\n");
+    ).toBe(
+      `<!-- waybill-plan-digest: ${plan.digest} -->\n**No changes.**\n\nWaybill plan of \`gh/acme\` · config \`infra/\` · commit \`0a1b2c3\` · plan digest \`${plan.digest}\`\n`,
+    );
   });
 
   it("puts every change mark in the first column of the diff block, where the code host colours it", () => {
@@ -52,7 +58,7 @@ describe("renderMarkdown", () => {
     );
     const md = renderMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
-    expect(md.split("\n")[0]).toBe(
+    expect(md.split("\n")[1]).toBe(
       "**Plan: 3001 to create, 0 to update, 0 to replace, 0 to delete.**",
     );
     expect(md).toMatch(/Output cut to stay under 65,000 characters: \d+ of \d+ lines shown/);

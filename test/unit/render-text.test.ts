@@ -66,7 +66,7 @@ describe("renderText", () => {
 
   it('says "No changes." for an empty plan', () => {
     const empty = planChanges(desired(dOrg()), live(lOrg()));
-    expect(renderText(empty, { color: false })).toBe("No changes.\n");
+    expect(renderText(empty, { color: false })).toBe(`No changes.\nPlan digest: ${empty.digest}\n`);
   });
 });
 
