@@ -150,7 +150,9 @@ describe("policies on the plan: plan and apply", () => {
     // The text plan follows for the job log.
     expect(r.stdout).toContain("Waybill will perform the following actions:");
     const md = await run(["plan", "-c", suite.files.frozen, "--format", "markdown"]);
-    expect(md.stdout.split("\n")[0]).toBe("**Policy: 1 error, 0 warnings**");
+    // The plan digest's hidden marker is the first line (design.md §5), then the policies.
+    expect(md.stdout.split("\n")[0]).toMatch(/^<!-- waybill-plan-digest: [0-9a-f]{32} -->$/);
+    expect(md.stdout.split("\n")[1]).toBe("**Policy: 1 error, 0 warnings**");
     expect(md.stdout.indexOf("hooks-frozen")).toBeLessThan(md.stdout.indexOf("to update"));
   });
 
