@@ -32,9 +32,12 @@ describe("plan --format markdown", () => {
     const r = await plan([], { GITHUB_SHA: SHA });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
-    expect(lines[0]).toMatch(/^\*\*Plan: 1 to create, 2 to update/);
-    expect(lines[2]).toBe(
-      `Waybill plan of \`gh/acme\` · config \`${suite.files.config}\` · commit \`${SHA.slice(0, 12)}\``,
+    // The plan digest's hidden marker comes first (design.md §5), and ends the context line.
+    const digest = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(lines[0] ?? "")?.[1];
+    expect(digest).toBeDefined();
+    expect(lines[1]).toMatch(/^\*\*Plan: 1 to create, 2 to update/);
+    expect(lines[3]).toBe(
+      `Waybill plan of \`gh/acme\` · config \`${suite.files.config}\` · commit \`${SHA.slice(0, 12)}\` · plan digest \`${digest}\``,
     );
     const block = r.stdout.slice(r.stdout.indexOf("```diff\n") + 8, r.stdout.lastIndexOf("\n```"));
     expect(block).toContain('\n~   context["deploy-prod"].env["AWS_REGION"]');
@@ -50,8 +53,10 @@ describe("plan --format markdown", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain("rm -rf");
     // The temp folder is no git repository: no commit is named at all.
-    expect(r.stdout.split("\n")[2]).toBe(
-      `Waybill plan of \`gh/acme\` · config \`${suite.files.config}\``,
+    expect(r.stdout.split("\n")[3]).toMatch(
+      new RegExp(
+        `^Waybill plan of \`gh/acme\` · config \`${suite.files.config.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\` · plan digest \`[0-9a-f]{32}\`$`,
+      ),
     );
   });
 
