@@ -299,6 +299,25 @@ export const computePull = (options: PullOptions): PullResult => {
       continue;
     }
     const live = exportBody(exported, aliases);
+    // Issue 41: one change that cannot be written (a hostile live value) is skipped with its
+    // reason, and the rest of the pull goes on: its edits are undone when a file it touched
+    // would no longer parse.
+    const textsBefore = new Map(files.texts);
+    const pulledBefore = pulled.length;
+    const envBefore = envVars.length;
+    const undo = (why: string): void => {
+      for (const [path, text] of textsBefore) files.texts.set(path, text);
+      for (const path of [...files.texts.keys()]) {
+        if (!textsBefore.has(path)) {
+          files.texts.delete(path);
+          files.order.splice(files.order.indexOf(path), 1);
+          files.org.delete(path);
+        }
+      }
+      pulled.length = pulledBefore;
+      envVars.length = envBefore;
+      skipped.push({ address: change.address, why });
+    };
     try {
       switch (change.action) {
         case "update":
@@ -314,7 +333,17 @@ export const computePull = (options: PullOptions): PullResult => {
       }
     } catch (err) {
       if (!(err instanceof YamlEditError)) throw err;
-      skipped.push({ address: change.address, why: err.message });
+      undo(err.message);
+      continue;
+    }
+    for (const [path, text] of files.texts) {
+      if (textsBefore.get(path) === text) continue;
+      if (parseDocument(text).errors.length > 0) {
+        undo(
+          "its value cannot be written at its place in the file without breaking the YAML; nothing of it was written",
+        );
+        break;
+      }
     }
   }
 

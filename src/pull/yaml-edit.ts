@@ -28,7 +28,17 @@ import {
 export type EditPath = readonly (string | number)[];
 
 /** The options every rendering uses (and fmt's Document.toString). */
-export const YAML_STYLE = { indent: 2, indentSeq: true, lineWidth: 0 } as const;
+// Issue 41: `blockQuote: false`: a multi-line live value is written as one double-quoted
+// scalar (`"one\ntwo"`), which fits wherever the old value stood (a flow collection, a
+// line with a comment after it); a `|` block there did not parse, and the whole pull failed.
+export const YAML_STYLE = {
+  indent: 2,
+  indentSeq: true,
+  lineWidth: 0,
+  blockQuote: false,
+  // …on one line: `\n` escapes, never a quoted scalar folded over several lines.
+  doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER,
+} as const;
 
 export class YamlEditError extends Error {
   override readonly name = "YamlEditError";

@@ -9,7 +9,14 @@ import { readFile, writeFile } from "node:fs/promises";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { baseSeed, matchingConfig, matchingEnv, ORG_ID } from "./plan-fixture.js";
+import {
+  API_ID,
+  baseSeed,
+  matchingConfig,
+  matchingEnv,
+  ORG_ID,
+  PIPELINE_BUILD_ID,
+} from "./plan-fixture.js";
 
 describe("pull --into", () => {
   const suite = useEmulatorSuite(baseSeed, {
@@ -75,5 +82,58 @@ describe("pull --into", () => {
     const ok = await cli(["pull", "-c", folder, "--into", suite.tmp.path("infra/pulled.yaml")]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(await readFile(suite.tmp.path("infra/pulled.yaml"), "utf8")).toContain("made-by-hand");
+  });
+
+  it("a multi-line live value is one quoted scalar, the rest of the pull goes on, and live names are escaped on stderr", async () => {
+    await writeFile(
+      suite.files.config,
+      matchingConfig.replace(
+        "      build:\n        config:",
+        "      build:\n        description: Build and test # the pipeline\n        config:",
+      ),
+    );
+    const hostile = "line one\nline two: [x]\n# not a comment";
+    const seeded = await suite.emulator.call(
+      "POST",
+      `/api/v3/pipelines/${PIPELINE_BUILD_ID}/update`,
+      {
+        description: hostile,
+      },
+    );
+    expect(seeded.status).toBe(200);
+    const settings = await suite.emulator.call(
+      "POST",
+      `/api/v3/projects/${API_ID}/update-settings`,
+      {
+        enable_auto_cancel_redundant_workflows: true,
+      },
+    );
+    expect(settings.status).toBe(200);
+    const made = await suite.emulator.call("POST", "/api/v3/contexts", {
+      data: { attributes: { name: "evil\u202ename" }, references: { org: { id: ORG_ID } } },
+    });
+    const id = (made.body as { data: { id: string } }).data.id;
+    await suite.emulator.call("POST", `/api/v3/contexts/${id}/env-vars/set`, {
+      name: "K",
+      value: "a-secret-value-0000",
+    });
+    const r = await cli(["pull", "-c", suite.files.config]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain("\u202e");
+    expect(r.stderr).toContain("evil\\u202ename");
+    const after = await readFile(suite.files.config, "utf8");
+    expect(after).toContain(`description: ${JSON.stringify(hostile)} # the pipeline`);
+    expect(after).toContain("enable_auto_cancel_redundant_workflows: true");
+    const plan = await cli([
+      "plan",
+      "--skip-secrets",
+      "--format",
+      "json",
+      "-c",
+      suite.files.config,
+    ]);
+    const changes = (JSON.parse(plan.stdout) as { changes: { address: string }[] }).changes;
+    // Everything pulled, the multi-line description included: nothing left to change.
+    expect(changes.map((c) => c.address)).toEqual([]);
   });
 });
