@@ -1,7 +1,9 @@
 /**
  * Property (issue 32 "Done when"): for random configs and random edits of the live state,
  * `pull` then `plan` is empty for the pulled addresses, the rest of the file is untouched
- * byte for byte (every comment kept), and `fmt` is idempotent on what pull writes. Pure:
+ * byte for byte (every comment kept), no masked rendering is written, no placeholder the
+ * config uses is bound to another value (issue 41), and `fmt` is idempotent on what pull
+ * writes and keeps its meaning. Pure:
  * config files in a temp folder, the planner, export's build and pull's core; no service.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -15,6 +17,7 @@ import { readConfigSchema } from "../../src/config/schema-check.js";
 import { buildExport } from "../../src/export/build.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import type { LiveOrg, LiveProject, LiveState } from "../../src/model/live.js";
+import { hasMaskedRendering } from "../../src/model/url-mask.js";
 import { planChanges } from "../../src/plan/plan.js";
 import { formatYaml } from "../../src/pull/fmt.js";
 import { computePull } from "../../src/pull/pull.js";
@@ -61,7 +64,12 @@ const render = (c: ConfigSpec): string => {
   const doc = {
     org: "gh/acme",
     contexts: {
-      deploy: { restrictions: c.restrictions.map((expression) => ({ expression })) },
+      deploy: {
+        // A name export would give a project env var added by hand (`NEW_VAR`): pull must
+        // never bind it to that new value too (issue 41 "A placeholder is a binding").
+        env: { TAKEN: `\${env:PROJECT_API_NEW_VAR}` },
+        restrictions: c.restrictions.map((expression) => ({ expression })),
+      },
     },
     projects: {
       [SLUG]: {
@@ -271,6 +279,11 @@ describe("pull, then plan (property)", () => {
           if (plan.changes.length > 0) drifted += 1;
           expect(result.pulled.length).toBe(plan.changes.length - left.length);
           const after = result.files[0]?.after ?? text;
+          // Issue 41: no masked rendering reaches the file, and no placeholder the config
+          // already used is given to another value.
+          expect(hasMaskedRendering(after)).toBe(false);
+          const used = new Set([...text.matchAll(/\$\{env:(\w+)\}/g)].map((m) => m[1]));
+          for (const need of result.envVars) expect(used.has(need.name)).toBe(false);
           const again = planChanges(await load(file, after), live, { skipSecrets: true });
           expect(again.changes.map((ch) => ch.address)).toEqual(left);
           // Every comment of the original is still there (but those on lines --prune removed).
