@@ -268,6 +268,11 @@ export const applyCommand = async (
       "--force-secrets cannot be combined with a plan file: the plan file has its own (plan --force-secrets --out FILE)",
     );
   }
+  if (planfile !== undefined && options.excludes.length > 0) {
+    throw new UsageError(
+      "--exclude cannot be combined with a plan file: the plan file has its own",
+    );
+  }
   if (planfile !== undefined && options.targets.length > 0) {
     // Decision: a saved plan carries its own --target globs; others would make it stale.
     throw new UsageError("--target cannot be combined with a plan file: the plan file has its own");
@@ -416,9 +421,11 @@ const readPlan = async (
   const { saved, options, flags, io, desired, api, book } = ctx;
   const progress = progressReporter(io, label);
   const targets = saved ? (saved.plan.targets ?? []) : options.targets;
+  const excludes = saved ? (saved.plan.excludes ?? []) : options.excludes;
   try {
     const read = await runPlan(api.readOnly(), desired, {
       ...(targets.length > 0 ? { targets } : {}),
+      ...(excludes.length > 0 ? { excludes } : {}),
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
     });

@@ -44,6 +44,8 @@ export interface CommonOptionFlags {
   readonly parallelism: number;
   /** Absent when no `--target` was given. */
   readonly target?: readonly string[];
+  /** Absent when no `--exclude` was given. */
+  readonly exclude?: readonly string[];
   readonly color: boolean;
   readonly verbose?: boolean;
   /** `--timeout SECONDS`: the longest one request may take, retries included. */
@@ -162,6 +164,11 @@ export const addCommonOptions = (
       collect,
     )
     .option(
+      "--exclude <address>",
+      "leave out addresses matching this glob, and the changes that depend on them (repeatable); a --target that needs one is an error",
+      collect,
+    )
+    .option(
       "--timeout <seconds>",
       `${TIMEOUT_HELP}; within it a request is tried at most ${DEFAULT_MAX_ATTEMPTS} times (apply: ${APPLY_MAX_ATTEMPTS}), each retry announced on stderr`,
       parseTimeout,
@@ -179,6 +186,8 @@ export interface CommonOptions {
   readonly format: OutputFormat;
   readonly parallelism: number;
   readonly targets: readonly string[];
+  /** `--exclude` globs (design.md §5 "Scoped plans and the reviewed plan"), checked. */
+  readonly excludes: readonly string[];
   /** Colour on stdout: a TTY, not `--no-color`, and no `NO_COLOR` in the environment. */
   readonly color: boolean;
   readonly verbose: boolean;
@@ -199,6 +208,7 @@ export const resolveCommonOptions = (flags: CommonOptionFlags, io: CliIO): Commo
   format: flags.format ?? "text",
   parallelism: flags.parallelism,
   targets: flags.target ?? [],
+  excludes: checkedGlobs(flags.exclude ?? [], "--exclude"),
   // Decision: the NO_COLOR convention (no-color.org) is honoured as well as --no-color.
   color: flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR,
   verbose: flags.verbose === true,
@@ -612,4 +622,28 @@ const showUrlsOnTerminal = (io: CliIO): boolean => {
     "Warning: --show-urls is ignored: stdout is not a terminal, so webhook URLs stay masked\n",
   );
   return false;
+};
+
+/**
+ * Decision: an address glob is malformed when it is empty or its brackets or quotes do not
+ * pair (`project["a"`): such a glob matches nothing a user meant, and for `--exclude` a
+ * glob that silently matches nothing would let through what was to be left out.
+ */
+export const checkedGlobs = (globs: readonly string[], flag: string): readonly string[] => {
+  for (const g of globs) {
+    let depth = 0;
+    let quotes = 0;
+    for (const ch of g) {
+      if (ch === '"') quotes += 1;
+      else if (quotes % 2 === 0 && ch === "[") depth += 1;
+      else if (quotes % 2 === 0 && ch === "]") depth -= 1;
+      if (depth < 0) break;
+    }
+    if (g.trim() === "" || depth !== 0 || quotes % 2 !== 0) {
+      throw new UsageError(
+        `${flag} ${JSON.stringify(stripControls(g))} is not an address glob: its brackets and quotes must pair, e.g. 'project["gh/acme/api"].webhook["*"]'`,
+      );
+    }
+  }
+  return globs;
 };

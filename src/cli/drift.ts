@@ -128,6 +128,7 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
   try {
     const result = await runPlan(api, desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+      ...(options.excludes.length > 0 ? { excludes: options.excludes } : {}),
       forceSecrets: [],
       skipSecrets: false,
       showUrls: options.showUrls === true,

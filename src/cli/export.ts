@@ -169,6 +169,7 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     format: "text",
     parallelism: flags.parallelism,
     targets: [],
+    excludes: [],
     color: false,
     verbose: flags.verbose === true,
     timeoutMs: Math.round((flags.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),

@@ -98,6 +98,7 @@ const forceUnlockCommand = async (
     format: "text",
     parallelism: DEFAULT_PARALLELISM,
     targets: [],
+    excludes: [],
     color: false,
     verbose: flags.verbose === true,
     timeoutMs: DEFAULT_TIMEOUT_SECONDS * 1000,

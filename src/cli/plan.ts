@@ -145,6 +145,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   try {
     ({ plan, live } = await runPlan(api.readOnly(), desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
+      ...(options.excludes.length > 0 ? { excludes: options.excludes } : {}),
       forceSecrets,
       showUrls: options.showUrls === true,
       skipSecrets: flags.skipSecrets === true,

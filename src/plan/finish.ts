@@ -2,10 +2,12 @@
  * The last step of planning: `--target` selection (with dependencies), the summary, and
  * the mass-delete guard data (design.md §1 "Ownership").
  */
+import { PlanError } from "../core/errors.js";
 import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
 import { type Kinds, kindIn } from "../kinds/references.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { planDigest } from "./digest.js";
+import { globMatcher } from "./state.js";
 import type {
   Change,
   CollectionGuard,
@@ -27,6 +29,8 @@ export interface FinishInput {
   readonly collections: readonly { org: string; collection: string; live_count: number }[];
   readonly targets: readonly string[] | undefined;
   readonly matchTarget: ((address: string) => boolean) | undefined;
+  /** `--exclude` globs (design.md §5 "Scoped plans and the reviewed plan"). */
+  readonly excludes?: readonly string[];
   /** The kinds planned (the registry's unless a test gives its own). */
   readonly kinds?: Kinds;
   readonly skipSecrets: boolean;
@@ -69,6 +73,39 @@ export const selectTargets = (
   return changes.filter((c) => selected.has(key(c.org, c.address)));
 };
 
+/**
+ * `--exclude` (design.md §5 "Scoped plans and the reviewed plan"; OpenTofu 1.9's -exclude):
+ * the changes a glob matches (the address or an ancestor) are left out, and so is every
+ * change that needs one of them first (`depends_on`, transitively), since it could not run.
+ * A change `--target` names itself that would be left out so is an error naming both: the
+ * user asked for it and, at once, for what it needs to be left out.
+ */
+export const selectExcludes = (
+  changes: readonly Change[],
+  excluded: (address: string) => boolean,
+  targeted: ((address: string) => boolean) | undefined,
+): Change[] => {
+  const out = new Set<string>();
+  for (const c of changes) if (excluded(c.address)) out.add(key(c.org, c.address));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const c of changes) {
+      const k = key(c.org, c.address);
+      if (out.has(k)) continue;
+      const dep = c.depends_on.find((d) => out.has(key(c.org, d)));
+      if (dep === undefined) continue;
+      if (targeted?.(c.address)) {
+        throw new PlanError(
+          `${c.address} is targeted (--target) but needs ${dep} first, which --exclude leaves out; exclude ${c.address} too, or do not exclude ${dep}`,
+        );
+      }
+      out.add(k);
+      grew = true;
+    }
+  }
+  return changes.filter((c) => !out.has(key(c.org, c.address)));
+};
+
 export const summarise = (changes: readonly Change[]): Summary => ({
   create: changes.filter((c) => c.action === "create").length,
   update: changes.filter((c) => c.action === "update").length,
@@ -97,6 +134,17 @@ export const finishPlan = (input: FinishInput): Plan => {
     if (changes.length < input.changes.length) {
       warnings.push(
         `the plan is limited by --target: ${input.changes.length - changes.length} other change(s) are left for a later apply`,
+      );
+    }
+  }
+  if (input.excludes !== undefined && input.excludes.length > 0) {
+    const before = changes.length;
+    changes = selectExcludes(changes, globMatcher(input.excludes), input.matchTarget);
+    const match = globMatcher(input.excludes);
+    unverified = unverified.filter((u) => !match(u.slice(0, u.indexOf("#"))));
+    if (changes.length < before) {
+      warnings.push(
+        `the plan is limited by --exclude ${input.excludes.join(", ")}: ${before - changes.length} change(s) are left out`,
       );
     }
   }
@@ -175,6 +223,9 @@ export const finishPlan = (input: FinishInput): Plan => {
       ...(updates.length > 0 ? { updates } : {}),
     },
     ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
+    ...(input.excludes === undefined || input.excludes.length === 0
+      ? {}
+      : { excludes: [...input.excludes] }),
     ...(input.kept === undefined || input.kept.length === 0
       ? {}
       : { kept_unlisted: [...input.kept].sort((a, b) => (a.address < b.address ? -1 : 1)) }),

@@ -133,6 +133,7 @@ export const planChanges = (
     // No `--target` and an empty list mean the same: everything is planned.
     targets: targets,
     matchTarget: targets === undefined ? undefined : globMatcher(targets),
+    ...(options.excludes && options.excludes.length > 0 ? { excludes: options.excludes } : {}),
     skipSecrets: options.skipSecrets ?? false,
     kept: acc.kept,
     ignoredFields: acc.ignoredFields,

@@ -179,6 +179,8 @@ export interface Plan {
   readonly guards: Guards;
   /** The `--target` globs, when given. */
   readonly targets?: readonly string[];
+  /** The `--exclude` globs, when given (design.md §5 "Scoped plans and the reviewed plan"). */
+  readonly excludes?: readonly string[];
   /**
    * Live items the config does not list that `keep_unlisted` left alone (issue 19); present
    * only when there are some. Drift reports them as unmanaged.
@@ -210,6 +212,8 @@ export interface PlanOptions {
   readonly kinds?: readonly ResourceKind<unknown, unknown>[];
   /** `--target` globs: addresses and everything inside them, plus what they depend on. */
   readonly targets?: readonly string[];
+  /** `--exclude` globs: addresses (and everything inside them) left out, with their dependents. */
+  readonly excludes?: readonly string[];
   /** `--force-secrets` globs: [] none, ["*"] all. */
   readonly forceSecrets?: readonly string[];
   /** `plan --skip-secrets`: unresolved secrets are allowed and the plan is unsaveable. */

@@ -89,7 +89,7 @@ export const runPlan = async (
   desired: DesiredConfig,
   options: RunPlanOptions,
 ): Promise<{ plan: Plan; live: LiveState }> => {
-  const { onProgress, targets, ...rest } = options;
+  const { onProgress, targets, excludes, ...rest } = options;
   // The config half of the plan digest, once for the run's plans (src/plan/digest.ts).
   const untargeted = {
     ...rest,
@@ -103,9 +103,19 @@ export const runPlan = async (
     (live) => planChanges(desired, live, untargeted, ahead),
     { ...(onProgress ? { onProgress } : {}), onProject: ahead.project },
   );
-  if (targets === undefined || targets.length === 0) return run;
+  const narrowed = (targets?.length ?? 0) > 0 || (excludes?.length ?? 0) > 0;
+  if (!narrowed) return run;
   return {
-    plan: planChanges(desired, run.live, { ...untargeted, targets }, ahead),
+    plan: planChanges(
+      desired,
+      run.live,
+      {
+        ...untargeted,
+        ...(targets && targets.length > 0 ? { targets } : {}),
+        ...(excludes && excludes.length > 0 ? { excludes } : {}),
+      },
+      ahead,
+    ),
     live: run.live,
   };
 };

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { Secret } from "../../src/core/secret.js";
 import { digestDifference, planConfigDigest } from "../../src/plan/digest.js";
-import { planChanges } from "../../src/plan/plan.js";
+import { selectExcludes } from "../../src/plan/finish.js";
+import { globMatcher, planChanges } from "../../src/plan/plan.js";
+import type { Change } from "../../src/plan/types.js";
 import { dContext, desired, dOrg, lContext, live, lOrg } from "../helpers/builders.js";
 
 const secretFrom = (value: string): Secret => new Secret(value, "env:DEPLOY_TOKEN");
@@ -71,5 +73,28 @@ describe("the plan digest", () => {
     expect(edited.digest.slice(0, 16)).toBe(base.digest.slice(0, 16));
     expect(edited.digest.slice(16)).not.toBe(base.digest.slice(16));
     expect(digestDifference(edited.digest, base.digest)).toMatch(/config differs/);
+  });
+});
+
+describe("--exclude's selection", () => {
+  const change = (address: string, depends_on: string[] = []) =>
+    ({ org: "gh/acme", address, depends_on }) as unknown as Change;
+  const changes = [
+    change('group["new"]'),
+    change('context["deploy"].restriction["group:new"]', ['group["new"]']),
+    change('context["other"]'),
+  ];
+  const match = (globs: string[]) => globMatcher(globs);
+
+  it("leaves out what a glob matches and what needs it first", () => {
+    expect(
+      selectExcludes(changes, match(['group["new"]']), undefined).map((c) => c.address),
+    ).toEqual(['context["other"]']);
+  });
+
+  it("a targeted change whose dependency is excluded is an error naming both", () => {
+    expect(() =>
+      selectExcludes(changes, match(['group["new"]']), match(['context["deploy"]'])),
+    ).toThrow(/context\["deploy"\]\.restriction\["group:new"\] is targeted .*group\["new"\]/);
   });
 });
