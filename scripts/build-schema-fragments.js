@@ -99,6 +99,20 @@ export const withFragments = (schema) => {
       else: { $ref: `#/$defs/${item}` },
     };
   }
+  // Issue 45: a template may mark keys final; an item that extends it may not override them.
+  for (const item of ["project", "context"]) {
+    const t = out[`${item}${SUFFIX.template}`];
+    t.properties = {
+      ...t.properties,
+      final: {
+        description: `Keys of this template an item that extends it may not override (dotted paths inside the ${item}, e.g. ${item === "project" ? "settings.can_pass_secrets_to_fork_pr_jobs or webhooks.slack.should_verify_tls" : "restrictions"}); an override is an error at the item's line naming the template's.`,
+        type: "array",
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: "string", minLength: 1 },
+      },
+    };
+  }
   const root = structuredClone(out.root);
   root.properties.projects.additionalProperties = { $ref: "#/$defs/projectEntry" };
   root.properties.contexts.additionalProperties = { $ref: "#/$defs/contextEntry" };

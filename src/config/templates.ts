@@ -25,7 +25,10 @@ type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
 export interface Template {
   readonly name: string;
+  /** The template's keys, without `final`. */
   readonly value: Obj;
+  /** Issue 45: dotted paths an item that extends the template may not override. */
+  readonly final?: readonly string[];
   readonly file: string;
   readonly positions: PositionIndex;
 }
@@ -81,7 +84,24 @@ export const collectTemplates = (
           );
           continue;
         }
-        out[kind].set(name, { name, value: body, file, positions });
+        const { final, ...value } = body;
+        const finals = Array.isArray(final) ? final.filter((f) => typeof f === "string") : [];
+        finals.forEach((f: string, i: number) => {
+          if (valueAt(value, f.split(".")) === undefined) {
+            report(
+              "invalid_template",
+              `final names ${f}, which this template does not set; name a key it sets (a dotted path such as settings.is_oss)`,
+              [...path, "final", i],
+            );
+          }
+        });
+        out[kind].set(name, {
+          name,
+          value,
+          file,
+          positions,
+          ...(finals.length > 0 ? { final: finals } : {}),
+        });
       }
     }
   }
@@ -170,6 +190,7 @@ export const expandTemplates = (
         }
         merged = mergeTemplateValue(merged, t.value);
         for (const leaf of leaves(t.value, [])) from.set(JSON.stringify(leaf), t);
+        for (const d of finalOverrides(t, own, kind, key, file, positions)) diagnostics.push(d);
       });
       // The item's own keys win; what they do not set is inherited. An own empty map
       // (`env: {}`) sets no key: the merge keeps the template's keys under it.
@@ -210,6 +231,60 @@ export const expandTemplates = (
     }
   }
   return { value: root ?? value, origins, diagnostics };
+};
+
+/** The value at a path of map keys; undefined when a step is missing or not a map. */
+const valueAt = (v: unknown, parts: readonly string[]): unknown => {
+  let cur = v;
+  for (const k of parts) {
+    if (!isObj(cur)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+};
+
+const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Issue 45: the item's own keys that override a key its template marks `final`: a
+ * different value at the path, `null`, or a value that replaces a map above it (a list or
+ * a scalar). An item that repeats the template's value does not override it. Reported at
+ * the item's key, naming the template's line.
+ */
+const finalOverrides = (
+  t: Template,
+  own: Obj,
+  kind: TemplateKind,
+  key: string,
+  file: string,
+  positions: PositionIndex,
+): ConfigDiagnostic[] => {
+  const out: ConfigDiagnostic[] = [];
+  for (const f of t.final ?? []) {
+    const parts = f.split(".");
+    let cur: unknown = own;
+    for (let n = 0; n < parts.length; n++) {
+      if (!isObj(cur)) break;
+      const next = cur[parts[n] as string];
+      if (next === undefined) break;
+      const last = n === parts.length - 1;
+      const overrides =
+        next === null || (last ? !sameValue(next, valueAt(t.value, parts)) : !isObj(next));
+      if (overrides) {
+        const path = [kind, key, ...parts.slice(0, n + 1)];
+        out.push({
+          file,
+          ...locate(positions, path, "key"),
+          path: dottedPath(path),
+          code: "final_key_overridden",
+          message: `overrides ${f}, which template "${t.name}" marks final at ${where(t.file, t.positions, ["templates", kind, t.name, ...parts])}; remove the override (or change the template)`,
+        });
+        break;
+      }
+      cur = next;
+    }
+  }
+  return out;
 };
 
 /** The paths of a value's leaves (a list is a leaf: lists replace, never merge). */

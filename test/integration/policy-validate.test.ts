@@ -148,4 +148,55 @@ describe("waybill validate: on: config policies", () => {
     const r = await validate("readme.yaml", block);
     expect(r.code, r.stderr).toBe(0);
   });
+
+  it("a template key marked final: an item's override is an error at the item's line naming the template's", async () => {
+    const template = `org: gh/acme
+templates:
+  projects:
+    service:
+      final: [settings.can_pass_secrets_to_fork_pr_jobs]
+      settings:
+        can_pass_secrets_to_fork_pr_jobs: false
+        is_oss: false
+projects:
+`;
+    const item = (settings: string) =>
+      `${template}  gh/acme/api:\n    extends: [service]\n    settings:\n${settings}`;
+    const overridden = await validate(
+      "final.yaml",
+      item("      can_pass_secrets_to_fork_pr_jobs: true\n      is_oss: true\n"),
+    );
+    expect(overridden.code).toBe(1);
+    const file = join(tmp.dir, "final.yaml");
+    expect(overridden.stderr).toContain(
+      `${file}:13:7: projects.gh/acme/api.settings.can_pass_secrets_to_fork_pr_jobs: overrides settings.can_pass_secrets_to_fork_pr_jobs, which template "service" marks final at ${file}:7:9; remove the override (or change the template)`,
+    );
+    // Only the final key: is_oss, overridden too, is the item's to change.
+    expect(overridden.stderr).toMatch(/^1 problem found/m);
+    // The same value is no override; removing the map above it with null is one.
+    const same = await validate(
+      "same.yaml",
+      item("      can_pass_secrets_to_fork_pr_jobs: false\n"),
+    );
+    expect(same.code, same.stderr).toBe(0);
+    const removed = await validate(
+      "removed.yaml",
+      `${template}  gh/acme/api:\n    extends: [service]\n    settings: null\n`,
+    );
+    expect(removed.code).toBe(1);
+    expect(removed.stderr).toMatch(
+      /removed\.yaml:12:5: projects\.gh\/acme\/api\.settings: overrides/,
+    );
+    const unset = await validate(
+      "unset.yaml",
+      template.replace(
+        "final: [settings.can_pass_secrets_to_fork_pr_jobs]",
+        "final: [settings.is_ssh_disabled]",
+      ),
+    );
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toMatch(
+      /unset\.yaml:5:15: .*final names settings\.is_ssh_disabled, which this template does not set/,
+    );
+  });
 });
