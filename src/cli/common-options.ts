@@ -104,7 +104,8 @@ export const parseTimeout = (value: string): number => {
   return n;
 };
 
-const collect = (value: string, previous: readonly string[] | undefined): string[] => [
+/** A repeatable option's values, in order (commander's argParser). */
+export const collect = (value: string, previous: readonly string[] | undefined): string[] => [
   ...(previous ?? []),
   value,
 ];

@@ -44,7 +44,7 @@ import { type Coverage, coverageOf, describeCoverage } from "./drift-coverage.js
 import { renderDriftSlack, renderDriftWebhook } from "./drift-formats.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
-import { liveViolations } from "./policy-options.js";
+import { liveViolations } from "./policy-violations.js";
 import type { RegisterCommand } from "./register-command.js";
 
 const EXAMPLES = `

@@ -14,9 +14,9 @@ import type { Plan } from "../plan/types.js";
 import { readCommandAnswer } from "../policy/command.js";
 import { evaluatePolicies, sortViolations, utcDate } from "../policy/evaluate.js";
 import { blockedGuards } from "../policy/guards.js";
-import { desiredLocator, liveSubjects, planSubjects } from "../policy/subjects.js";
+import { desiredLocator, planSubjects } from "../policy/subjects.js";
 import { renderJson } from "../render/index.js";
-import { collectSecretValues, secretScrubber } from "./common-options.js";
+import { collect, collectSecretValues, secretScrubber } from "./common-options.js";
 import { type CliIO, clockOf } from "./io.js";
 import { parseDuration } from "./lock-options.js";
 
@@ -40,11 +40,6 @@ export const addPolicyCmdOptions = (command: Command): Command =>
       "--policy-cmd-timeout <duration>",
       "how long --policy-cmd may run (e.g. 30s, 2m; default 60s)",
     );
-
-const collect = (value: string, previous: string[] | undefined): string[] => [
-  ...(previous ?? []),
-  value,
-];
 
 export const addGuardOptions = (command: Command): Command =>
   command
@@ -212,25 +207,3 @@ export const withPlanPolicies = async (
 
 export const policyErrors = (plan: Plan): readonly PolicyViolation[] =>
   (plan.policy_violations ?? []).filter((v) => v.level === "error");
-
-/**
- * Issue 45: the config's `on: live` rules against the live state drift read (a webhook the
- * service disabled, a project that passes secrets to fork PRs). Exceptions expire by the
- * local clock.
- */
-export const liveViolations = (
-  desired: DesiredConfig,
-  live: LiveState,
-  io: CliIO,
-): PolicyViolation[] => {
-  const policies = desired.policies;
-  if (policies === undefined || !policies.rules.some((r) => r.on === "live")) return [];
-  return evaluatePolicies({
-    on: "live",
-    rules: policies.rules,
-    exceptions: policies.exceptions,
-    subjects: liveSubjects(live),
-    today: utcDate(clockOf(io).now()),
-    locate: desiredLocator(desired),
-  });
-};

@@ -12,29 +12,17 @@ import {
 import { shellVariableWarnings } from "../config/shell-vars.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { PolicyViolation } from "../model/policy.js";
-import { evaluatePolicies, utcDate } from "../policy/evaluate.js";
 import { configSubjects } from "../policy/subjects.js";
 import { violationAnnotation, violationLine } from "../render/policy.js";
 import { collectConfig } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
-import { type CliIO, clockOf } from "./io.js";
+import type { CliIO } from "./io.js";
+import { violationsOn } from "./policy-violations.js";
 import type { RegisterCommand } from "./register-command.js";
 
-/**
- * Issue 45: the config's `on: config` rules, offline. Exceptions expire by the local clock
- * (data from the machine running validate: src/policy/evaluate.ts).
- */
-const configViolations = (config: DesiredConfig, io: CliIO): PolicyViolation[] => {
-  const policies = config.policies;
-  if (policies === undefined || !policies.rules.some((r) => r.on === "config")) return [];
-  return evaluatePolicies({
-    on: "config",
-    rules: policies.rules,
-    exceptions: policies.exceptions,
-    subjects: configSubjects(config),
-    today: utcDate(clockOf(io).now()),
-  });
-};
+/** Issue 45: the config's `on: config` rules, offline. */
+const configViolations = (config: DesiredConfig, io: CliIO): PolicyViolation[] =>
+  violationsOn("config", config, () => configSubjects(config), io);
 
 /**
  * A diagnostic as a GitHub workflow command, `::error file=F,line=L,col=C,title=T::message`,

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { baseSeed, LIVE_SECRETS, matchingConfig, matchingEnv } from "./plan-fixture.js";
+import { baseSeed, matchingConfig, matchingEnv } from "./plan-fixture.js";
 
 /** The base seed plus a production context the matching config does not list. */
 const prodSeed = (): Seed => {
@@ -158,32 +158,18 @@ describe("policies on the plan: plan and apply", () => {
 
   it("a stub --policy-cmd's violations appear in every format, through the redactor", async () => {
     const cmd = `node ${suite.files.stub}`;
-    const formats = ["text", "json", "markdown", "github"] as const;
-    for (const format of formats) {
-      const r = await run([
-        "plan",
-        "-c",
-        suite.files.plain,
-        "--policy-cmd",
-        cmd,
-        "--format",
-        format,
-      ]);
+    const plan = (format: string) =>
+      run(["plan", "-c", suite.files.plain, "--policy-cmd", cmd, "--format", format]);
+    for (const format of ["text", "json", "markdown", "github"]) {
+      const r = await plan(format);
       expect(r.code, `${format}: ${r.stderr}`).toBe(1);
       expect(r.stdout, format).toContain("opa-review");
       expect(r.stdout, format).toContain("external policy refuses delete");
-      // runCli fails on any env value in the output; the redactor's mark proves it ran.
-      expect(r.stdout, format).not.toContain(LIVE_SECRETS.npm);
+      // The program echoed a secret it could read: the redactor's mark stands in its place
+      // (and runCli fails on any env value in the output).
+      expect(r.stdout, format).toContain("(saw (sensitive))");
     }
-    const json = await run([
-      "plan",
-      "-c",
-      suite.files.plain,
-      "--policy-cmd",
-      cmd,
-      "--format",
-      "json",
-    ]);
+    const json = await plan("json");
     const doc = JSON.parse(json.stdout) as {
       policy_violations: { from: string; address: string }[];
     };
