@@ -19,7 +19,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = (p) => pathToFileURL(join(root, "dist", p)).href;
 
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "5" }, preset: { type: "string", default: "large-org" } },
+  options: {
+    runs: { type: "string", default: "5" },
+    preset: { type: "string", default: "large-org" },
+  },
 });
 const runs = Number(values.runs);
 
@@ -39,11 +42,17 @@ const rules = (on) => {
     ['context["prod-*"]', { kind: "count", of: "restriction", min: 1 }],
     ['context["*"].env["*"]', { kind: "exists", field: "value" }],
     ['context["*"].restriction["*"]', { kind: "absent", field: "nothing" }],
-    ['project["*"].settings', { kind: "not_equals", field: "can_pass_secrets_to_fork_pr_jobs", value: true }],
+    [
+      'project["*"].settings',
+      { kind: "not_equals", field: "can_pass_secrets_to_fork_pr_jobs", value: true },
+    ],
     ['project["*"].pipeline["*"]', { kind: "exists", field: "config" }],
-    ['project["*"].pipeline["*"].trigger["*"]', { kind: "not_equals", field: "is_disabled", value: true }],
+    [
+      'project["*"].pipeline["*"].trigger["*"]',
+      { kind: "not_equals", field: "is_disabled", value: true },
+    ],
     ['project["p0*"]', { kind: "count", of: "webhook", max: 25 }],
-    ['org_settings', { kind: "not_equals", field: "is_running_disabled", value: true }],
+    ["org_settings", { kind: "not_equals", field: "is_running_disabled", value: true }],
     ['context["ctx-9*"]', { kind: "none" }, ["delete"]],
     ['project["*"].webhook["*"]', { kind: "none" }, ["delete", "replace"]],
     ['project["*"].webhook["*"]', { kind: "none" }, undefined, ["should_verify_tls"]],
