@@ -145,6 +145,16 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
     // Issue 46: the walk says of every live item it saw whether the config manages it
     // (the coverage figure); what keep_unlisted kept was read in a managed collection but
     // is not managed.
+    // design.md §5 "Reading the real service": what Waybill cannot name is listed, and why.
+    const unknown = (result.plan.unknown ?? []).map(
+      (u): UnmanagedItem => ({
+        address: u.address,
+        resource_type: u.resource_type,
+        why: "unknown",
+        reason: u.reason,
+      }),
+    );
+    kept.push(...unknown);
     const keptAt = new Set(kept.map((k) => k.address));
     lines = withinTargets(
       [
@@ -262,9 +272,11 @@ const describeUnmanaged = (u: UnmanagedItem): string =>
       ? "excluded by ignore"
       : u.why === "kept"
         ? "not in the config; left alone by keep_unlisted"
-        : u.why === "legacy"
-          ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
-          : "collection not managed by the config"
+        : u.why === "unknown"
+          ? `unknown to Waybill, never changed: ${u.reason ?? ""}`
+          : u.why === "legacy"
+            ? "legacy V2 schedule: still runs on the old mechanism, which Waybill cannot manage; move it to a schedule trigger of a pipeline"
+            : "collection not managed by the config"
   })`;
 
 /** A line of the information list; a legacy schedule listing that was not read says so. */

@@ -85,6 +85,16 @@ export interface ContextAttributes {
 
 export type RestrictionTypeWire = "project" | "expression" | "group";
 
+/**
+ * The restriction types the spec names (api-v3.md "Context restriction"). The service may
+ * add more ("expect new types", the vendor's plugin says): one outside this list is
+ * `unknown` (docs/spec-notes.md "Reading the real service").
+ */
+export const RESTRICTION_TYPES: readonly RestrictionTypeWire[] = ["project", "expression", "group"];
+
+export const isRestrictionType = (t: unknown): t is RestrictionTypeWire =>
+  typeof t === "string" && (RESTRICTION_TYPES as readonly string[]).includes(t);
+
 export interface ContextRestrictionAttributes {
   readonly restriction_type: RestrictionTypeWire;
   /** A project id, an expression, or a group id (the org id = every member). */

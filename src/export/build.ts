@@ -152,9 +152,10 @@ export const buildExport = (
 
   const { needs: envVars, nameOf: names } = assignEnvNames(requests);
 
-  const warnings = [...orgIgnore, ...projects.flatMap((p) => p.ignore)].map(
-    (i) =>
-      `${i.glob} is not exported (${i.reason}); it is listed under ignore so plan leaves it alone`,
+  const warnings = [...orgIgnore, ...projects.flatMap((p) => p.ignore)].map((i) =>
+    i.commentOnly === true
+      ? `${i.glob} is not exported (${i.reason}); it is written as a comment, and plan lists it as unknown`
+      : `${i.glob} is not exported (${i.reason}); it is listed under ignore so plan leaves it alone`,
   );
   return {
     org: {

@@ -52,12 +52,25 @@ const headerComment = (header: ExportHeader, org: string, what: string): string 
 
 const renderDocument = (
   body: Readonly<Record<string, unknown>>,
-  ignore: ExportFileDoc["ignore"],
+  entries: ExportFileDoc["ignore"],
   comment: string,
 ): string => {
+  // design.md §5 "Reading the real service": an item Waybill cannot name is a comment, not
+  // config: under `ignore` plan would stop listing it.
+  const unknown = entries.filter((i) => i.commentOnly === true);
+  const ignore = entries.filter((i) => i.commentOnly !== true);
+  // A live value in a comment: one line, whatever it holds.
+  const oneLine = (s: string): string => s.replace(/[\u0000-\u001f]/g, " ");
   const value = ignore.length > 0 ? { ...body, ignore: ignore.map((i) => i.glob) } : body;
   const doc = new Document(value);
-  doc.commentBefore = comment;
+  doc.commentBefore =
+    unknown.length === 0
+      ? comment
+      : [
+          comment,
+          " Live items Waybill cannot name (plan and drift list them; nothing changes them):",
+          ...unknown.map((u) => `   ${oneLine(u.glob)}: ${oneLine(u.reason)}`),
+        ].join("\n");
   const seq = doc.get("ignore", true);
   if (isSeq(seq)) {
     seq.items.forEach((item, i) => {

@@ -47,6 +47,12 @@ export interface IgnoreEntry {
   readonly glob: string;
   /** Why, as a YAML comment and a warning. */
   readonly reason: string;
+  /**
+   * An item Waybill cannot name (design.md §5 "Reading the real service"): written as a
+   * comment only, not under `ignore`, so plan and drift still list it as unknown (and never
+   * change it).
+   */
+  readonly commentOnly?: true;
 }
 
 /** Why one live item cannot be written (it goes under `ignore` with this reason). */

@@ -15,10 +15,11 @@
 
 import { formatLocation } from "../core/errors.js";
 import { isUuid } from "../core/uuid.js";
-import type {
-  ContextRestrictionAttributes,
-  RestrictionTypeWire,
-  V3Resource,
+import {
+  type ContextRestrictionAttributes,
+  isRestrictionType,
+  type RestrictionTypeWire,
+  type V3Resource,
 } from "../core/wire.js";
 import { addr, type RestrictionType, restrictionKey } from "../model/address.js";
 import type { DesiredOrg, DesiredRestriction } from "../model/desired.js";
@@ -91,17 +92,48 @@ export const restrictionKeyValue = (
 
 const toLiveRestriction =
   (scope: ListScope) =>
-  (r: V3Resource<ContextRestrictionAttributes>): LiveRestriction => ({
-    id: requireId(r, "context restriction"),
-    restriction_type: r.attributes.restriction_type,
-    match_pattern: r.attributes.match_pattern,
-    key_value: restrictionKeyValue(
-      r.attributes.restriction_type,
-      r.attributes.match_pattern,
-      scope.org_id,
-      scope.projectSlug ?? (() => undefined),
-    ),
-  });
+  (r: V3Resource<ContextRestrictionAttributes>): LiveRestriction => {
+    const id = requireId(r, "context restriction");
+    const { restriction_type: type, match_pattern: pattern } = r.attributes as {
+      restriction_type?: unknown;
+      match_pattern?: unknown;
+    };
+    // docs/spec-notes.md "Reading the real service": a type Waybill does not know (or an
+    // item without type or pattern) is read as it is, keyed by its pattern or its id, and
+    // is `unknown` to the planner (`unknownRestriction`): never matched, never deleted.
+    if (!isRestrictionType(type) || typeof pattern !== "string") {
+      return {
+        id,
+        restriction_type: String(type ?? "") as RestrictionTypeWire,
+        match_pattern: typeof pattern === "string" ? pattern : "",
+        key_value: typeof pattern === "string" && pattern !== "" ? pattern : id,
+      };
+    }
+    return {
+      id,
+      restriction_type: type,
+      match_pattern: pattern,
+      key_value: restrictionKeyValue(
+        type,
+        pattern,
+        scope.org_id,
+        scope.projectSlug ?? (() => undefined),
+      ),
+    };
+  };
+
+/**
+ * Why a live restriction cannot be named (design.md §5 "Reading the real service"), or
+ * undefined: its type is not one of the spec's, or it has no pattern.
+ */
+export const unknownRestriction = (l: LiveRestriction): string | undefined => {
+  if (!isRestrictionType(l.restriction_type)) {
+    return `a restriction of type ${JSON.stringify(l.restriction_type)}, which Waybill does not know (the service may add types): listed, never updated or deleted`;
+  }
+  if (l.match_pattern === "")
+    return "a restriction without a pattern: listed, never updated or deleted";
+  return undefined;
+};
 
 /** The value a config writes for a restriction: slug, expression, group id or `all-members`. */
 export const desiredRestrictionValue = (d: DesiredRestriction): string => {
@@ -161,6 +193,8 @@ const restrictionEntries = (
 ): ConfigEntry<LiveRestriction>[] => {
   const out: ConfigEntry<LiveRestriction>[] = [];
   const byKey = groupBy(items, (r) => restrictionKey(r.restriction_type, r.key_value));
+  const order = (t: string): number =>
+    isRestrictionType(t) ? RESTRICTION_ORDER[t] : Object.keys(RESTRICTION_ORDER).length;
   const sorted = [...byKey.values()].sort(([a], [z]) =>
     a!.restriction_type === z!.restriction_type
       ? a!.key_value < z!.key_value
@@ -168,7 +202,8 @@ const restrictionEntries = (
         : a!.key_value > z!.key_value
           ? 1
           : 0
-      : RESTRICTION_ORDER[a!.restriction_type] - RESTRICTION_ORDER[z!.restriction_type],
+      : order(a!.restriction_type) - order(z!.restriction_type) ||
+        (a!.restriction_type < z!.restriction_type ? -1 : 1),
   );
   for (const list of sorted) {
     const r = list[0]!;
@@ -176,7 +211,11 @@ const restrictionEntries = (
     const value = r.key_value;
     const glob = addr.contextRestriction(context, type, value);
     const ignore = (reason: string) => out.push({ ignored: { glob, reason } });
-    if (list.length > 1) {
+    const unknown = unknownRestriction(r);
+    if (unknown !== undefined) {
+      // design.md §5: exported as a comment, not as config (plan lists it as unknown).
+      out.push({ ignored: { glob, reason: unknown, commentOnly: true } });
+    } else if (list.length > 1) {
       ignore(`${list.length} live restrictions share this key (ids ${idsOf(list)})`);
     } else if (type === "project" && !PROJECT_SLUG.test(value) && !UUID.test(value)) {
       ignore("the project is neither a slug nor an id");
@@ -226,6 +265,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
       value: l.key_value,
     }),
     compare: () => newComparison(),
+    unknown: unknownRestriction,
     // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
     toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
     createCalls: (d) => [

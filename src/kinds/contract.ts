@@ -780,4 +780,11 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
     live: LiveOrg,
     changes: readonly PlannedChangeView[],
   ): readonly string[];
+  /**
+   * Why a live item cannot be named (a restriction of a type the service added after the
+   * spec), or undefined when it can. design.md §5 "Reading the real service": such an item
+   * is `unknown`: listed by plan and drift, never matched, updated or deleted, exported as
+   * a comment. Absent: every item of the kind can be named.
+   */
+  unknown?(live: L): string | undefined;
 }

@@ -44,10 +44,11 @@ export interface UnmanagedItem {
    * `not_read`: a project's legacy V2 schedules could not be listed (`reason` says why), so
    * whether any still runs is unknown (src/live/legacy-schedules.ts); or an org-level
    * collection the config leaves out could not be listed (403/404), so whether it holds
-   * unmanaged items is unknown.
+   * unmanaged items is unknown; `unknown`: an item Waybill cannot name (design.md §5
+   * "Reading the real service": a restriction of a type it does not know), never changed.
    */
-  readonly why: "unmanaged" | "ignored" | "legacy" | "kept" | "not_read";
-  /** With `not_read`: what the service answered. */
+  readonly why: "unmanaged" | "ignored" | "legacy" | "kept" | "not_read" | "unknown";
+  /** With `not_read`: what the service answered; with `unknown`: why it cannot be named. */
   readonly reason?: string;
 }
 

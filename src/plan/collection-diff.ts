@@ -71,7 +71,21 @@ export const diffCollection = <D, L>(
     acc.warnings.push(`${a} is declared but excluded by \`ignore\`: it is not planned`);
   }
   const liveAll = spec.live ?? [];
-  const live = liveAll.filter((l) => !ctx.ignored(spec.address(kind.liveAddressKey(l))));
+  // design.md §5 "Reading the real service": a live item the kind cannot name is listed as
+  // unknown and takes no part in the diff, so nothing can update, replace or delete it (a
+  // delete of it would need an address the config can write, and it has none).
+  const named =
+    kind.unknown === undefined
+      ? liveAll
+      : liveAll.filter((l) => {
+          const why = kind.unknown?.(l);
+          if (why === undefined) return true;
+          const address = spec.address(kind.liveAddressKey(l));
+          if (!ctx.ignored(address))
+            acc.unknown.push({ address, resource_type: kind.type, reason: why });
+          return false;
+        });
+  const live = named.filter((l) => !ctx.ignored(spec.address(kind.liveAddressKey(l))));
   const guardKey = `${ctx.slug}\u0000${spec.collection}`;
   acc.collections.set(guardKey, {
     org: ctx.slug,

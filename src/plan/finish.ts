@@ -16,6 +16,7 @@ import type {
   KeptUnlisted,
   Plan,
   Summary,
+  UnknownItem,
   UpdateVolume,
 } from "./types.js";
 
@@ -39,6 +40,8 @@ export interface FinishInput {
   readonly ignoredFields?: readonly IgnoredField[];
   /** `planConfigDigest` of the config planned (src/plan/digest.ts). */
   readonly configDigest: string;
+  /** Live items no kind can name (design.md §5 "Reading the real service"). */
+  readonly unknown?: readonly UnknownItem[];
 }
 
 /** design.md §1 "Ownership": more than 3 deletions and more than 25% of the live items. */
@@ -232,6 +235,9 @@ export const finishPlan = (input: FinishInput): Plan => {
     ...(input.ignoredFields === undefined || input.ignoredFields.length === 0
       ? {}
       : { ignored_fields: [...input.ignoredFields] }),
+    ...(input.unknown === undefined || input.unknown.length === 0
+      ? {}
+      : { unknown: [...input.unknown].sort((a, b) => (a.address < b.address ? -1 : 1)) }),
   };
 };
 

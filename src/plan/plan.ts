@@ -138,6 +138,7 @@ export const planChanges = (
     kept: acc.kept,
     ignoredFields: acc.ignoredFields,
     configDigest: options.configDigest ?? planConfigDigest(desired.orgs),
+    unknown: acc.unknown,
     ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
   });
 };

@@ -16,7 +16,14 @@ import {
 } from "../model/address.js";
 import type { DesiredMove, DesiredOrg } from "../model/desired.js";
 import { type FieldIgnored, fieldIgnoredMatcher } from "./ignore-fields.js";
-import type { Change, IgnoredField, KeptUnlisted, ParamValue, PlanOptions } from "./types.js";
+import type {
+  Change,
+  IgnoredField,
+  KeptUnlisted,
+  ParamValue,
+  PlanOptions,
+  UnknownItem,
+} from "./types.js";
 
 /**
  * Compiled address globs: a glob selects an address when it matches it or an ancestor.
@@ -44,6 +51,8 @@ export interface Acc {
   readonly kept: KeptUnlisted[];
   /** Fields `ignore_fields` left out of a comparison though they differ (issue 41). */
   readonly ignoredFields: IgnoredField[];
+  /** Live items no kind can name (the plan's `unknown`). */
+  readonly unknown: UnknownItem[];
 }
 
 export interface OrgCtx {
@@ -160,6 +169,7 @@ export const newAcc = (): Acc => ({
   collections: new Map(),
   kept: [],
   ignoredFields: [],
+  unknown: [],
 });
 
 /** Add what one project's planning accumulated to the whole run's (in place, in order). */
@@ -172,6 +182,7 @@ export const mergeAcc = (into: Acc, part: Acc): void => {
   for (const [k, v] of part.collections) into.collections.set(k, v);
   for (const k of part.kept) into.kept.push(k);
   for (const f of part.ignoredFields) into.ignoredFields.push(f);
+  for (const u of part.unknown) into.unknown.push(u);
 };
 
 /** The parts of an org's planning context that depend on the config and options only. */

@@ -148,6 +148,16 @@ export interface Guards {
   readonly blocked?: readonly BlockedGuard[];
 }
 
+/**
+ * A live item Waybill cannot name (design.md §5 "Reading the real service"): listed, never
+ * updated or deleted; the kind's `unknown` says why.
+ */
+export interface UnknownItem {
+  readonly address: string;
+  readonly resource_type: ResourceType;
+  readonly reason: string;
+}
+
 /** A live item `keep_unlisted` left alone (issue 19): not in the config, not deleted. */
 export interface KeptUnlisted {
   readonly address: string;
@@ -186,6 +196,11 @@ export interface Plan {
    * only when there are some. Drift reports them as unmanaged.
    */
   readonly kept_unlisted?: readonly KeptUnlisted[];
+  /**
+   * Live items Waybill cannot name (`UnknownItem`), sorted by address; present only when
+   * there are some. No change of the plan touches them.
+   */
+  readonly unknown?: readonly UnknownItem[];
   /**
    * Issue 45: what the config's `on: plan` policies and `--policy-cmd` found; present when
    * there are some (errors first).

@@ -207,6 +207,9 @@ export function* renderTextLines(raw: Plan, options: TextOptions): Generator<str
   }
   if (!plan.saveable) yield "This plan cannot be saved or applied (secrets were skipped).";
   for (const w of plan.warnings) yield paint("yellow", `Warning: ${w}`);
+  // design.md §5 "Reading the real service": listed, never changed.
+  for (const u of plan.unknown ?? [])
+    yield paint("yellow", `Unknown (left alone): ${u.address}: ${u.reason}`);
 }
 
 /** The whole plan as one string (tests, `show`); the CLI streams `renderTextLines`. */

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ScriptEntry } from "../../emulator/src/script.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { expectNoSecrets, makeTempDir, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runInProcess } from "../helpers/in-process.js";
@@ -165,5 +166,143 @@ describe("reading the real service's shapes", () => {
       /project\["gh\/acme\/api"\]: the project was found, but its webhook collection could not be read .*403: Permission denied/,
     );
     expect(r.stderr).not.toMatch(/absent or not visible/);
+  });
+});
+
+/**
+ * design.md §5 "Reading the real service", end to end on the sparse emulator: `export
+ * --all-projects` → `plan` (no change) → `drift` for a VCS org (projects keyed by slug) and
+ * a standalone org of the service's own provider (projects keyed by name), with a context
+ * restriction of a type Waybill does not know; the unknown restriction is listed and
+ * survives an apply.
+ */
+describe("export → plan → drift → apply on the sparse shapes", () => {
+  const VCS_ORG = "0a400000-0000-4000-8000-000000000001";
+  const OWN_ORG = "0a400000-0000-4000-8000-000000000002";
+  const OWN = `circleci/${OWN_ORG}`;
+  const CORE_ID = "0b400000-0000-4000-8000-000000000002";
+  const CTX = "0c400000-0000-4000-8000-000000000001";
+  const seed = (): Seed => ({
+    orgs: [
+      {
+        id: VCS_ORG,
+        slug: "gh/acme",
+        name: "acme",
+        contexts: [
+          {
+            id: CTX,
+            name: "deploy",
+            restrictions: [
+              { restriction_type: "expression", match_pattern: 'pipeline.git.branch == "main"' },
+              { restriction_type: "someday", match_pattern: "a-future-kind-of-rule" },
+            ],
+          },
+        ],
+        projects: [
+          {
+            id: "0b400000-0000-4000-8000-000000000001",
+            slug: "api",
+            webhooks: [
+              {
+                id: "0d400000-0000-4000-8000-000000000001",
+                name: "slack",
+                url: "https://hooks.example.com/a",
+                events: ["workflow-completed"],
+              },
+            ],
+          },
+        ],
+      },
+      {
+        id: OWN_ORG,
+        slug: OWN,
+        projects: [
+          { id: CORE_ID, slug: "core", name: "core", checkout_keys: [{ type: "deploy-key" }] },
+        ],
+      },
+    ],
+  });
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  beforeAll(async () => {
+    emulator = await startTestEmulator(seed());
+    tmp = await makeTempDir();
+  });
+  afterAll(async () => {
+    await emulator.close();
+    await tmp.remove();
+  });
+  const run = async (args: readonly string[]) => {
+    const r = await runInProcess(args, {
+      SERVICE_BASE_URL: emulator.url,
+      SERVICE_TOKEN: emulator.token,
+      WEBHOOK_API_SLACK_URL: "https://hooks.example.com/a",
+      NO_COLOR: "1",
+    });
+    expectNoSecrets({ stdout: r.stdout, stderr: r.stderr }, [emulator.token]);
+    return r;
+  };
+  const unknownAddress = 'context["deploy"].restriction["someday:a-future-kind-of-rule"]';
+
+  it("a VCS org: exported by slug, the unknown restriction a comment; plan clean, drift lists it", async () => {
+    const exported = await run(["export", "--org", "gh/acme", "--all-projects"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^ {2}gh\/acme\/api:$/m);
+    expect(exported.stdout).toContain(`#   ${unknownAddress}: a restriction of type "someday"`);
+    expect(exported.stdout).not.toMatch(/^\s*- someday:/m);
+    expect(exported.stdout).not.toMatch(/^ignore:/m);
+    const file = await tmp.write("acme.yaml", exported.stdout);
+    const plan = await run(["plan", "-c", file, "--detailed-exitcode"]);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`Unknown (left alone): ${unknownAddress}`);
+    const json = await run(["plan", "-c", file, "--format", "json"]);
+    expect(JSON.parse(json.stdout).unknown).toEqual([
+      {
+        address: unknownAddress,
+        resource_type: "context_restriction",
+        reason: expect.stringMatching(/never updated or deleted/),
+      },
+    ]);
+    const drift = await run(["drift", "-c", file]);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expect(drift.stdout).toContain(`${unknownAddress} (unknown to Waybill, never changed`);
+
+    // A restriction added by hand is deleted by apply; the unknown one is never touched.
+    await emulator.call("POST", "/api/v3/context-restrictions", {
+      data: {
+        attributes: { restriction_type: "expression", match_pattern: "true" },
+        references: { context: { id: CTX } },
+      },
+    });
+    await emulator.clearRequests();
+    const apply = await run(["apply", "-c", file, "--auto-approve"]);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    const deletes = (await emulator.requests()).filter(
+      (q) => q.method === "DELETE" && q.path.startsWith("/api/v3/context-restrictions/"),
+    );
+    expect(deletes).toHaveLength(1);
+    const left = (await emulator.state()).orgs?.[0]?.contexts?.[0]?.restrictions ?? [];
+    expect(left.map((r) => r.restriction_type).sort()).toEqual(["expression", "someday"]);
+  });
+
+  it("an org of the service's own provider: projects keyed by name, V2 routes by the org's ids", async () => {
+    const exported = await run(["export", "--org", OWN, "--all-projects"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^ {2}core:$/m);
+    expect(exported.stdout).toMatch(/checkout_keys:\n\s+- deploy-key/);
+    const file = await tmp.write("own.yaml", exported.stdout);
+    await emulator.clearRequests();
+    const plan = await run(["plan", "-c", file, "--detailed-exitcode"]);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const drift = await run(["drift", "-c", file]);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    const v2 = (await emulator.requests()).filter((q) => q.path.startsWith("/api/v2/project/"));
+    expect(v2.length).toBeGreaterThan(0);
+    for (const q of v2) {
+      expect(decodeURIComponent(q.path)).toContain(
+        `/api/v2/project/circleci/${OWN_ORG}/${CORE_ID}/`,
+      );
+      expect(q.status).toBe(200);
+    }
   });
 });
