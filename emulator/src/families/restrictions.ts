@@ -37,7 +37,7 @@ export interface RestrictionRow {
 export interface SeedRestriction {
   readonly id?: string;
   /** The spec's three, or (a seed only) a type the service added later. */
-  readonly restriction_type: RestrictionType;
+  readonly restriction_type: RestrictionType | (string & {});
   /**
    * A project id (or, in a seed only, a project slug), an expression, or a group id (in a
    * seed also a group name; the org id means every member of the org).
@@ -259,12 +259,13 @@ export const restrictions: Family = {
               l.fail(`${rp}/match_pattern`, `no group ${pattern} in org ${org.slug}`);
             pattern = group ? group.id : org.id;
           }
-          const id = sr.id ?? restrictionId(sr.restriction_type, pattern);
+          const type = sr.restriction_type as RestrictionType;
+          const id = sr.id ?? restrictionId(type, pattern);
           if (c.restrictions.some((r) => r.id === id))
             l.fail(`${rp}`, `duplicate restriction ${id} in context`);
           c.restrictions.push({
             id,
-            restriction_type: sr.restriction_type,
+            restriction_type: type,
             match_pattern: pattern,
             ...(sr.created_at !== undefined ? { created_at: sr.created_at } : {}),
           });
