@@ -13,3 +13,19 @@ export class OrgNotVisibleError extends WaybillError {
     this.slug = slug;
   }
 }
+
+/**
+ * Issue 42: the live state changed under the read and would not settle: a parent listed a
+ * moment ago was gone when its collections were read, and again after one more listing.
+ * Another run (or a person) is writing the org; nothing was planned from the half-read
+ * state. Apply exits 5 (src/cli/apply.ts), like a lock held by another run.
+ */
+export class ConcurrentChangeError extends WaybillError {
+  readonly code = "concurrent_change";
+
+  constructor(detail: string) {
+    super(
+      `${detail}. Another run (or a person) is changing the org right now; nothing was planned from a state read half before and half after the change. Run again when it is done (apply waits for another Waybill run's lock).`,
+    );
+  }
+}

@@ -38,13 +38,14 @@ import type {
   DesiredProject,
 } from "../model/desired.js";
 import type { LiveContext, LiveOrg, LiveProject, LiveState, NotVisible } from "../model/live.js";
-import { OrgNotVisibleError } from "./errors.js";
+import { ConcurrentChangeError, OrgNotVisibleError } from "./errors.js";
 import { consistentLists } from "./paged-list.js";
 import { type ProgressCallback, withProgress } from "./progress.js";
 import { type ReadWindow, readWindow } from "./read-window.js";
 import { lookUpReferredNames } from "./referred-names.js";
 import {
   chooseProjectLookup,
+  httpStatusOf,
   isNotVisible,
   makeIgnoreMatcher,
   notVisibleReason,
@@ -207,10 +208,23 @@ const readOrg = async (
     }
     // A project keyed by name (issue 18) is read and planned under its key; the V2
     // routes take its slug.
-    const read = await window(() =>
-      readProject(api, orgId, r.id, r.slug ?? slug, project, needs.isIgnored, slug),
-    );
-    return [slug, read];
+    const readAt = (at: { id: string; slug?: string }) =>
+      window(() => readProject(api, orgId, at.id, at.slug ?? slug, project, needs.isIgnored, slug));
+    const read = await readAt(r);
+    if (!(read.status === "not_visible" && read.gone === true)) return [slug, read];
+    // Issue 42: a collection of the project answered 404: deleted (or moved) since it was
+    // looked up? Look it up once more, read it again and plan from what is there; the same
+    // id answering 404 again is a project this token cannot see (issue 4), not a change.
+    const again = await lookUpAgain(api, orgId, slug);
+    if (again.status !== "found") return [slug, again];
+    const reread = await readAt(again);
+    if (reread.status === "not_visible" && reread.gone === true) {
+      if (again.id === r.id) return [slug, withoutGone(reread)];
+      throw new ConcurrentChangeError(
+        `project ${slug} changed while it was read, twice in a row: its id was ${r.id}, then ${again.id}, and its collections answered 404 each time`,
+      );
+    }
+    return [slug, reread];
   };
   const projectsP = Promise.all(
     [...needs.projects.entries()].map(
@@ -404,7 +418,7 @@ const readProject = async (
   desired: DesiredProject,
   isIgnored: (address: string) => boolean,
   key: string = slug,
-): Promise<LiveProject | NotVisible> => {
+): Promise<LiveProject | GoneOrHidden> => {
   // The slug too: the V2 routes take it (project env vars' last four).
   const scope: ListScope = { org_id: orgId, project_id: id, project_slug: slug };
   const parts = await Promise.all(
@@ -417,10 +431,11 @@ const readProject = async (
           if (!isNotVisible(err)) throw err;
           // The API error names the method, route and status; this names the collection.
           const what = `the ${kind.type} listing of project ${slug}`;
-          const hidden: NotVisible = {
+          const hidden: GoneOrHidden = {
             status: "not_visible",
             reason: notVisibleReason(what, err),
             collection: kind.type,
+            ...(isGone(err) ? { gone: true } : {}),
           };
           return hidden;
         }
@@ -445,6 +460,15 @@ const readProject = async (
   return markProjectSynthetic(project, new Set(probed.flat()));
 };
 
+/** Not visible; `gone` when a collection answered 404 (deleted since the look-up?). */
+type GoneOrHidden = NotVisible & { readonly gone?: true };
+
+const withoutGone = ({ gone: _, ...hidden }: GoneOrHidden): NotVisible => hidden;
+
+/** Issue 42: one project slug (or name) looked up again, alone. */
+const lookUpAgain = (api: ReadOnlyApi, orgId: string, slug: string): Promise<Resolved> =>
+  isProjectName(slug) ? resolveOneName(api, orgId, slug) : resolveOneSlug(api, slug);
+
 const isNotVisibleEntry = (v: unknown): v is NotVisible =>
   typeof v === "object" && v !== null && (v as { status?: unknown }).status === "not_visible";
 
@@ -464,22 +488,74 @@ const declarationFor = (ctx: LiveContext, needs: OrgNeeds): DesiredContext | und
   return undefined;
 };
 
+/** A context read, or gone between its listing and its collections' reads (a 404). */
+type ContextRead = LiveContext | { readonly vanished: LiveContext };
+
+const isVanished = (r: ContextRead): r is { readonly vanished: LiveContext } => "vanished" in r;
+
+/**
+ * Issue 42: a 404 on a listed parent's collection means the parent was deleted after the
+ * listing named it (another run, or a person, writes while we read): spec: api-v3.md Errors
+ * rule 5. Only a 404 (a 403 is a refusal, not a change).
+ */
+const isGone = (err: unknown): boolean => httpStatusOf(err) === 404;
+
 const readContexts = async (
   api: ReadOnlyApi,
   orgId: string,
   needs: OrgNeeds,
   window: ReadWindow,
 ): Promise<{ contexts: LiveContext[]; lockNames: string[] }> => {
+  // Reads that succeeded are kept across the re-list: a context listed again is not read
+  // twice. A claim's verdict is kept the same way.
+  const reads = new Map<string, Promise<ContextRead>>();
+  const claims = new Map<string, Promise<ClaimVerdict>>();
+  const first = await listAndReadContexts(api, orgId, needs, window, reads, claims);
+  if (first.vanished.length === 0) return first.result;
+  // Issue 42: a context listed a moment ago is gone: the collection changed while it was
+  // read. Decision: list it once more and plan from what is there (a vanished context that
+  // is no longer listed is simply not there; one still listed is read again).
+  for (const v of first.vanished) reads.delete(v.id);
+  const second = await listAndReadContexts(api, orgId, needs, window, reads, claims);
+  if (second.vanished.length === 0) return second.result;
+  throw new ConcurrentChangeError(
+    `the contexts of org ${needs.slug} changed while they were read, twice in a row: ${second.vanished
+      .map((c) => `context ${c.name} (${c.id}) was listed, then its collections answered 404`)
+      .join("; ")}`,
+  );
+};
+
+/**
+ * What a lock-named context is: a claim (empty), data (holds something), or gone (its content
+ * answered 404: a claim released since the listing; never needed for the plan).
+ */
+type ClaimVerdict = "claim" | "data" | "gone";
+
+const listAndReadContexts = async (
+  api: ReadOnlyApi,
+  orgId: string,
+  needs: OrgNeeds,
+  window: ReadWindow,
+  byId: Map<string, Promise<ContextRead>>,
+  claims: Map<string, Promise<ClaimVerdict>>,
+): Promise<{
+  result: { contexts: LiveContext[]; lockNames: string[] };
+  vanished: LiveContext[];
+}> => {
   // The context kind's listing matches no name (spec: api-v3.md Contexts: filter[name] is a
   // substring search): exact names are matched here, on the full list (design.md §1
   // "Identity"). Each context's reads start as soon as its page arrives (issue 8).
   // Issue 15: the listing's reads start as its items first arrive; the contexts returned are
   // those of the confirmed listing (src/live/paged-list.ts), each read once.
-  const byId = new Map<string, Promise<LiveContext>>();
-  const start = (c: LiveContext): Promise<LiveContext> => {
+  const start = (c: LiveContext): Promise<ContextRead> => {
     let read = byId.get(c.id);
     if (read === undefined) {
-      read = window(() => readContext(api, orgId, c, needs));
+      read = window(() =>
+        readContext(api, orgId, c, needs).catch((err: unknown): ContextRead => {
+          if (isGone(err)) return { vanished: c };
+          throw err;
+        }),
+      );
       // Awaited below; if a later page fails first, this keeps an early read's failure from
       // being an unhandled rejection (the listing's error is the one reported).
       read.catch(() => undefined);
@@ -491,26 +567,28 @@ const readContexts = async (
   // config's: not read, not planned, never deleted by an authoritative `contexts:`. Issue
   // 29: only an empty context in the exact format is a claim; a lock-named context holding
   // env vars or restrictions is the config's business like any other (plan and drift show
-  // it), so its content is read first.
-  const claims = new Map<string, Promise<boolean>>();
-  const isClaim = (c: LiveContext): Promise<boolean> => {
-    if (!isLockContextName(c.name)) return Promise.resolve(false);
+  // it), so its content is read first. Issue 42: claims come and go while other runs apply;
+  // one whose content answers 404 was released since the listing: it is not there.
+  const verdict = (c: LiveContext): Promise<ClaimVerdict> => {
+    if (!isLockContextName(c.name)) return Promise.resolve("data");
     let known = claims.get(c.id);
     if (known === undefined) {
-      known = holdsNothing(api, orgId, c.id);
+      known = holdsNothing(api, orgId, c.id).then(
+        (empty): ClaimVerdict => (empty ? "claim" : "data"),
+        (err: unknown): ClaimVerdict => {
+          if (isGone(err)) return "gone";
+          throw err;
+        },
+      );
       known.catch(() => undefined);
       claims.set(c.id, known);
     }
     return known;
   };
   const startUnlessClaim = (c: LiveContext): void => {
-    if (!isLockContextName(c.name)) {
-      start(c);
-      return;
-    }
-    isClaim(c).then(
-      (claim) => {
-        if (!claim) start(c);
+    verdict(c).then(
+      (v) => {
+        if (v === "data") start(c);
       },
       () => undefined,
     );
@@ -520,10 +598,14 @@ const readContexts = async (
     { org_id: orgId },
     { onPage: (items) => items.forEach(startUnlessClaim) },
   );
-  const judged = await Promise.all(listed.map(async (c) => ({ c, claim: await isClaim(c) })));
+  const judged = await Promise.all(listed.map(async (c) => ({ c, v: await verdict(c) })));
+  const read = await Promise.all(judged.filter((j) => j.v === "data").map((j) => start(j.c)));
   return {
-    contexts: await Promise.all(judged.filter((j) => !j.claim).map((j) => start(j.c))),
-    lockNames: judged.filter((j) => j.claim).map((j) => j.c.name),
+    result: {
+      contexts: read.filter((r): r is LiveContext => !isVanished(r)),
+      lockNames: judged.filter((j) => j.v === "claim").map((j) => j.c.name),
+    },
+    vanished: read.filter(isVanished).map((r) => r.vanished),
   };
 };
 
