@@ -35,6 +35,18 @@ export interface ScriptEntry {
    * reads of one listing.
    */
   readonly after?: readonly AfterRequest[];
+  /**
+   * Issue 42: answer with the real answer's body cut in half (status and headers kept, its
+   * length the cut one): a listing whose JSON ends mid-way, as a proxy that gave up would
+   * send it.
+   */
+  readonly cut?: boolean;
+  /**
+   * Issue 42: answer with the real answer, leaving out of its `data` every item whose
+   * `attributes.name` contains this text (case-sensitive): a listing that does not show
+   * what is there (a lagging replica).
+   */
+  readonly hide?: string;
 }
 
 /** A request another client makes (`after`): handled with full rights, never logged. */
@@ -49,6 +61,12 @@ export interface AfterRequest {
    * lists by name or newest first would place it: ahead of pages already read.
    */
   readonly to_front?: boolean;
+  /**
+   * Issue 42: make the request this long after the matching request was answered (a timer),
+   * not before the next request: another client's change that lands while this client is
+   * in the middle of its reads or writes.
+   */
+  readonly delay_ms?: number;
 }
 
 const entrySchema: Schema = s.obj({
@@ -62,6 +80,8 @@ const entrySchema: Schema = s.obj({
   commit: s.bool(),
   drop: s.bool(),
   delay_ms: s.int(0),
+  cut: s.bool(),
+  hide: s.str({ nonEmpty: true }),
   after: s.arr(
     s.obj(
       {
@@ -70,6 +90,7 @@ const entrySchema: Schema = s.obj({
         query: s.record(s.str()),
         json: s.any(),
         to_front: s.bool(),
+        delay_ms: s.int(0),
       },
       ["method", "path"],
     ),

@@ -195,6 +195,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     });
   };
   const sockets = new Set<Socket>();
+  /** A script's timed `after` requests still to come (close() cancels them). */
+  const timers = new Set<NodeJS.Timeout>();
 
   const admin: AdminPort = {
     // Decision: reset restores the faults the emulator started with (PRNG restarted), and
@@ -374,7 +376,17 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
    * of the same service changes it between two of this client's requests.
    */
   const runAfter = (requests: readonly AfterRequest[], reqSeq: number): void => {
+    const timed = requests.filter((r) => r.delay_ms !== undefined && r.delay_ms > 0);
+    for (const r of timed) {
+      // Issue 42: on a timer, as another client's change lands mid-run; close() cancels it.
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!closing.signal.aborted) runAfter([{ ...r, delay_ms: 0 }], reqSeq);
+      }, r.delay_ms);
+      timers.add(timer);
+    }
     for (const r of requests) {
+      if (r.delay_ms !== undefined && r.delay_ms > 0) continue;
       const api: ApiName = r.path.startsWith("/api/v2/") ? "v2" : "v3";
       const method = r.method.toUpperCase();
       const raw = r.json === undefined ? NO_BODY : Buffer.from(JSON.stringify(r.json), "utf8");
@@ -468,6 +480,25 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     };
   };
 
+  /** Issue 42: the real answer cut in half (`cut`) or with items left out (`hide`). */
+  const reshaped = (entry: ScriptEntry, real: Answer): Answer => {
+    if (real.body === undefined) return real;
+    let body = real.body;
+    const needle = entry.hide;
+    if (needle !== undefined) {
+      const parsed = JSON.parse(body) as { data?: unknown };
+      if (Array.isArray(parsed.data)) {
+        parsed.data = parsed.data.filter((item: { attributes?: { name?: unknown } }) => {
+          const name = item?.attributes?.name;
+          return !(typeof name === "string" && name.includes(needle));
+        });
+      }
+      body = JSON.stringify(parsed);
+    }
+    if (entry.cut) body = body.slice(0, Math.floor(body.length / 2));
+    return { ...real, headers: { ...real.headers }, body };
+  };
+
   const onApiRequest = async (
     api: ApiName,
     req: IncomingMessage,
@@ -518,6 +549,9 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       answer = handle(api, req, method, path, query, raw, reqSeq, m);
       fault = "script_after";
       runAfter(entry.after, reqSeq);
+    } else if (entry?.cut || entry?.hide !== undefined) {
+      answer = reshaped(entry, handle(api, req, method, path, query, raw, reqSeq, m));
+      fault = entry.cut ? "script_cut" : "script_hide";
     } else if (entry && delayOnly) {
       fault = "script_delay";
       answer = handle(api, req, method, path, query, raw, reqSeq, m);
@@ -732,6 +766,8 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort();
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
         for (const w of waits) {
           clearTimeout(w.timer);
           w.resolve();
