@@ -26,7 +26,9 @@ import {
 } from "../apply/saved-plan.js";
 import { GuardError, StalePlanError, UsageError } from "../core/errors.js";
 import { kindOf } from "../kinds/registry.js";
+import { ConcurrentChangeError } from "../live/errors.js";
 import type { HeldLock } from "../lock/org-lock.js";
+import { writesConfirmedBy } from "../lock/write-gate.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { digestDifference } from "../plan/digest.js";
 import type { Plan } from "../plan/types.js";
@@ -110,7 +112,9 @@ safety guard (a mass delete or a group's delete: --allow-mass-delete; a project'
 --allow-project-delete; updates of more than 30% of a collection or more than 20 secret
 re-sets: --allow-mass-change; a risky transition: --allow-risky RULE) or by a policy rule of
 level error, 5 another run held the org's lock for all of --lock-timeout
-(nothing was changed), 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (both:
+(nothing was changed), or another party wrote the org under this run: the lock was lost
+(nothing new was started after it) or the live state changed while it was read (nothing
+was changed); run again, 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (both:
 running calls finish, nothing new starts, the summary is printed, the lock is released).
 `;
 
@@ -319,6 +323,9 @@ export const applyCommand = async (
     signal: controller.signal,
     stoppedBy: () => stoppedBy,
     lockLost: () => locks.some((l) => l.lost.aborted),
+    confirmLocks: async () => {
+      await Promise.all(locks.map((l) => l.confirm()));
+    },
   };
   const ctx: ApplyContext = {
     flags,
@@ -381,6 +388,15 @@ export const applyCommand = async (
       }
     }
     return await applyPlan(ctx, plan);
+  } catch (err) {
+    // Issue 42: a read that would not settle because another party was writing the org is
+    // the lock's kind of outcome (exit 5: try again when it is done), not an error of this
+    // run. Decision: only apply maps it so; plan and drift keep their documented 0/1/2.
+    if (err instanceof ConcurrentChangeError) {
+      io.stderr.write(`Error: ${stripControls(err.message)}\n`);
+      return EXIT.locked;
+    }
+    throw err;
   } finally {
     await releaseAll(locks, io);
     removeSignals();
@@ -392,6 +408,8 @@ interface RunControl {
   readonly signal: AbortSignal;
   readonly stoppedBy: () => StopSignal | undefined;
   readonly lockLost: () => boolean;
+  /** Issue 42: resolves while every lock held is still ours (checked before writes). */
+  readonly confirmLocks: () => Promise<void>;
 }
 
 interface ApplyContext {
@@ -646,7 +664,9 @@ const applyPlan = async (ctx: ApplyContext, plan: Plan): Promise<number> => {
     // Stopped while planning, asking or waiting: runApply starts nothing and reports every
     // operation as skipped, so the summary still says what was left.
     const clock = clockOf(io);
-    result = await runApply(api, plan, desired, {
+    // Issue 42: every write batch first checks that the locks are still ours
+    // (src/lock/write-gate.ts): one claims listing per batch, none without a lock.
+    result = await runApply(writesConfirmedBy(api, control.confirmLocks), plan, desired, {
       parallelism: options.parallelism,
       signal: control.signal,
       onEvent,
@@ -661,7 +681,8 @@ const applyPlan = async (ctx: ApplyContext, plan: Plan): Promise<number> => {
   else
     await writeChunks(io.stdout, withNewlines(mapLines(renderResultLines(result), stripControls)));
   const status = applyStatus(result);
-  if (control.lockLost()) return EXIT.error;
+  // Issue 42: a lost lock stopped the run as Ctrl-C would: the lock's exit code.
+  if (control.lockLost()) return EXIT.locked;
   const stoppedBy = control.stoppedBy();
   if (status === "interrupted") return stoppedBy ? exitCodeForSignal(stoppedBy) : EXIT.interrupted;
   return status === "applied" ? EXIT.ok : EXIT.error;

@@ -12,6 +12,7 @@ import { OrgNotVisibleError } from "../live/errors.js";
 import { type Claim, describeClaim, MAX_LEASE_MS, parseClaimName } from "../lock/claim.js";
 import {
   acquireOrgLock,
+  awaitNoLiveClaim,
   type HeldLock,
   type Holder,
   LockRefusedError,
@@ -145,24 +146,23 @@ export const lockOrgs = async (
   try {
     for (const slug of [...new Set(slugs)].sort()) {
       const org = await resolveOrgRef(api, slug);
+      const deps = {
+        api,
+        clock: clockOf(io),
+        random: Math.random,
+        holder: options.holder,
+        timing,
+        signal: options.signal,
+        onNote: (text: string) => io.stderr.write(`${text}\n`),
+      };
       try {
-        held.push(
-          await acquireOrgLock(
-            {
-              api,
-              clock: clockOf(io),
-              random: Math.random,
-              holder: options.holder,
-              timing,
-              signal: options.signal,
-              onNote: (text) => io.stderr.write(`${text}\n`),
-            },
-            org,
-          ),
-        );
+        held.push(await acquireOrgLock(deps, org));
       } catch (err) {
         if (!(err instanceof LockRefusedError)) throw err;
         if (options.mode === "required") throw refusedError(err);
+        // Issue 42: without a claim of its own the run still waits for (or refuses at)
+        // another run's live claim; only then does it apply without the lock.
+        await awaitNoLiveClaim(deps, org);
         io.stderr.write(`${refusedWarning(err)}\n`);
         unlocked.push(slug);
       }

@@ -226,6 +226,29 @@ export const listClaims = async (
   return { claims, ignored };
 };
 
+/**
+ * Issue 42 "Time from the service only": a claim is live for one lease from
+ * min(created_at, the service's now). A `created_at` later than the service's now (a
+ * hostile or broken writer: a day, ten years ahead) counts as that now, the first time this
+ * lock sees it, and keeps that time in `cache`, so the claim lapses one lease after it was
+ * first seen instead of being honoured until its written time. `serviceNow` must be an
+ * upper bound of the service's time when the listing was answered (a claim written during
+ * the listing is not "in the future").
+ */
+export const settleFutureClaims = (
+  claims: readonly ListedClaim[],
+  cache: ClaimCache,
+  serviceNow: number,
+): ListedClaim[] =>
+  claims
+    .map((c) => {
+      if (c.createdAt <= serviceNow) return c;
+      const seen = cache.get(c.contextId);
+      if (seen !== undefined) cache.set(c.contextId, { ...seen, createdAt: serviceNow });
+      return { ...c, createdAt: serviceNow };
+    })
+    .sort((a, b) => (writtenBefore(a, b) ? -1 : 1));
+
 /** True when an error says the request was surely not carried out (a 3xx or 4xx answer). */
 const definitelyRefused = (err: unknown): err is ApiError =>
   err instanceof ApiError && err.status >= 300 && err.status < 500 && err.status !== 429;
@@ -264,6 +287,13 @@ export interface HeldLock {
   readonly run: string;
   /** Aborts when the lock is lost or may lapse: stop starting work. */
   readonly lost: AbortSignal;
+  /**
+   * Issue 42: resolve when the lock is still ours, checked by a listing of the claims that
+   * started no earlier than this call's moment or is in flight then (a caller that arrives
+   * while one is in flight shares it: one listing per batch of writes, never one per write);
+   * reject (and abort `lost`) when our claim is gone or an earlier live claim is listed.
+   */
+  confirm(): Promise<void>;
   /** Stop renewing and delete this run's claims. Safe to call twice. */
   release(): Promise<void>;
 }
@@ -283,6 +313,48 @@ const noteIgnored = (
 };
 
 export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldLock> => {
+  /** Every claim this attempt may have written, by id: deleted unless the lock is taken. */
+  const mine = new Set<string>();
+  try {
+    return await takeOrgLock(deps, org, mine);
+  } catch (err) {
+    // Issue 42 "Leave nothing behind": whatever ended the attempt (another holder, a failed
+    // or cut listing, Ctrl-C), every claim it wrote goes: by the ids the creates answered,
+    // and by our run id in one more listing (a create whose answer was lost).
+    await dropOwnClaims(deps.api, org, deps.holder.run, mine);
+    throw err;
+  }
+};
+
+/**
+ * Delete this run's claims: `known` ids, plus those a listing shows under our run id. Never
+ * throws (the caller is already failing; a claim left lapses within a lease).
+ */
+const dropOwnClaims = async (
+  api: Api,
+  org: OrgRef,
+  run: string,
+  known: Set<string>,
+): Promise<void> => {
+  try {
+    const { claims } = await listClaims(api, org);
+    for (const c of claims) if (c.run === run) known.add(c.contextId);
+  } catch {
+    // The listing failed: the ids the creates answered are still known.
+  }
+  await Promise.all(
+    [...known].map(async (id) => {
+      try {
+        await deleteClaim(api, org.id, id);
+        known.delete(id);
+      } catch {
+        // Lapses within a lease.
+      }
+    }),
+  );
+};
+
+const takeOrgLock = async (deps: LockDeps, org: OrgRef, mine: Set<string>): Promise<HeldLock> => {
   const { api, clock, holder, timing } = deps;
   const started = clock.now();
   const deadline = started + timing.waitMs;
@@ -327,9 +399,10 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
     if (offset !== undefined) {
       // Look before writing again: while another run's claim is live by the service time
       // we estimate, wait without writing.
-      const { claims, ignored } = await listClaims(api, org, cache, deps.signal);
-      noteIgnored(deps, org, ignored, told);
+      const listed = await listClaims(api, org, cache, deps.signal);
+      noteIgnored(deps, org, listed.ignored, told);
       const serviceNow = clock.now() + offset;
+      const claims = settleFutureClaims(listed.claims, cache, serviceNow);
       const held = othersLive(claims, holder.run, serviceNow, timing.leaseMs);
       if (held.length > 0) {
         await waitFor(held, serviceNow);
@@ -337,10 +410,11 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
       }
     }
     const now = clock.now();
-    const mine = claimAt(holder, now, timing.leaseMs);
+    const claim = claimAt(holder, now, timing.leaseMs);
     let createdId: string | undefined;
     try {
-      createdId = await createClaim(api, org.id, mine);
+      createdId = await createClaim(api, org.id, claim);
+      if (createdId !== undefined) mine.add(createdId);
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) throw new LockRefusedError(org.slug, err);
       if (definitelyRefused(err)) {
@@ -351,19 +425,20 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
       }
       // Outcome unknown: the listing below tells whether it landed.
     }
-    // Not abortable: once a claim may exist, this round ends by holding or deleting it.
-    const { claims, ignored } = await listClaims(api, org, cache);
-    noteIgnored(deps, org, ignored, told);
-    const own = claims.filter((c) => c.run === holder.run);
-    const current =
+    // Not abortable: once a claim may exist, this round ends by holding or deleting it (a
+    // failure here deletes it too: acquireOrgLock).
+    const listed = await listClaims(api, org, cache);
+    noteIgnored(deps, org, listed.ignored, told);
+    const own = listed.claims.filter((c) => c.run === holder.run);
+    for (const c of own) mine.add(c.contextId);
+    const found =
       own.find((c) => c.contextId === createdId) ??
-      own.find((c) => c.name === claimName(mine) && createdId === undefined);
-    if (current === undefined) {
-      await deleteClaims(
-        api,
-        org.id,
-        own.map((c) => c.contextId),
-      );
+      own.find((c) => c.name === claimName(claim) && createdId === undefined);
+    if (found === undefined) {
+      // Issue 42: a claim the listing does not show is still ours to delete, by the id its
+      // create answered (a listing that hides claims left three behind).
+      await deleteClaims(api, org.id, mine);
+      mine.clear();
       unseen += 1;
       if (unseen >= MAX_UNSEEN_CLAIMS) {
         throw new LockError(
@@ -373,26 +448,26 @@ export const acquireOrgLock = async (deps: LockDeps, org: OrgRef): Promise<HeldL
       await clock.sleep(timing.pollMs, deps.signal);
       continue;
     }
-    // Our claim was written just before this listing: its created_at is the service's now.
-    const serviceNow = current.createdAt;
+    // Our claim was written just before this listing: its created_at is the service's now
+    // (a lower bound, for judging ages: a claim looks younger, never older, than it is).
+    const serviceNow = found.createdAt;
     offset = serviceNow - now;
+    // An upper bound of the service's time when the listing was answered: only a claim
+    // written after it is "in the future" (issue 42).
+    const claims = settleFutureClaims(listed.claims, cache, serviceNow + (clock.now() - now));
+    const current = claims.find((c) => c.contextId === found.contextId) ?? found;
     const others = othersLive(claims, holder.run, serviceNow, timing.leaseMs);
     if (others.length === 0) {
       await clearLapsed(deps, org, claims, serviceNow);
       // Any other claim of ours (an uncertain create of an earlier round) goes.
-      await deleteClaims(
-        api,
-        org.id,
-        own.filter((c) => c.contextId !== current.contextId).map((c) => c.contextId),
-      );
+      const extra = [...mine].filter((id) => id !== current.contextId);
+      await deleteClaims(api, org.id, extra);
+      mine.clear();
       return startHolding(deps, org, current, now, cache, told);
     }
     // Step back: delete our claim so the other run can hold the lock.
-    await deleteClaims(
-      api,
-      org.id,
-      own.map((c) => c.contextId),
-    );
+    await deleteClaims(api, org.id, mine);
+    mine.clear();
     rounds += 1;
     // Everyone else's claim newer than ours: contenders, who step back too.
     const contending = others.every((o) => writtenBefore(current, o));
@@ -466,6 +541,48 @@ const startHolding = (
       ),
     );
   };
+  /**
+   * Renewals and ownership checks run one at a time: a check that listed while a renewal
+   * swapped the current claim would find the old one gone.
+   */
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  /**
+   * Is the lock still ours, by this listing? Our current claim is listed, and no other run's
+   * live claim was written before the claim we took the lock with. `serviceNow`: the
+   * service's time as best known (the new claim's created_at, or estimated from ours).
+   */
+  const judge = (claims: readonly ListedClaim[], serviceNow: number): boolean => {
+    if (!claims.some((c) => c.contextId === current.contextId)) {
+      lose(
+        `its claim ${current.name} is gone (deleted by force-unlock or by hand), and another run may hold the lock now`,
+      );
+      return false;
+    }
+    const earlier = claims.filter(
+      (c) =>
+        c.run !== holder.run && isLive(c, serviceNow, timing.leaseMs) && writtenBefore(c, taken),
+    );
+    if (earlier.length > 0) {
+      lose(
+        `another run holds a live claim written before ours: ${earlier.map((c) => describeListedClaim(c, timing.leaseMs)).join("; ")}`,
+      );
+      return false;
+    }
+    return true;
+  };
+  /** The service's time now, estimated from when our current claim was written. */
+  const estimatedServiceNow = (): number => current.createdAt + (clock.now() - currentSentAt);
+  const listed = async (): Promise<ListedClaim[]> => {
+    const { claims, ignored } = await listClaims(api, org, cache, stop.signal);
+    noteIgnored(deps, org, ignored, told);
+    for (const c of claims) if (c.run === holder.run) mine.add(c.contextId);
+    return settleFutureClaims(claims, cache, estimatedServiceNow());
+  };
   const renewOnce = async (): Promise<void> => {
     const sentAt = clock.now();
     const next = claimAt(holder, sentAt, timing.leaseMs);
@@ -476,29 +593,11 @@ const startHolding = (
     } catch {
       // Outcome unknown or refused: the listing tells; the old claim still holds.
     }
-    const { claims, ignored } = await listClaims(api, org, cache, stop.signal);
-    noteIgnored(deps, org, ignored, told);
-    for (const c of claims) if (c.run === holder.run) mine.add(c.contextId);
-    if (!claims.some((c) => c.contextId === current.contextId)) {
-      lose(
-        `its claim ${current.name} is gone (deleted by force-unlock or by hand), and another run may hold the lock now`,
-      );
-      return;
-    }
+    const claims = await listed();
     const created =
       claims.find((c) => c.contextId === nextId) ??
       (nextId === undefined ? claims.find((c) => c.name === claimName(next)) : undefined);
-    const serviceNow = created?.createdAt ?? current.createdAt + (clock.now() - currentSentAt);
-    const earlier = claims.filter(
-      (c) =>
-        c.run !== holder.run && isLive(c, serviceNow, timing.leaseMs) && writtenBefore(c, taken),
-    );
-    if (earlier.length > 0) {
-      lose(
-        `another run holds a live claim written before ours: ${earlier.map((c) => describeListedClaim(c, timing.leaseMs)).join("; ")}`,
-      );
-      return;
-    }
+    if (!judge(claims, created?.createdAt ?? estimatedServiceNow())) return;
     if (created !== undefined) {
       const old = current;
       current = created;
@@ -506,6 +605,22 @@ const startHolding = (
       await deleteClaim(api, org.id, old.contextId);
       mine.delete(old.contextId);
     }
+  };
+  /** One ownership check (issue 42): a listing, judged as a renewal's is. */
+  const checkOnce = async (): Promise<void> => {
+    judge(await listed(), estimatedServiceNow());
+  };
+  let checking: Promise<void> | undefined;
+  const confirm = (): Promise<void> => {
+    if (lost.signal.aborted) return Promise.reject(lost.signal.reason);
+    // A check in flight started before this call: it is shared (see HeldLock.confirm for
+    // why that still bounds an overlap to one request per slot).
+    checking ??= exclusive(checkOnce).finally(() => {
+      checking = undefined;
+    });
+    return checking.then(() => {
+      if (lost.signal.aborted) throw lost.signal.reason;
+    });
   };
   const renewing = (async () => {
     for (;;) {
@@ -515,7 +630,7 @@ const startHolding = (
         return;
       }
       try {
-        await renewOnce();
+        await exclusive(renewOnce);
       } catch {
         // Tried again at the next interval; below, the run stops if the claim may lapse.
       }
@@ -534,18 +649,74 @@ const startHolding = (
     org,
     run: holder.run,
     lost: lost.signal,
+    confirm,
     release: () => {
       released ??= (async () => {
         stop.abort();
         await renewing;
+        await queue;
         // Listed again: a renewal or an uncertain create may have added a claim since.
-        const { claims } = await listClaims(api, org, cache);
-        for (const c of claims) if (c.run === holder.run) mine.add(c.contextId);
-        await deleteClaims(api, org.id, mine);
+        // Issue 42: a failed listing still deletes the claims whose ids are known.
+        try {
+          const { claims } = await listClaims(api, org, cache);
+          for (const c of claims) if (c.run === holder.run) mine.add(c.contextId);
+        } finally {
+          await deleteClaims(api, org.id, mine);
+        }
       })();
       return released;
     },
   };
+};
+
+/**
+ * Issue 42 "Restricted tokens still respect others": a run that cannot write a claim (403,
+ * `--lock auto`) still lists the claims and waits while another run's claim may be live;
+ * only when none is does it go on (without the lock, with the caller's warning). Throws
+ * OrgLockedError when the wait (`timing.waitMs`) is over.
+ *
+ * Without a claim of its own the run does not learn the service's time, so it cannot judge
+ * a claim's `created_at`. Decision: a claim counts as live for one lease from when this run
+ * first saw it (measured on this run's clock: a duration, never compared with another
+ * clock's time), which is never shorter than its true life (its `created_at` is before the
+ * listing that first showed it). A holder's renewal is a new claim, so a renewing holder is
+ * always waited for; a claim left by a killed run costs at most one lease of waiting.
+ */
+export const awaitNoLiveClaim = async (deps: LockDeps, org: OrgRef): Promise<void> => {
+  const { api, clock, timing } = deps;
+  const started = clock.now();
+  const deadline = started + timing.waitMs;
+  const cache: ClaimCache = new Map();
+  const told = new Set<string>();
+  const firstSeen = new Map<string, number>();
+  let lastNote: { key: string; at: number } | undefined;
+  for (;;) {
+    deps.signal?.throwIfAborted();
+    const { claims, ignored } = await listClaims(api, org, cache, deps.signal);
+    noteIgnored(deps, org, ignored, told);
+    const now = clock.now();
+    for (const c of claims) if (!firstSeen.has(c.contextId)) firstSeen.set(c.contextId, now);
+    const live = claims.filter(
+      (c) =>
+        c.run !== deps.holder.run && now - (firstSeen.get(c.contextId) ?? now) < timing.leaseMs,
+    );
+    if (live.length === 0) return;
+    if (now >= deadline) throw new OrgLockedError(org.slug, live, now - started, timing.leaseMs);
+    const key = live.map((c) => c.contextId).join(",");
+    if (!lastNote || lastNote.key !== key || now - lastNote.at >= 15_000) {
+      lastNote = { key, at: now };
+      deps.onNote?.(
+        `Waiting for the lock of org ${org.slug} (this token cannot write a claim, so it waits for the others' to go): held by ${live.map((c) => describeListedClaim(c, timing.leaseMs)).join("; ")} (waited ${Math.round((now - started) / 1000)} s of ${Math.round(timing.waitMs / 1000)} s)`,
+      );
+    }
+    const lapse = Math.min(
+      ...live.map((c) => (firstSeen.get(c.contextId) ?? now) + timing.leaseMs),
+    );
+    await clock.sleep(
+      Math.max(50, Math.min(timing.pollMs, Math.max(0, deadline - now), lapse - now)),
+      deps.signal,
+    );
+  }
 };
 
 /**
