@@ -8,6 +8,7 @@ import { setMaxListeners } from "node:events";
 import { ApiError, NetworkError, RequestAbortedError, TimeoutError } from "../api/errors.js";
 import { isCredentialStatus } from "../api/retry-policy.js";
 import type { Api } from "../api/types.js";
+import { WriteWithheldError } from "../lock/write-gate.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { type Operation, type OperationPhase, orderOperations } from "../plan/order.js";
 import type { Change, Plan } from "../plan/types.js";
@@ -118,7 +119,11 @@ export const retryClass = (err: unknown): FailureInfo["retry"] => {
   }
   const transient = chain.some(
     (e) =>
-      e instanceof NetworkError || e instanceof TimeoutError || e instanceof RequestAbortedError,
+      e instanceof NetworkError ||
+      e instanceof TimeoutError ||
+      e instanceof RequestAbortedError ||
+      // Issue 42: withheld because the lock was lost: a re-run under the lock converges.
+      e instanceof WriteWithheldError,
   );
   return transient ? "retryable" : "error";
 };

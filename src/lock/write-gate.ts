@@ -13,21 +13,39 @@
  * can admit it: that check sees the claim gone and refuses).
  */
 import type { Api } from "../api/types.js";
+import { WaybillError } from "../core/errors.js";
+
+/**
+ * A write not sent because the lock was lost (or could not be confirmed): nothing is wrong
+ * with the request, so a re-run (under the lock) converges.
+ */
+export class WriteWithheldError extends WaybillError {
+  readonly code = "write_withheld";
+}
+
+const confirmed = async (confirm: () => Promise<void>): Promise<void> => {
+  try {
+    await confirmed(confirm);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new WriteWithheldError(`not sent: ${why}`, { cause: err });
+  }
+};
 
 export const writesConfirmedBy = (api: Api, confirm: () => Promise<void>): Api => ({
   get: (gen, path, query, options) => api.get(gen, path, query, options),
   listV3: (path, query, options) => api.listV3(path, query, options),
   listV2: (path, query, options) => api.listV2(path, query, options),
   post: async (gen, path, body, query, options) => {
-    await confirm();
+    await confirmed(confirm);
     return api.post(gen, path, body, query, options);
   },
   put: async (gen, path, body, query, options) => {
-    await confirm();
+    await confirmed(confirm);
     return api.put(gen, path, body, query, options);
   },
   delete: async (gen, path, query, options) => {
-    await confirm();
+    await confirmed(confirm);
     return api.delete(gen, path, query, options);
   },
   readOnly: () => api.readOnly(),
