@@ -25,7 +25,7 @@ export class WriteWithheldError extends WaybillError {
 
 const confirmed = async (confirm: () => Promise<void>): Promise<void> => {
   try {
-    await confirmed(confirm);
+    await confirm();
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new WriteWithheldError(`not sent: ${why}`, { cause: err });
