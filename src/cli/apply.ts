@@ -323,6 +323,7 @@ export const applyCommand = async (
     signal: controller.signal,
     stoppedBy: () => stoppedBy,
     lockLost: () => locks.some((l) => l.lost.aborted),
+    locked: () => locks.length > 0,
     confirmLocks: async () => {
       await Promise.all(locks.map((l) => l.confirm()));
     },
@@ -410,6 +411,7 @@ interface RunControl {
   readonly lockLost: () => boolean;
   /** Issue 42: resolves while every lock held is still ours (checked before writes). */
   readonly confirmLocks: () => Promise<void>;
+  readonly locked: () => boolean;
 }
 
 interface ApplyContext {
@@ -666,7 +668,10 @@ const applyPlan = async (ctx: ApplyContext, plan: Plan): Promise<number> => {
     const clock = clockOf(io);
     // Issue 42: every write batch first checks that the locks are still ours
     // (src/lock/write-gate.ts): one claims listing per batch, none without a lock.
-    result = await runApply(writesConfirmedBy(api, control.confirmLocks), plan, desired, {
+    const writer = control.locked()
+      ? writesConfirmedBy(api, control.confirmLocks, options.parallelism)
+      : api;
+    result = await runApply(writer, plan, desired, {
       parallelism: options.parallelism,
       signal: control.signal,
       onEvent,

@@ -1,16 +1,17 @@
 /**
  * Issue 42 "Ownership is checked before every write batch": the org lock's renewal alone
  * let a holder whose claim was deleted write on for up to a renewal interval beside the
- * run that took the lock next (9 of 12 webhooks duplicated). This view of the client asks
- * the held locks before every write it sends (`HeldLock.confirm`): writes that arrive while
- * a check is in flight share it, so the cost is one claims listing per batch of writes,
- * never one per write, and reads pass straight through.
+ * run that took the lock next (9 of 12 webhooks duplicated). This view of the client lets a
+ * write go only on the word of an ownership check (`HeldLock.confirm`, one claims listing),
+ * and keeps the cost low: checks run one after another while writes flow, beside them, and
+ * each check admits at most one batch of `parallelism` writes (one per slot) on the word of
+ * the check before it. Reads pass straight through. Cost: one listing per batch of writes,
+ * never one per write, and no round trip added while checks keep up with the writes.
  *
- * Why that bounds an overlap to one request per slot: a write sent after the lock was lost
- * (our claim deleted at time D) was admitted by a check that was in flight at the write's
- * request, so that check started before D, and it admits at most one write per slot (a
- * slot's next write comes after this one's answer, and then only a check started after D
- * can admit it: that check sees the claim gone and refuses).
+ * The bound: a check that starts after our claim was deleted (time D) refuses, and it
+ * starts at most one check after D; each check's batch is at most one write per slot. So
+ * after D each slot sends at most two more writes, and once another run holds the lock
+ * (it writes its claim and lists after D: a check's time later) at most one.
  */
 import type { Api } from "../api/types.js";
 import { WaybillError } from "../core/errors.js";
@@ -23,32 +24,72 @@ export class WriteWithheldError extends WaybillError {
   readonly code = "write_withheld";
 }
 
-const confirmed = async (confirm: () => Promise<void>): Promise<void> => {
-  try {
-    await confirm();
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new WriteWithheldError(`not sent: ${why}`, { cause: err });
-  }
+/** Admit writes on the word of ownership checks (see the file comment). */
+export const writeGate = (
+  confirm: () => Promise<void>,
+  parallelism: number,
+): (() => Promise<void>) => {
+  const batch = Math.max(1, parallelism);
+  /** The last finished check said the lock is ours. */
+  let ok = false;
+  let inFlight: Promise<void> | undefined;
+  /** Writes admitted since the check in flight (or the last one) started. */
+  let sent = 0;
+  const startCheck = (): Promise<void> => {
+    sent = 0;
+    const check = confirm().then(
+      () => {
+        ok = true;
+      },
+      (err: unknown) => {
+        ok = false;
+        const why = err instanceof Error ? err.message : String(err);
+        throw new WriteWithheldError(`not sent: ${why}`, { cause: err });
+      },
+    );
+    inFlight = check.finally(() => {
+      inFlight = undefined;
+    });
+    inFlight.catch(() => undefined);
+    return inFlight;
+  };
+  return async () => {
+    for (;;) {
+      if (ok && sent < batch) {
+        sent += 1;
+        // The next check starts beside this write, so the next batch rarely waits.
+        if (inFlight === undefined) startCheck();
+        return;
+      }
+      await (inFlight ?? startCheck());
+    }
+  };
 };
 
-export const writesConfirmedBy = (api: Api, confirm: () => Promise<void>): Api => ({
-  get: (gen, path, query, options) => api.get(gen, path, query, options),
-  listV3: (path, query, options) => api.listV3(path, query, options),
-  listV2: (path, query, options) => api.listV2(path, query, options),
-  post: async (gen, path, body, query, options) => {
-    await confirmed(confirm);
-    return api.post(gen, path, body, query, options);
-  },
-  put: async (gen, path, body, query, options) => {
-    await confirmed(confirm);
-    return api.put(gen, path, body, query, options);
-  },
-  delete: async (gen, path, query, options) => {
-    await confirmed(confirm);
-    return api.delete(gen, path, query, options);
-  },
-  readOnly: () => api.readOnly(),
-  ...(api.lane ? { lane: api.lane.bind(api) } : {}),
-  close: () => api.close(),
-});
+export const writesConfirmedBy = (
+  api: Api,
+  confirm: () => Promise<void>,
+  parallelism: number,
+): Api => {
+  const admit = writeGate(confirm, parallelism);
+  return {
+    get: (gen, path, query, options) => api.get(gen, path, query, options),
+    listV3: (path, query, options) => api.listV3(path, query, options),
+    listV2: (path, query, options) => api.listV2(path, query, options),
+    post: async (gen, path, body, query, options) => {
+      await admit();
+      return api.post(gen, path, body, query, options);
+    },
+    put: async (gen, path, body, query, options) => {
+      await admit();
+      return api.put(gen, path, body, query, options);
+    },
+    delete: async (gen, path, query, options) => {
+      await admit();
+      return api.delete(gen, path, query, options);
+    },
+    readOnly: () => api.readOnly(),
+    ...(api.lane ? { lane: api.lane.bind(api) } : {}),
+    close: () => api.close(),
+  };
+};
