@@ -215,7 +215,7 @@ const readOrg = async (
     // Issue 42: a collection of the project answered 404: deleted (or moved) since it was
     // looked up? Look it up once more, read it again and plan from what is there; the same
     // id answering 404 again is a project this token cannot see (issue 4), not a change.
-    const again = await lookUpAgain(api, orgId, slug);
+    const again = await lookUpAgain(api, needs.slug, orgId, slug);
     if (again.status !== "found") return [slug, again];
     const reread = await readAt(again);
     if (reread.status === "not_visible" && reread.gone === true) {
@@ -466,8 +466,13 @@ type GoneOrHidden = NotVisible & { readonly gone?: true };
 const withoutGone = ({ gone: _, ...hidden }: GoneOrHidden): NotVisible => hidden;
 
 /** Issue 42: one project slug (or name) looked up again, alone. */
-const lookUpAgain = (api: ReadOnlyApi, orgId: string, slug: string): Promise<Resolved> =>
-  isProjectName(slug) ? resolveOneName(api, orgId, slug) : resolveOneSlug(api, slug);
+const lookUpAgain = (
+  api: ReadOnlyApi,
+  orgSlug: string,
+  orgId: string,
+  slug: string,
+): Promise<Resolved> =>
+  isProjectName(slug) ? resolveOneName(api, orgSlug, orgId, slug) : resolveOneSlug(api, slug);
 
 const isNotVisibleEntry = (v: unknown): v is NotVisible =>
   typeof v === "object" && v !== null && (v as { status?: unknown }).status === "not_visible";
