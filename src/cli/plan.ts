@@ -9,6 +9,8 @@ import { configDigest } from "../config/digest.js";
 import { UsageError } from "../core/errors.js";
 import type { LiveState } from "../model/live.js";
 import type { Plan } from "../plan/types.js";
+import { desiredLocator } from "../policy/subjects.js";
+import { changeAnnotations, type Locate } from "../render/change-annotations.js";
 import { renderJson, renderMarkdown, renderTextLines, sanitizePlan } from "../render/index.js";
 import { MARKDOWN_LIMIT, type MarkdownContext } from "../render/markdown.js";
 import { policyAnnotations } from "../render/policy.js";
@@ -99,6 +101,7 @@ export const renderPlan = (
   plan: Plan,
   options: Pick<CommonOptions, "format" | "color">,
   context: MarkdownContext = {},
+  locate: Locate = () => undefined,
 ): Iterable<string> => {
   switch (options.format) {
     case "json":
@@ -108,13 +111,15 @@ export const renderPlan = (
     case "text":
       return withNewlines(renderTextLines(plan, { color: options.color }));
     case "github":
-      return withNewlines(githubPlanLines(plan));
+      return withNewlines(githubPlanLines(plan, locate));
   }
 };
 
 /** Issue 45: the annotations first (the runner reads them anywhere), then the text plan. */
-function* githubPlanLines(plan: Plan): Generator<string> {
+function* githubPlanLines(plan: Plan, locate: Locate): Generator<string> {
   yield* policyAnnotations(sanitizePlan(plan));
+  // Issue 46: each change at the config line that declares it.
+  yield* changeAnnotations(plan, locate);
   yield* renderTextLines(plan, { color: false });
 }
 
@@ -168,7 +173,15 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
           ...optional("commit", commitOf(io.env, options.configPath)),
         }
       : {};
-  await writeChunks(io.stdout, renderPlan(plan, options, context));
+  await writeChunks(
+    io.stdout,
+    renderPlan(
+      plan,
+      options,
+      context,
+      options.format === "github" ? desiredLocator(desired) : undefined,
+    ),
+  );
   if (flags.out !== undefined) {
     // The saved plan format with what apply checks it by (src/apply/saved-plan.ts).
     await writeSavedPlan(

@@ -4,6 +4,7 @@
  * it), the org, the config and the commit named, and "cannot be saved or applied" said
  * once. Against the emulator over loopback.
  */
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
@@ -69,5 +70,35 @@ describe("plan --format markdown", () => {
       token: suite.emulator.token,
     });
     expect(text.stdout.match(/cannot be saved or applied/g)).toHaveLength(1);
+  });
+
+  it("--format github: an annotation per change at the config line that declares it", async () => {
+    const r = await runCli(["plan", "-c", suite.files.config, "--format", "github"], {
+      baseUrl: suite.emulator.url,
+      token: suite.emulator.token,
+      env: { ...matchingEnv, NEW_ONE: "a-new-secret-value-for-three-X1" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const text = await readFile(suite.files.config, "utf8");
+    const lineOf = (needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+    const file = suite.files.config.replace(/:/g, "%3A").replace(/,/g, "%2C");
+    const annotations = r.stdout.split("\n").filter((l) => l.startsWith("::"));
+    expect(annotations).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^::notice file=${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")},line=${lineOf("AWS_REGION: eu-west-2")},col=\\d+,title=waybill plan updates context\\["deploy-prod"\\]\\.env\\["AWS_REGION"\\]::`,
+        ),
+      ),
+    );
+    expect(annotations).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^::notice file=[^,]+,line=${lineOf("THREE:")},col=\\d+,title=waybill plan creates context\\["stale"\\]\\.env\\["THREE"\\]::`),
+      ),
+    );
+    const events = annotations.find((a) => a.includes('webhook["old-hook"]'));
+    expect(events).toMatch(/^::notice file=.*%0Aevents: \["job-completed"\] → \["job-completed","workflow-completed"\]$/);
+    // The text plan follows the annotations, for the log.
+    expect(r.stdout).toContain("Waybill will perform the following actions:");
+    expect(r.stdout).not.toContain("a-new-secret-value-for-three-X1");
   });
 });
