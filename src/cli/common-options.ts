@@ -15,7 +15,7 @@ import {
 } from "../api/client.js";
 import type { Api, RequestLogEntry } from "../api/types.js";
 import { outsideAllowedOrgs } from "../config/allowed-orgs.js";
-import { ignoreFieldWarnings } from "../config/ignore-glob.js";
+import { checkIgnoreGlob, ignoreFieldWarnings } from "../config/ignore-glob.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
 import { UsageError } from "../core/errors.js";
@@ -208,7 +208,7 @@ export const resolveCommonOptions = (flags: CommonOptionFlags, io: CliIO): Commo
   configPath: flags.config,
   format: flags.format ?? "text",
   parallelism: flags.parallelism,
-  targets: flags.target ?? [],
+  targets: checkedTargets(flags.target ?? []),
   excludes: checkedGlobs(flags.exclude ?? [], "--exclude"),
   // Decision: the NO_COLOR convention (no-color.org) is honoured as well as --no-color.
   color: flags.color && io.stdout.isTTY === true && !io.env.NO_COLOR,
@@ -648,3 +648,16 @@ export const checkedGlobs = (globs: readonly string[], flag: string): readonly s
   }
   return globs;
 };
+
+/**
+ * Issue 46: a `--target` that is not a well-formed address glob is an error (exit 1, before
+ * any request), not a warning and "No changes". Well-formed: an `ignore` glob (stars inside
+ * the `["..."]` keys), which may end in `*` or `.*` (everything inside the address), or `*`.
+ */
+export const checkedTargets = (targets: readonly string[], flag = "--target"): string[] =>
+  targets.map((t) => {
+    if (t === "*") return t;
+    const problem = checkIgnoreGlob(t.replace(/(\.\*|\*)+$/, ""));
+    if (problem !== undefined) throw new UsageError(`${flag} '${t}': ${problem}`);
+    return t;
+  });

@@ -92,13 +92,52 @@ describe("plan --format markdown", () => {
     );
     expect(annotations).toContainEqual(
       expect.stringMatching(
-        new RegExp(`^::notice file=[^,]+,line=${lineOf("THREE:")},col=\\d+,title=waybill plan creates context\\["stale"\\]\\.env\\["THREE"\\]::`),
+        new RegExp(
+          `^::notice file=[^,]+,line=${lineOf("THREE:")},col=\\d+,title=waybill plan creates context\\["stale"\\]\\.env\\["THREE"\\]::`,
+        ),
       ),
     );
     const events = annotations.find((a) => a.includes('webhook["old-hook"]'));
-    expect(events).toMatch(/^::notice file=.*%0Aevents: \["job-completed"\] → \["job-completed","workflow-completed"\]$/);
+    expect(events).toMatch(
+      /^::notice file=.*%0Aevents: \["job-completed"\] → \["job-completed","workflow-completed"\]$/,
+    );
     // The text plan follows the annotations, for the log.
     expect(r.stdout).toContain("Waybill will perform the following actions:");
     expect(r.stdout).not.toContain("a-new-secret-value-for-three-X1");
+  });
+
+  it("a --target that is not a well-formed address glob is an error before any request", async () => {
+    await suite.emulator.clearRequests();
+    for (const target of ["webhook[slack]", 'context["deploy-prod"', "nonsense"]) {
+      for (const command of ["plan", "drift"]) {
+        const r = await runCli([command, "-c", suite.files.config, "--target", target], {
+          baseUrl: suite.emulator.url,
+          token: suite.emulator.token,
+          env: { ...matchingEnv, NEW_ONE: "a-new-secret-value-for-three-X1" },
+        });
+        expect(r.code, `${command} ${target}`).toBe(1);
+        expect(r.stderr).toContain(`--target '${target}'`);
+        expect(r.stdout).not.toMatch(/No changes|No drift/);
+      }
+    }
+    expect(await suite.emulator.requests()).toEqual([]);
+    // Well-formed ones still plan.
+    const ok = await runCli(
+      [
+        "plan",
+        "-c",
+        suite.files.config,
+        "--target",
+        'context["deploy-prod"]*',
+        "--target",
+        'project["gh/acme/api"].webhook["*"]',
+      ],
+      {
+        baseUrl: suite.emulator.url,
+        token: suite.emulator.token,
+        env: { ...matchingEnv, NEW_ONE: "a-new-secret-value-for-three-X1" },
+      },
+    );
+    expect(ok.code, ok.stderr).toBe(0);
   });
 });
