@@ -11,17 +11,23 @@ export interface NodeRun {
   readonly stderr: string;
 }
 
-export const runNode = (
-  args: readonly string[],
-  options: {
-    readonly cwd: string;
-    readonly env: Readonly<Record<string, string>>;
-    /** Kill the child (SIGKILL) after this long, so a hang fails the test, not the run. */
-    readonly timeoutMs?: number;
-  },
-): Promise<NodeRun> =>
+export interface CommandRun extends NodeRun {
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface RunOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** Kill the child (SIGKILL) after this long, so a hang fails the test, not the run. */
+  readonly timeoutMs?: number;
+}
+
+/** Run any program (argv[0] found on the env's PATH) the same way. */
+export const runCommand = (argv: readonly string[], options: RunOptions): Promise<CommandRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const [cmd, ...args] = argv;
+    if (cmd === undefined) throw new Error("no command");
+    const child = spawn(cmd, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -42,8 +48,13 @@ export const runNode = (
       clearTimeout(timer);
       reject(e);
     });
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
   });
+
+export const runNode = async (args: readonly string[], options: RunOptions): Promise<NodeRun> => {
+  const { code, stdout, stderr } = await runCommand([process.execPath, ...args], options);
+  return { code, stdout, stderr };
+};

@@ -389,6 +389,16 @@ const runJob = async (id: string, job: Json, input: JobInput): Promise<JobRecord
   return { id, status, steps: records, summary, workspace };
 };
 
+/** Where and for whom an action step runs: the job's folders, the step's env, the token. */
+interface ActionCall {
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly world: GitHubWorld;
+  readonly token: string;
+  readonly dir: string;
+  readonly workspace: string;
+}
+
 /**
  * A composite action (`runs.using: composite`) of this repository, run for real: its
  * inputs (the step's `with:` over action.yml's defaults), then each step in order with
@@ -399,15 +409,7 @@ const runJob = async (id: string, job: Json, input: JobInput): Promise<JobRecord
 const runComposite = async (
   actionDir: string,
   withInputs: Record<string, string>,
-  o: {
-    readonly cwd: string;
-    readonly env: Record<string, string>;
-    readonly contexts: ExprContexts;
-    readonly world: GitHubWorld;
-    readonly token: string;
-    readonly dir: string;
-    readonly workspace: string;
-  },
+  o: ActionCall & { readonly contexts: ExprContexts },
 ): Promise<StepRun> => {
   const action = obj(parse(await readFile(join(actionDir, "action.yml"), "utf8")));
   const runs = obj(action.runs);
@@ -477,14 +479,7 @@ const git = async (
 const runAction = async (
   uses: string,
   inputs: Record<string, string>,
-  o: {
-    readonly cwd: string;
-    readonly env: Record<string, string>;
-    readonly world: GitHubWorld;
-    readonly token: string;
-    readonly dir: string;
-    readonly workspace: string;
-  },
+  o: ActionCall,
 ): Promise<StepRun> => {
   const action = uses.replace(/@.*$/, "");
   const done = (stdout = ""): StepRun => ({ code: 0, signal: null, stdout, stderr: "" });

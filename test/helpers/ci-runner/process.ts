@@ -2,16 +2,11 @@
  * The pieces both CI runners share: run one shell step as a child process (its output kept,
  * a hang killed), copy a tree, read a runner's `NAME=value` / `NAME<<DELIM` command files.
  */
-import { spawn } from "node:child_process";
 import { cp, mkdir, readFile, stat } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
+import { type CommandRun, runCommand } from "../run-node.js";
 
-export interface StepRun {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type StepRun = CommandRun;
 
 /** Run argv in cwd with exactly env; SIGKILL after timeoutMs (a hang fails, never blocks). */
 export const runProcess = (
@@ -21,33 +16,7 @@ export const runProcess = (
     readonly env: Readonly<Record<string, string>>;
     readonly timeoutMs?: number;
   },
-): Promise<StepRun> =>
-  new Promise((resolve, reject) => {
-    const [cmd, ...args] = argv;
-    if (cmd === undefined) throw new Error("no command");
-    const child = spawn(cmd, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b: Buffer) => {
-      stdout += b.toString("utf8");
-    });
-    child.stderr.on("data", (b: Buffer) => {
-      stderr += b.toString("utf8");
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+): Promise<StepRun> => runCommand(argv, { ...options, timeoutMs: options.timeoutMs ?? 60_000 });
 
 /**
  * A runner's command file (GITHUB_ENV, GITHUB_OUTPUT): `NAME=value` lines and
