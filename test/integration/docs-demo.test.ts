@@ -58,5 +58,5 @@ describe("npm run demo", () => {
       "demo-deploy-key-0004",
       "demo-release-hook-0005",
     ]);
-  }, 40_000);
+  });
 });
