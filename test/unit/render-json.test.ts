@@ -30,6 +30,13 @@ describe("renderJson", () => {
           { skipSecrets: true },
         ),
     ],
+    [
+      "a plan with ignored fields that differ",
+      () => ({
+        ...mixedPlan(),
+        ignored_fields: [{ address: 'project["gh/acme/api"].settings', path: "is_oss" }],
+      }),
+    ],
   ])("%s validates against schemas/plan.schema.json", (_, make) => {
     expect(check(renderJson(make()))).toEqual([]);
   });
