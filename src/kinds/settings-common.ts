@@ -4,13 +4,13 @@
  * declared keys that differ, in one `update-settings` call (design.md §1 "Ownership").
  */
 import type { V3One } from "../core/wire.js";
-import type { ResourceType } from "../model/address.js";
+import { addr, type ResourceType } from "../model/address.js";
 import type { DesiredOrg } from "../model/desired.js";
 import type { LiveOrg } from "../model/live.js";
 import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
-import { settingsDoc } from "./config-doc.js";
+import { scopeName, settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { defineKind, type KindSpec } from "./define.js";
@@ -27,6 +27,26 @@ export const declaredSettings = (settings: object, names: readonly string[]): Js
     if (v !== undefined) out[name] = toJson(v);
   }
   return out;
+};
+
+/**
+ * The settings the service returned that the config schema lacks (the real service sends
+ * some our spec does not name, e.g. `is_bitbucket_workspace_member_org_member`: issue 40).
+ * Reported, never written: an update sends only declared keys of the schema.
+ */
+export const unknownSettings = (
+  settings: object,
+  names: readonly string[],
+): { member: string; reason: string }[] => {
+  const known = new Set(names);
+  return Object.keys(settings)
+    .filter((k) => !known.has(k))
+    .sort()
+    .map((member) => ({
+      member,
+      reason:
+        "a setting the service returns that Waybill's config schema lacks: read, never written",
+    }));
 };
 
 /** One rule per declared key; arrays (pr_only_branch_overrides) compare as sets. */
@@ -85,8 +105,20 @@ const settingsSpec = <D extends object, L extends object, P extends "org" | "pro
     addFields(acc, compareFields(declared, toJsonObject(l), settingsRules(declared)));
     return acc;
   },
-  toConfig: (items) =>
-    items.map((l) => ({ written: "settings", item: l, doc: settingsDoc(l, spec.names) })),
+  unknownMembers: (l) => unknownSettings(l, spec.names),
+  toConfig: (items, scope) =>
+    items.flatMap((l) => [
+      { written: "settings", item: l, doc: settingsDoc(l, spec.names) },
+      // design.md §5: a setting the schema lacks is a comment in the export, not config
+      // (the schema would refuse it) and not dropped without a word.
+      ...unknownSettings(l, spec.names).map((u) => ({
+        ignored: {
+          glob: `${spec.parent === "org" ? addr.orgSettings() : addr.projectSettings(scopeName(scope, "project"))}.${u.member}`,
+          reason: u.reason,
+          commentOnly: true as const,
+        },
+      })),
+    ]),
   // A singleton is planned as a create only when its parent is created in the same apply (a
   // `create: true` project): it exists as soon as the project does, so "creating" it is one
   // update-settings call with every declared key (issue 28: never a step that sends nothing).

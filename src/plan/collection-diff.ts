@@ -86,6 +86,19 @@ export const diffCollection = <D, L>(
           return false;
         });
   const live = named.filter((l) => !ctx.ignored(spec.address(kind.liveAddressKey(l))));
+  // A named item may still hold members the kind does not know (a setting the schema lacks):
+  // listed beside the unknown items, at the member's address; the item is planned from what
+  // the kind knows, and an update sends only known, declared members.
+  if (kind.unknownMembers !== undefined)
+    for (const l of live) {
+      const address = spec.address(kind.liveAddressKey(l));
+      for (const u of kind.unknownMembers(l))
+        acc.unknown.push({
+          address: `${address}.${u.member}`,
+          resource_type: kind.type,
+          reason: u.reason,
+        });
+    }
   const guardKey = `${ctx.slug}\u0000${spec.collection}`;
   acc.collections.set(guardKey, {
     org: ctx.slug,

@@ -188,6 +188,8 @@ describe("export → plan → drift → apply on the sparse shapes", () => {
         id: VCS_ORG,
         slug: "gh/acme",
         name: "acme",
+        // A setting the real service returns and the config schema lacks (issue 40).
+        settings: { is_bitbucket_workspace_member_org_member: true },
         contexts: [
           {
             id: CTX,
@@ -243,12 +245,15 @@ describe("export → plan → drift → apply on the sparse shapes", () => {
     return r;
   };
   const unknownAddress = 'context["deploy"].restriction["someday:a-future-kind-of-rule"]';
+  const unknownSetting = "org_settings.is_bitbucket_workspace_member_org_member";
 
   it("a VCS org: exported by slug, the unknown restriction a comment; plan clean, drift lists it", async () => {
     const exported = await run(["export", "--org", "gh/acme", "--all-projects"]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/^ {2}gh\/acme\/api:$/m);
     expect(exported.stdout).toContain(`#   ${unknownAddress}: a restriction of type "someday"`);
+    expect(exported.stdout).toContain(`#   ${unknownSetting}: a setting the service returns`);
+    expect(exported.stdout).not.toMatch(/^\s*is_bitbucket_workspace_member_org_member:/m);
     expect(exported.stdout).not.toMatch(/^\s*- someday:/m);
     expect(exported.stdout).not.toMatch(/^ignore:/m);
     const file = await tmp.write("acme.yaml", exported.stdout);
@@ -262,10 +267,16 @@ describe("export → plan → drift → apply on the sparse shapes", () => {
         resource_type: "context_restriction",
         reason: expect.stringMatching(/never updated or deleted/),
       },
+      {
+        address: unknownSetting,
+        resource_type: "org_settings",
+        reason: expect.stringMatching(/schema lacks: read, never written/),
+      },
     ]);
     const drift = await run(["drift", "-c", file]);
     expect(drift.code, drift.stdout + drift.stderr).toBe(0);
     expect(drift.stdout).toContain(`${unknownAddress} (unknown to Waybill, never changed`);
+    expect(drift.stdout).toContain(`${unknownSetting} (unknown to Waybill, never changed`);
 
     // A restriction added by hand is deleted by apply; the unknown one is never touched.
     await emulator.call("POST", "/api/v3/context-restrictions", {

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readV3Page } from "../../src/api/pagination.js";
 import type { ReadOnlyApi } from "../../src/api/types.js";
+import { ORG_SETTING_NAMES } from "../../src/core/wire.js";
 import { contextRestrictionKind } from "../../src/kinds/context-restriction.js";
 import type { LiveRestriction } from "../../src/model/live.js";
 import { planChanges } from "../../src/plan/plan.js";
@@ -86,6 +87,36 @@ describe("unknown items (property)", () => {
             expect(u.address).toMatch(/^context\["deploy"\]\.restriction\[/);
             expect(u.reason).toMatch(/never updated or deleted/);
           }
+        },
+      ),
+      { numRuns: propertyRuns(100) },
+    );
+  });
+
+  it("a setting the service returns and the schema lacks is listed, and no call ever sends it", () => {
+    const known: readonly string[] = ORG_SETTING_NAMES;
+    const unknownName = fc
+      .string({ minLength: 1, maxLength: 16 })
+      .filter((k) => !known.includes(k) && k !== "__proto__" && k !== "source");
+    fc.assert(
+      fc.property(
+        fc.dictionary(unknownName, fc.boolean(), { minKeys: 1, maxKeys: 4 }),
+        fc.dictionary(fc.constantFrom(...known), fc.boolean(), { maxKeys: 4 }),
+        fc.dictionary(fc.constantFrom(...known), fc.boolean(), { maxKeys: 4 }),
+        (unknowns, declared, liveKnown) => {
+          const plan = planChanges(
+            desired(dOrg({ settings: declared })),
+            live(lOrg({ settings: { ...liveKnown, ...unknowns } })),
+          );
+          for (const c of plan.changes)
+            for (const call of c.calls)
+              for (const f of call.body_fields ?? []) expect(known).toContain(f);
+          const listed = (plan.unknown ?? []).map((u) => u.address).sort();
+          expect(listed).toEqual(
+            Object.keys(unknowns)
+              .map((k) => `org_settings.${k}`)
+              .sort(),
+          );
         },
       ),
       { numRuns: propertyRuns(100) },
