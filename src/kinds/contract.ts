@@ -789,8 +789,8 @@ export interface ResourceKind<D, L, P extends ParentName = ParentName> {
   unknown?(live: L): string | undefined;
   /**
    * The members of a live item the kind does not know (a setting the service returns that
-   * the config schema lacks), each with why it is reported. design.md §5 "Reading the real
-   * service": reported by plan (`unknown[]`, one entry per member, at `ADDRESS.member`), by
+   * the config schema lacks), each with why it is reported.
+   * design.md §5 "Reading the real service": reported by plan (`unknown[]`, one entry per member, at `ADDRESS.member`), by
    * drift and as a comment by export; never dropped silently and never written (the item
    * itself is still planned from its known members). Absent: the kind knows every member.
    */

@@ -250,12 +250,19 @@ describe("buildExport", () => {
   });
 
   it("puts what the config format cannot express under ignore, with a warning", () => {
-    expect(result.org.ignore.map((i) => i.glob)).toEqual(['context["twice"]']);
+    expect(result.org.ignore.filter((i) => i.commentOnly !== true).map((i) => i.glob)).toEqual([
+      'context["twice"]',
+    ]);
+    // A setting the service returns and the schema lacks: a comment, never config (issue 40).
+    expect(result.org.ignore.filter((i) => i.commentOnly === true).map((i) => i.glob)).toEqual([
+      "org_settings.not_in_the_spec",
+    ]);
     expect(result.projects[0]?.ignore.map((i) => i.glob)).toEqual([
       'project["gh/acme/api"].webhook["org-wide"]',
     ]);
-    expect(result.warnings).toHaveLength(2);
-    expect(result.warnings[0]).toContain("c3, c4");
+    expect(result.warnings).toHaveLength(3);
+    expect(result.warnings.some((w) => w.includes("c3, c4"))).toBe(true);
+    expect(result.warnings.some((w) => w.includes("org_settings.not_in_the_spec"))).toBe(true);
   });
 
   it("lists every variable with the address it feeds, sorted by address", () => {
