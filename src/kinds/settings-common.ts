@@ -10,7 +10,7 @@ import type { LiveOrg } from "../model/live.js";
 import { call } from "./calls.js";
 import type { FieldRule } from "./compare.js";
 import { addFields, compareFields, newComparison } from "./compare.js";
-import { scopeName, settingsDoc } from "./config-doc.js";
+import { type ConfigScope, scopeName, settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
 import { defineKind, type KindSpec } from "./define.js";
@@ -48,6 +48,10 @@ export const unknownSettings = (
         "a setting the service returns that Waybill's config schema lacks: read, never written",
     }));
 };
+
+/** The address of the settings singleton an export writes under `scope`. */
+const settingsAddress = (parent: "org" | "project", scope: ConfigScope): string =>
+  parent === "org" ? addr.orgSettings() : addr.projectSettings(scopeName(scope, "project"));
 
 /** One rule per declared key; arrays (pr_only_branch_overrides) compare as sets. */
 export const settingsRules = (declared: JsonObject): FieldRule[] =>
@@ -113,7 +117,7 @@ const settingsSpec = <D extends object, L extends object, P extends "org" | "pro
       // (the schema would refuse it) and not dropped without a word.
       ...unknownSettings(l, spec.names).map((u) => ({
         ignored: {
-          glob: `${spec.parent === "org" ? addr.orgSettings() : addr.projectSettings(scopeName(scope, "project"))}.${u.member}`,
+          glob: `${settingsAddress(spec.parent, scope)}.${u.member}`,
           reason: u.reason,
           commentOnly: true as const,
         },
