@@ -24,6 +24,7 @@ import {
   readSavedPlan,
   type SavedPlan,
 } from "../apply/saved-plan.js";
+import { stripControls } from "../core/controls.js";
 import { GuardError, StalePlanError, UsageError } from "../core/errors.js";
 import { kindOf } from "../kinds/registry.js";
 import { ConcurrentChangeError } from "../live/errors.js";
@@ -35,7 +36,6 @@ import type { Plan } from "../plan/types.js";
 import { refusedGuards } from "../policy/guards.js";
 import { replacedNote } from "../render/common.js";
 import { renderTextLines } from "../render/index.js";
-import { stripControls } from "../render/sanitize.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   APPLY_RETRY,

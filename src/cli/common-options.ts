@@ -18,6 +18,7 @@ import { outsideAllowedOrgs } from "../config/allowed-orgs.js";
 import { checkIgnoreGlob, ignoreFieldWarnings } from "../config/ignore-glob.js";
 import { formatDiagnostic, loadConfig } from "../config/index.js";
 import { shellVariableWarnings } from "../config/shell-vars.js";
+import { stripControls } from "../core/controls.js";
 import { UsageError } from "../core/errors.js";
 import { readRegularFile } from "../core/read-regular.js";
 import { resolvedSecretValues, Secret } from "../core/secret.js";
@@ -25,7 +26,6 @@ import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import { createRedactor } from "../model/redactor.js";
 import { hostIsCredential } from "../model/url-mask.js";
-import { stripControls } from "../render/sanitize.js";
 import { type CliIO, clockOf } from "./io.js";
 
 /**

@@ -7,12 +7,12 @@ import { dirname, join } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { writePrivateFile } from "../apply/private-file.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
+import { stripControls } from "../core/controls.js";
 import { UsageError } from "../core/errors.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { ExportError } from "../export/errors.js";
 import type { EnvVarNeed, runExport } from "../export/index.js";
 import { withProgress } from "../live/progress.js";
-import { stripControls } from "../render/sanitize.js";
 import {
   ALLOWED_ORGS_OPTION,
   allowedOrgsOf,

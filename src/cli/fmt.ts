@@ -6,10 +6,10 @@
 import { readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
+import { stripControls } from "../core/controls.js";
 import { UsageError } from "../core/errors.js";
 import { readRegularFile } from "../core/read-regular.js";
 import { writeUserFile } from "../core/write-atomic.js";
-import { stripControls } from "../render/sanitize.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";

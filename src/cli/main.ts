@@ -1,6 +1,6 @@
 import { Command, CommanderError } from "commander";
+import { stripControls } from "../core/controls.js";
 import { WaybillError } from "../core/errors.js";
-import { stripControls } from "../render/sanitize.js";
 import { loadCommands } from "./commands.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliIO } from "./io.js";

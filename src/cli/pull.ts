@@ -6,13 +6,13 @@
  */
 import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
 import { readConfigSchema } from "../config/schema-check.js";
+import { stripControls } from "../core/controls.js";
 import { UsageError } from "../core/errors.js";
 import { readRegularFile } from "../core/read-regular.js";
 import { writeUserFile } from "../core/write-atomic.js";
 import type { ExportResult } from "../export/build.js";
 import { globMatcher } from "../plan/plan.js";
 import type { computePull } from "../pull/pull.js";
-import { stripControls } from "../render/sanitize.js";
 import { runPlan } from "../run/plan-run.js";
 import {
   addCommonOptions,

@@ -1,3 +1,4 @@
+import { stripControls } from "../core/controls.js";
 import { WaybillError } from "../core/errors.js";
 import { type LimitCode, limitCode } from "../kinds/contract.js";
 import { ALL_KINDS } from "../kinds/registry.js";
@@ -102,7 +103,23 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
  * Decision: for whole-file problems (path "") the path part is left out, not printed empty.
  */
 export const formatDiagnostic = (d: ConfigDiagnostic): string =>
-  `${d.file}:${d.line}:${d.col}: ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
+  stripControls(`${d.file}:${d.line}:${d.col}: ${d.path === "" ? "" : `${d.path}: `}${d.message}`);
+
+/**
+ * Issue 41: the diagnostic with its file, path and message escaped (src/core/controls.ts). A
+ * key, a file name or a value quoted in a message is the config author's data (or a live
+ * name `pull` wrote): a bidi override (U+202E) or a C1 control in it must not reorder or
+ * drive what the reader of `validate`'s text, JSON or GitHub annotations sees. The same
+ * object when nothing needed escaping.
+ */
+export const escapeDiagnostic = (d: ConfigDiagnostic): ConfigDiagnostic => {
+  const file = stripControls(d.file);
+  const path = stripControls(d.path);
+  const message = stripControls(d.message);
+  return file === d.file && path === d.path && message === d.message
+    ? d
+    : { ...d, file, path, message };
+};
 
 /** Files in the order they were read, then by position; stable for equal positions. */
 export const sortDiagnostics = (

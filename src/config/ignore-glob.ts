@@ -9,6 +9,7 @@
  * children of an ignored address are ignored too.
  */
 
+import { stripControls } from "../core/controls.js";
 import { ORG_SETTING_NAMES, PROJECT_SETTING_NAMES } from "../core/wire.js";
 import type { ParentName, ResourceKind } from "../kinds/contract.js";
 import { ALL_KINDS, kindOf } from "../kinds/registry.js";
@@ -221,8 +222,10 @@ export const checkIgnoreFieldGlob = (glob: string): string | undefined => {
  */
 export const ignoreFieldWarnings = (desired: DesiredConfig): string[] =>
   desired.orgs.flatMap((o) =>
-    (o.ignore_fields_unacknowledged ?? []).map(
-      (u) =>
+    (o.ignore_fields_unacknowledged ?? []).map((u) =>
+      // The entry's glob is the author's text: escaped like every config message.
+      stripControls(
         `${u.source.file}:${u.source.line}:${u.source.col}: ignore_fields hides ${u.field}, which widens access when changed by hand (drift only counts it); if that is meant, write the entry as { field: '${u.glob}', acknowledge: true }`,
+      ),
     ),
   );

@@ -7,7 +7,12 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { readRegularFile } from "../core/read-regular.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { type BuiltFile, buildFile, mergeFiles } from "./build.js";
-import { type ConfigDiagnostic, ConfigError, sortDiagnostics } from "./diagnostic.js";
+import {
+  type ConfigDiagnostic,
+  ConfigError,
+  escapeDiagnostic,
+  sortDiagnostics,
+} from "./diagnostic.js";
 import { type FileText, parseFiles } from "./parse-workers.js";
 import { checkPolicies } from "./policies.js";
 import type { RawDocument } from "./raw.js";
@@ -322,9 +327,20 @@ const configFileMessage = (code: ConfigDiagnostic["code"], reason: string): stri
 
 /**
  * Load, validate and resolve a config (a file or a folder). Never throws for a bad
- * config: every problem is returned as a diagnostic.
+ * config: every problem is returned as a diagnostic, with control characters escaped
+ * (issue 41: `escapeDiagnostic`), as are the warnings.
  */
 export const loadConfig = async (
+  path: string | readonly string[],
+  options: LoadOptions,
+): Promise<LoadResult> => {
+  const r = await loadUnescaped(path, options);
+  return r.ok
+    ? { ...r, warnings: r.warnings.map(escapeDiagnostic) }
+    : { ok: false, diagnostics: r.diagnostics.map(escapeDiagnostic) };
+};
+
+const loadUnescaped = async (
   path: string | readonly string[],
   options: LoadOptions,
 ): Promise<LoadResult> => {

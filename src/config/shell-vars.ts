@@ -3,6 +3,7 @@
  * from the environment. Pure: the warnings for a loaded config, each with the item's place.
  */
 
+import { stripControls } from "../core/controls.js";
 import { isSourceLocation, type SourceLocation } from "../core/errors.js";
 import { Secret } from "../core/secret.js";
 import type { DesiredConfig } from "../model/desired.js";
@@ -17,7 +18,7 @@ export const shellVariableWarnings = (desired: DesiredConfig): string[] => {
     const m = SHELL_VAR.exec(text);
     if (!m) return;
     const name = m[1] ?? m[2] ?? "";
-    const where = at ? `${at.file}:${at.line}:${at.col}: ` : "";
+    const where = at ? stripControls(`${at.file}:${at.line}:${at.col}: `) : "";
     out.push(
       `${where}the value "${text}" is stored as written, not read from the environment; write \${env:${name}} to read it from there`,
     );

@@ -6,11 +6,12 @@
  * annotated by src/render/policy.ts (issue 45). A create or an update is a notice; a
  * replace or a delete, which loses the live item, a warning. Values are the plan's (masked).
  */
+
+import { stripControls } from "../core/controls.js";
 import type { SourceLocation } from "../core/errors.js";
 import { ancestorsOf } from "../model/address.js";
 import type { Change, Plan } from "../plan/types.js";
 import { formatValue } from "./common.js";
-import { stripControls } from "./sanitize.js";
 
 /** Where the config declares an address of an org, if it does. */
 export type Locate = (org: string, address: string) => SourceLocation | undefined;

@@ -4,9 +4,10 @@
  * violations are what a reviewer must see first. The strings are already sanitized by the
  * caller (sanitizePlan) or made safe here.
  */
+
+import { stripControls } from "../core/controls.js";
 import type { BlockedGuard, PlainLocation, PolicyViolation } from "../model/policy.js";
 import type { Plan } from "../plan/types.js";
-import { stripControls } from "./sanitize.js";
 
 const at = (l: PlainLocation): string => `${l.file}:${l.line}:${l.col}`;
 

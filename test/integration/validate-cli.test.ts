@@ -247,3 +247,59 @@ describe("validate with several -c (issue 19)", () => {
     }
   });
 });
+
+describe("config errors escape control characters (issue 41)", () => {
+  // A key holding a bidi override (U+202E) and a C1 control (U+009B, a one-character CSI on
+  // some terminals), written with YAML escapes: the file is ASCII, the key is not.
+  const HOSTILE = 'org: gh/acme\ncontexts:\n  "evil\\u202Ename\\x9bx":\n    bogus: 1\n';
+  const RAW = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+  it("in validate's text, JSON and GitHub output and in plan's refusal", async () => {
+    const { tmp, configPath } = await writeTempConfig(HOSTILE);
+    try {
+      const text = await runCli(["validate", "-c", configPath]);
+      const json = await runCli(["validate", "-c", configPath, "--format", "json"]);
+      const github = await runCli(["validate", "-c", configPath, "--format", "github"]);
+      // plan refuses before any request: no base URL is needed to see its diagnostics.
+      const plan = await runCli(["plan", "-c", configPath], {
+        baseUrl: "http://127.0.0.1:9",
+        token: "service-token-abcdef12",
+      });
+      for (const r of [text, json, github, plan]) {
+        expect(r.code).toBe(1);
+        expect(RAW.test(r.stdout + r.stderr), r.stdout + r.stderr).toBe(false);
+      }
+      expect(text.stderr).toContain("contexts.evil\\u202ename\\u009bx.bogus");
+      expect(plan.stderr).toContain("contexts.evil\\u202ename\\u009bx.bogus");
+      expect(github.stdout).toContain("evil\\u202ename\\u009bx");
+      const doc = JSON.parse(json.stdout) as { diagnostics: { path: string }[] };
+      expect(doc.diagnostics.map((d) => d.path)).toContain(
+        "contexts.evil\\u202ename\\u009bx.bogus",
+      );
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it("in a file's name and in warnings", async () => {
+    const tmp = await makeTempDir();
+    try {
+      const dir = await tmp.write("cfg\u202e\u0085/waybill.yaml", "org: gh/acme\nbogus: 1\n");
+      const bad = await runCli(["validate", "-c", dir]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("cfg\\u202e\\u0085/waybill.yaml:2:1");
+      expect(RAW.test(bad.stderr), bad.stderr).toBe(false);
+      // A warning (a value like a shell variable) names the file too.
+      const warned = await tmp.write(
+        "w\u202e/waybill.yaml",
+        "org: gh/acme\ncontexts:\n  c:\n    env:\n      K: $HOME\n",
+      );
+      const ok = await runCli(["validate", "-c", warned]);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stderr).toContain("w\\u202e/waybill.yaml:");
+      expect(RAW.test(ok.stderr), ok.stderr).toBe(false);
+    } finally {
+      await tmp.remove();
+    }
+  });
+});
