@@ -3,6 +3,7 @@
  * checks the schema cannot say (one condition per rule, a regex that compiles, address
  * globs of the address grammar) and the build into src/model/policy.ts. Pure.
  */
+import { regexHazard } from "../core/bounded-regex.js";
 import { formatLocation, type SourceLocation } from "../core/errors.js";
 import type {
   DesiredGuards,
@@ -78,15 +79,21 @@ const checkRule = (rule: Readonly<Record<string, unknown>>, at: DocPath, report:
     }
   }
   if (typeof rule.matches === "string") {
+    let compiles = true;
     try {
       new RegExp(rule.matches);
     } catch (err) {
+      compiles = false;
       report(
         [...at, "matches"],
         "invalid_policy",
         `not a regular expression: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
+    // The pattern runs against live values another party writes (src/core/bounded-regex.ts).
+    const hazard = compiles ? regexHazard(rule.matches) : undefined;
+    if (hazard !== undefined)
+      report([...at, "matches"], "invalid_policy", `the pattern has ${hazard}`);
   }
   if (typeof rule.address === "string") {
     const problem = checkIgnoreGlob(rule.address);

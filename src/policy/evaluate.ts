@@ -11,6 +11,7 @@
  * Messages never hold a string value of the item: a URL is a credential, and a field's
  * string value may be one; booleans, numbers and null are shown.
  */
+import { type BoundedTest, boundedMatcher } from "../core/bounded-regex.js";
 import type { SourceLocation } from "../core/errors.js";
 import { isSecret } from "../core/secret.js";
 import { ancestorsOf, compileAddressGlob, parseAddress } from "../model/address.js";
@@ -89,7 +90,7 @@ const lit = (v: PolicyScalar): string => JSON.stringify(v);
 const failure = (
   c: Exclude<PolicyCondition, { kind: "none" | "count" }>,
   fields: unknown,
-  regex: RegExp | undefined,
+  matcher: BoundedTest | undefined,
 ): string | undefined => {
   const v = fieldAt(fields, c.field);
   const scalar = v === undefined ? null : v;
@@ -104,10 +105,14 @@ const failure = (
       return c.values.includes(scalar as PolicyScalar)
         ? undefined
         : `${c.field} must be one of ${c.values.map(lit).join(", ")} (it is ${shown(v)})`;
-    case "matches":
-      return typeof v === "string" && regex?.test(v) === true
-        ? undefined
+    case "matches": {
+      const result = typeof v === "string" && matcher !== undefined ? matcher(v) : false;
+      if (result === true) return undefined;
+      // Fail closed: a value the pattern cannot decide in time does not pass the rule.
+      return result === "timeout"
+        ? `${c.field} could not be checked against /${c.pattern}/ in time (the pattern backtracks on this value; simplify it)`
         : `${c.field} must match /${c.pattern}/${typeof v === "string" ? "" : ` (it is ${shown(v)})`}`;
+    }
     case "exists":
       return v !== undefined && v !== null ? undefined : `${c.field} must be set`;
     case "absent":
@@ -152,7 +157,7 @@ export const evaluatePolicies = (input: EvaluateInput): PolicyViolation[] => {
   for (const rule of rules) {
     const sel = selector(rule.address);
     const c = rule.condition;
-    const regex = c.kind === "matches" ? new RegExp(c.pattern) : undefined;
+    const matcher = c.kind === "matches" ? boundedMatcher(c.pattern) : undefined;
     const actions = rule.actions;
     const changed = rule.changed;
     let matched = 0;
@@ -185,7 +190,7 @@ export const evaluatePolicies = (input: EvaluateInput): PolicyViolation[] => {
           problem = `${s.address} must have ${bound} ${c.of} item(s)${input.on === "plan" ? " changed" : ""} (it has ${n})`;
         }
       } else {
-        const f = failure(c, s.fields, regex);
+        const f = failure(c, s.fields, matcher);
         if (f !== undefined) problem = `${s.address}: ${f}`;
       }
       if (problem === undefined || waived(rule.id, s.address)) continue;

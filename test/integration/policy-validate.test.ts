@@ -104,6 +104,11 @@ describe("waybill validate: on: config policies", () => {
       /policies\.0\.matches: not a regular expression/,
     ],
     [
+      "a regular expression that backtracks without bound on a hostile live value",
+      `policies:\n  - { id: a, on: config, address: 'context["x"]', field: name, matches: "^(a+)+$" }\n`,
+      /policies\.0\.matches: the pattern has a repeated group that repeats inside/,
+    ],
+    [
       "actions on a config rule",
       `policies:\n  - { id: a, on: config, address: 'context["x"]', actions: [delete] }\n`,
       /policies\.0\.actions: actions selects changes: it needs on: plan/,
