@@ -74,6 +74,18 @@ export const withoutLastPage = (body: unknown): unknown => {
   return rest;
 };
 
+/**
+ * A whole V3 list on one page as `{ data, meta: { total_count } }`, without `page`: how the
+ * vendor's CLI fake answers the pipelines and triggers lists (docs/spec-notes.md "Reading the
+ * real service"). A page with a neighbour keeps its `page` (the total of a part is unknown).
+ */
+export const withTotalCount = (body: unknown): unknown => {
+  if (!isObject(body) || !isObject(body.page) || !Array.isArray(body.data)) return body;
+  if (body.page.next !== null || body.page.prev !== null) return body;
+  const { page: _page, ...rest } = body;
+  return { ...rest, meta: { total_count: body.data.length } };
+};
+
 /** Each item of a V3 list or one resource, mapped (`{ data: [...] }` or `{ data: {...} }`). */
 export const mapData = (
   body: unknown,

@@ -152,6 +152,46 @@ describe("reading the real service's shapes", () => {
     expect(r.stderr).toMatch(/GET \/api\/v3\/webhooks.*no `page` member/);
   });
 
+  // The bodies below are the vendor's clients' recorded ones, member for member
+  // (docs/spec-notes.md "Reading the real service" cites each file); only the ids are ours.
+  it("the project look-up by slug answers { id, references } with no attributes and no page", async () => {
+    // CircleCI-Public/circleci-jetbrains-plugin CircleCIApiServiceTest.kt
+    // testProjectNamedAfterItsSlugWhereUnnamed.
+    noChanges(
+      await planWith([
+        {
+          method: "GET",
+          path: "/api/v3/projects",
+          json: { data: [{ id: API_ID, references: { org: { id: ORG_ID } } }] },
+        },
+      ]),
+    );
+  });
+
+  it("a context's env vars as the plugin records them: no id, no references, no page", async () => {
+    // CircleCIApiServiceTest.kt testContextEnvVarsWithTheirDates: each item is attributes only.
+    const env = await answer(`/api/v3/contexts/${CTX_PROD_ID}/env-vars`);
+    const data = (env.data as { attributes: Record<string, unknown> }[]).map((e) => ({
+      attributes: e.attributes,
+    }));
+    noChanges(
+      await planWith([
+        { method: "GET", path: `/api/v3/contexts/${CTX_PROD_ID}/env-vars`, json: { data } },
+      ]),
+    );
+  });
+
+  it("the pipelines and triggers lists answer meta.total_count without page (the sparse default)", async () => {
+    // CircleCI-Public/circleci-cli internal/testing/fakes/circleci.go renderV3Collection.
+    const pipelines = await answer(`/api/v3/pipelines?filter[project_id]=${API_ID}`);
+    expect(pipelines.page).toBeUndefined();
+    expect(pipelines.meta).toEqual({ total_count: (pipelines.data as unknown[]).length });
+    const triggers = await answer(`/api/v3/triggers?filter[project_id]=${API_ID}`);
+    expect(triggers.page).toBeUndefined();
+    expect(triggers.meta).toEqual({ total_count: (triggers.data as unknown[]).length });
+    noChanges(await plan());
+  });
+
   it("a 403 on one collection of a found project names the collection", async () => {
     const r = await planWith([
       {

@@ -15,6 +15,7 @@ import {
   ok,
   type Route,
   uuidFilter,
+  withTotalCount,
 } from "../http.js";
 import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
@@ -189,6 +190,7 @@ export const pipelineRoutes: readonly Route[] = [
       // spec: includes the synthetic OAuth pipeline; every pipeline fetchable by id appears.
       return ok(paginate(ctx, pipelinesOf(ctx.state, p), renderPipeline));
     },
+    sparse: withTotalCount,
   },
   {
     method: "POST",

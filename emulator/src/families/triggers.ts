@@ -15,6 +15,7 @@ import {
   ok,
   type Route,
   uuidFilter,
+  withTotalCount,
 } from "../http.js";
 import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
@@ -290,6 +291,7 @@ export const triggerRoutes: readonly Route[] = [
     method: "GET",
     pattern: "/api/v3/triggers",
     handler: (ctx) => ok(paginate(ctx, listTriggers(ctx), (t) => renderTrigger(t))),
+    sparse: withTotalCount,
   },
   {
     method: "POST",
