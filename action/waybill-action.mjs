@@ -2,8 +2,9 @@
 // no dependencies, no package install and no build: it checks the release's single file
 // (action/waybill.mjs) against its sha256 (action/waybill.mjs.sha256), runs `waybill
 // COMMAND` with it, prints its output, writes the job summary and outputs, on a pull
-// request posts ONE comment (or updates the one it wrote before), and exits with the code
-// the job should fail on.
+// request posts ONE comment (or updates the one it wrote before), on a push to the default
+// branch applies only the plan reviewed on the merged pull request (reviewedDigest), and
+// exits with the code the job should fail on.
 //
 // Inputs come from action.yml as environment variables (composite actions pass them that
 // way): WAYBILL_COMMAND, WAYBILL_CONFIG, WAYBILL_COMMENT, WAYBILL_FORMAT, WAYBILL_ARGS,
@@ -232,16 +233,7 @@ export const upsertComment = async ({
 }) => {
   const gh = githubClient({ apiUrl, token, fetchImpl });
   const identity = await whoAmI(gh, commentAuthor);
-  let url = `${gh.base}/repos/${repository}/issues/${issue}/comments?per_page=100`;
-  let previous;
-  // Decision: at most 100 pages (10,000 comments) are read; a longer thread gets a new
-  // comment rather than a request loop without end.
-  for (let page = 0; url && page < 100 && !previous; page++) {
-    const { json, link } = await gh.call("GET", url);
-    if (!Array.isArray(json)) throw new Error(`GET ${new URL(url).pathname}: not a list`);
-    previous = json.find((c) => isOwnComment(c, marker, identity));
-    url = nextLink(link);
-  }
+  const previous = await findOwnComment(gh, repository, issue, marker, identity);
   if (previous) {
     const { json } = await gh.call(
       "PATCH",
@@ -258,6 +250,30 @@ export const upsertComment = async ({
     },
   );
   return { action: "created", id: json.id, url: json.html_url };
+};
+
+/**
+ * The first comment of the issue (or pull request) that this identity wrote with the
+ * marker (isOwnComment), reading every page of its comments (paged by `Link`). Decision:
+ * at most 100 pages (10,000 comments) are read; a longer thread counts as having none
+ * rather than a request loop without end.
+ */
+const findOwnComment = (gh, repository, issue, marker, identity) =>
+  findInPages(gh, `${gh.base}/repos/${repository}/issues/${issue}/comments?per_page=100`, (c) =>
+    isOwnComment(c, marker, identity),
+  );
+
+/** The first item of a paged list (`Link: rel="next"`, at most 100 pages) that `test` accepts. */
+const findInPages = async (gh, first, test) => {
+  let url = first;
+  for (let page = 0; url && page < 100; page++) {
+    const { json, link } = await gh.call("GET", url);
+    if (!Array.isArray(json)) throw new Error(`GET ${new URL(url).pathname}: not a list`);
+    const found = json.find(test);
+    if (found) return found;
+    url = nextLink(link);
+  }
+  return undefined;
 };
 
 /** The few GitHub REST calls the Action makes, with its headers; a non-2xx answer throws. */
@@ -424,14 +440,11 @@ export const syncDriftIssue = async ({
   const gh = githubClient({ apiUrl, token, fetchImpl });
   const identity = await whoAmI(gh, commentAuthor);
   const marker = issueMarkerFor(config);
-  let url = `${gh.base}/repos/${repository}/issues?state=all&per_page=100`;
-  let found;
-  for (let page = 0; url && page < 100 && !found; page++) {
-    const { json, link } = await gh.call("GET", url);
-    if (!Array.isArray(json)) throw new Error(`GET ${new URL(url).pathname}: not a list`);
-    found = json.find((i) => isOwnIssue(i, marker, identity));
-    url = nextLink(link);
-  }
+  const found = await findInPages(
+    gh,
+    `${gh.base}/repos/${repository}/issues?state=all&per_page=100`,
+    (i) => isOwnIssue(i, marker, identity),
+  );
   const body = driftIssueBody({
     marker,
     config,
@@ -467,6 +480,175 @@ export const pullRequestNumber = (eventName, eventPath) => {
   const event = JSON.parse(readFileSync(eventPath, "utf8"));
   const n = event?.pull_request?.number;
   return typeof n === "number" ? n : undefined;
+};
+
+/**
+ * The options of `waybill apply` that take a value (`--force-secrets [glob]` too: the CLI
+ * takes the next word as its glob). Used only to tell a plan file in the `args` input from
+ * an option's value; test/integration/action.test.ts checks this list against `waybill
+ * apply --help`.
+ */
+export const APPLY_VALUE_OPTIONS = [
+  "-c",
+  "--config",
+  "--base-url",
+  "--token-file",
+  "--format",
+  "--parallelism",
+  "--target",
+  "--exclude",
+  "--timeout",
+  "--allowed-orgs",
+  "--policy-cmd",
+  "--policy-cmd-timeout",
+  "--allow-risky",
+  "--force-secrets",
+  "--lock",
+  "--lock-timeout",
+  "--expect-digest",
+];
+
+/**
+ * The approval the workflow itself gives apply in `args`: a saved plan file (apply's one
+ * argument) or `--expect-digest`; undefined when there is none.
+ */
+export const approvalInArgs = (argv) => {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === "--expect-digest" || word.startsWith("--expect-digest=")) return "digest";
+    if (word === "--") return i + 1 < argv.length ? "plan file" : undefined;
+    if (word.startsWith("-")) {
+      if (APPLY_VALUE_OPTIONS.includes(word)) i++;
+      continue;
+    }
+    return "plan file";
+  }
+  return undefined;
+};
+
+/**
+ * The heading lines the Action writes above a plan that succeeded (commentBody): a digest
+ * is read only under one of them, never from a failed plan's comment.
+ */
+const PLAN_HEADINGS = ["### `waybill plan` has changes", "### `waybill plan` succeeded"];
+const DIGEST_LINE = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/;
+
+/**
+ * The reviewed plan's digest from the Action's own plan comment (commentBody with format
+ * markdown): line 1 its marker, line 2 a heading of a plan that succeeded, line 3 empty,
+ * line 4 the Markdown plan's first line, `<!-- waybill-plan-digest: D -->`
+ * (src/render/common.ts digestMarker). Only that position counts: the rest of the comment
+ * holds live names and config values (a context's name, an env var's value), which others
+ * can write, so a digest-looking line anywhere else is never taken. Undefined when the
+ * comment has no digest there (a failed plan, a plan shown as text, a plan from before
+ * digests).
+ */
+export const digestOfComment = (body, marker) => {
+  if (typeof body !== "string") return undefined;
+  // GitHub keeps a body as posted; an edit in its web editor may store CRLF line ends.
+  const lines = body.split(/\r?\n/, 4);
+  if (lines[0] !== marker || !PLAN_HEADINGS.includes(lines[1]) || lines[2] !== "") {
+    return undefined;
+  }
+  return DIGEST_LINE.exec(lines[3] ?? "")?.[1];
+};
+
+/**
+ * The commit this run applies, if it is the default branch's: a push to it, or a
+ * workflow_run after such a push (applyRefusal has already refused the rest of
+ * workflow_run). Returns `{ sha }` or `{ why }` (why no reviewed plan can be looked up).
+ */
+export const defaultBranchCommit = (eventName, eventPath, env) => {
+  const event = readEvent(eventPath);
+  const main = event?.repository?.default_branch;
+  if (eventName === "push") {
+    if (event?.deleted === true) return { why: "the push deleted a branch" };
+    const sha = typeof event?.after === "string" ? event.after : env.GITHUB_SHA;
+    if (typeof sha !== "string" || !/^[0-9a-f]{40}$/.test(sha)) {
+      return { why: "the push event names no commit" };
+    }
+    if (typeof main !== "string" || event?.ref !== `refs/heads/${main}`) {
+      return {
+        why: `the push is to ${event?.ref ?? "an unnamed ref"}, not to the default branch${typeof main === "string" ? ` ${main}` : ""}`,
+      };
+    }
+    return { sha };
+  }
+  if (eventName === "workflow_run") {
+    const run = event?.workflow_run;
+    const sha = run?.head_sha;
+    if (typeof sha !== "string" || !/^[0-9a-f]{40}$/.test(sha)) {
+      return { why: "the workflow_run event names no commit" };
+    }
+    if (typeof main !== "string" || run?.head_branch !== main) {
+      return { why: "the workflow_run did not run for the default branch" };
+    }
+    return { sha };
+  }
+  return { why: `a ${eventName || "run without an"} event is not a merge of a pull request` };
+};
+
+/**
+ * design.md §5 "Scoped plans and the reviewed plan": the digest of the plan that was
+ * reviewed on the pull request whose merge is `sha`. The pull request: GET
+ * /repos/{repo}/commits/{sha}/pulls (GitHub lists there the merged pull request that
+ * brought the commit), the one merged AS this commit (`merge_commit_sha`: a merge commit,
+ * a squash, or the last commit of a rebase merge); a commit pushed straight to the branch,
+ * or one of a pull request's own commits, has none. The comment: the plan comment of this
+ * config that this identity wrote (isOwnComment; anyone can write the marker, and a
+ * maintainer's comment is not a plan Waybill made), digest read only from its fixed
+ * position (digestOfComment). Resolves `{ digest, pull }` or `{ why }`; a GitHub error
+ * throws (then nobody can tell whether a reviewed plan exists).
+ */
+export const reviewedDigest = async ({
+  apiUrl,
+  token,
+  repository,
+  sha,
+  config,
+  commentAuthor,
+  fetchImpl = fetch,
+}) => {
+  const gh = githubClient({ apiUrl, token, fetchImpl });
+  const { json } = await gh.call(
+    "GET",
+    `${gh.base}/repos/${repository}/commits/${sha}/pulls?per_page=100`,
+  );
+  if (!Array.isArray(json))
+    throw new Error(`GET /repos/${repository}/commits/${sha}/pulls: not a list`);
+  const merged = json.filter(
+    (p) =>
+      typeof p?.merged_at === "string" &&
+      p.merge_commit_sha === sha &&
+      typeof p.number === "number",
+  );
+  const short = sha.slice(0, 12);
+  if (merged.length !== 1) {
+    return {
+      why:
+        merged.length === 0
+          ? `commit ${short} is not the merge of a pull request`
+          : `commit ${short} is the merge of ${merged.length} pull requests (#${merged.map((p) => p.number).join(", #")})`,
+    };
+  }
+  const pull = merged[0].number;
+  const identity = await whoAmI(gh, commentAuthor);
+  const marker = markerFor("plan", config);
+  const comment = await findOwnComment(gh, repository, pull, marker, identity);
+  if (!comment) {
+    return {
+      pull,
+      why: `pull request #${pull} (merged as ${short}) has no plan comment of ${config} written by ${identity.login}`,
+    };
+  }
+  const digest = digestOfComment(comment.body, marker);
+  if (digest === undefined) {
+    return {
+      pull,
+      why: `the plan comment of ${config} on pull request #${pull} shows no plan digest (a plan that failed, or one not in the markdown format)`,
+    };
+  }
+  return { digest, pull };
 };
 
 const runWaybill = (bin, argv, env) =>
@@ -563,8 +745,18 @@ export const main = async (env = process.env) => {
   const issue = pullRequestNumber(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH);
   const commenting = !tracking && env.WAYBILL_COMMENT !== "false" && issue !== undefined;
   const format = tracking ? "webhook" : env.WAYBILL_FORMAT || defaultFormat(command, commenting);
-  const autoApprove = isTrue(env.WAYBILL_AUTO_APPROVE);
-  const argv = commandLine({ command, config, format, args: env.WAYBILL_ARGS, autoApprove });
+  let autoApprove = isTrue(env.WAYBILL_AUTO_APPROVE);
+  let args = env.WAYBILL_ARGS ?? "";
+  if (command === "apply" && approvalInArgs(splitArgs(args)) === undefined) {
+    const reviewed = await reviewedPlanOf(env, config, autoApprove);
+    if (typeof reviewed === "number") return reviewed;
+    if (reviewed !== undefined) {
+      // The digest is the approval (as a plan file is): no --auto-approve beside it.
+      autoApprove = false;
+      args = `--expect-digest ${reviewed} ${args}`;
+    }
+  }
+  const argv = commandLine({ command, config, format, args, autoApprove });
   console.log(`waybill ${argv.join(" ")}`);
   // The CLI gets the job's environment (SERVICE_BASE_URL, SERVICE_TOKEN, the config's
   // secrets) but not the GitHub token, which only the comment needs. The allowed-orgs
@@ -635,6 +827,59 @@ export const main = async (env = process.env) => {
     return result.code;
   }
   return 0;
+};
+
+/**
+ * design.md §5 "Scoped plans and the reviewed plan": apply (without a plan file or
+ * --expect-digest in args) applies the plan reviewed on the merged pull request: the
+ * digest of the Action's own plan comment there (reviewedDigest). Resolves the digest, or
+ * undefined when there is none and auto-approve lets the run apply what it plans, or the
+ * job's exit code when it must stop (no reviewed plan and no auto-approve; GitHub's API
+ * failed). Decision: a digest found is passed with auto-approve too (the reviewed plan is
+ * the one applied); auto-approve only lets a run without one go on. Decision: a GitHub
+ * error stops the job even with auto-approve (a reviewed plan may exist; nobody can tell),
+ * while a job with no github-token at all has said it looks for none.
+ */
+const reviewedPlanOf = async (env, config, autoApprove) => {
+  const commit = defaultBranchCommit(env.GITHUB_EVENT_NAME, env.GITHUB_EVENT_PATH, env);
+  let found = commit;
+  if (commit.sha !== undefined) {
+    const token = env.WAYBILL_GITHUB_TOKEN;
+    if (!token) found = { why: "there is no github-token to read the pull request's comments" };
+    else {
+      try {
+        found = await reviewedDigest({
+          apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+          token,
+          repository: env.GITHUB_REPOSITORY ?? "",
+          sha: commit.sha,
+          config,
+          commentAuthor: env.WAYBILL_COMMENT_AUTHOR,
+        });
+      } catch (err) {
+        console.error(
+          `::error::waybill action: could not look for the reviewed plan of this commit: ${err.message}`,
+        );
+        return 1;
+      }
+    }
+  }
+  if (found.digest !== undefined) {
+    console.log(
+      `waybill action: applying the plan reviewed on pull request #${found.pull} (plan digest ${found.digest}); any other plan exits 3 and writes nothing`,
+    );
+    return found.digest;
+  }
+  if (autoApprove) {
+    console.log(
+      `::warning::waybill action: no reviewed plan (${found.why}): auto-approve applies what this run plans`,
+    );
+    return undefined;
+  }
+  console.error(
+    `::error::waybill action: refusing command apply: no reviewed plan (${found.why}). On a push to the default branch the Action applies only the plan reviewed on the merged pull request (the digest in the plan comment it wrote there, with the same config input and format markdown); set auto-approve: "true" to apply what this run plans, or pass a saved plan (\`waybill plan --out FILE\`) in args`,
+  );
+  return 1;
 };
 
 /** The tracking issue's step: read drift's document, sync the issue, write the summary. */

@@ -11,7 +11,11 @@
  * comments); a comment that carries the marker but was written by someone else is never
  * edited; a drift or a plan of another config gets its own comment; the job's exit code
  * follows waybill's; outside a pull request no GitHub call is made; apply runs on a push
- * with auto-approve, is refused on a pull request unless allowed, and its log is text.
+ * with auto-approve, is refused on a pull request unless allowed, and its log is text; on
+ * a push to main after a merged pull request it applies with the digest of the plan
+ * comment the Action itself wrote there (another author's comment, a digest out of its
+ * place or no comment: refused unless auto-approve; a digest that no longer matches: exit
+ * 3, zero writes).
  *
  * Each run of the real single file costs a Node process and about 0.35 s of CPU, so the
  * cases about the Action's own logic (which comment to update, paging, ownership, a second
@@ -28,8 +32,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { startEmulator } from "../../emulator/src/index.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import { bundle } from "../../scripts/release.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
 import { runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
@@ -79,6 +85,8 @@ const fakeGitHub = () => {
     state: "open",
     user: { login: `user${i}`, type: "User" },
   }));
+  // The pull requests GET /repos/{repo}/commits/{sha}/pulls lists, by commit.
+  const pullsOf = new Map<string, unknown[]>();
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => {
@@ -103,6 +111,8 @@ const fakeGitHub = () => {
           ? send(403, { message: "Resource not accessible by integration" })
           : send(200, { ...ALICE, id: 42 });
       }
+      const pulls = new RegExp(`^/repos/${REPO}/commits/([0-9a-f]{40})/pulls$`).exec(url.pathname);
+      if (req.method === "GET" && pulls) return send(200, pullsOf.get(pulls[1] as string) ?? []);
       const list = `/repos/${REPO}/issues/${PR}/comments`;
       if (req.method === "GET" && url.pathname === list) {
         const perPage = Number(url.searchParams.get("per_page") ?? 30);
@@ -181,7 +191,7 @@ const fakeGitHub = () => {
       return send(404, { message: "Not Found" });
     });
   });
-  return { server, comments, issues, requests };
+  return { server, comments, issues, requests, pullsOf };
 };
 
 // Each case runs the CLI once or twice as a child process: give them room on a loaded machine.
@@ -570,6 +580,270 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     }
   });
 
+  /**
+   * design.md §5 "Scoped plans and the reviewed plan": on a push to the default branch the
+   * Action applies the plan reviewed on the merged pull request, by the digest in the plan
+   * comment it wrote there. `pushOf` writes the push's payload and what GitHub answers for
+   * the commit's pull requests (merged as this commit, or none).
+   */
+  const pushOf = async (sha: string, merged: boolean): Promise<string> => {
+    gh.pullsOf.set(
+      sha,
+      merged
+        ? [
+            // An older pull request the commit also belongs to (not merged as it): ignored.
+            { number: 3, state: "closed", merged_at: null, merge_commit_sha: "f".repeat(40) },
+            {
+              number: PR,
+              state: "closed",
+              merged_at: "2026-11-28T05:00:00Z",
+              merge_commit_sha: sha,
+            },
+          ]
+        : [],
+    );
+    return tmp.write(
+      `push-${sha}.json`,
+      JSON.stringify({
+        ref: "refs/heads/main",
+        after: sha,
+        repository: { full_name: REPO, default_branch: "main" },
+      }),
+    );
+  };
+  const demoEmulator = async (): Promise<TestEmulator> =>
+    startTestEmulator(
+      JSON.parse(await readFile(join(REPO_ROOT, "examples", "demo", "seed.json"), "utf8")) as Seed,
+    );
+  const writesOf = async (e: TestEmulator): Promise<string[]> =>
+    (await e.requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.route}`);
+  /** The pull request's plan through the Action (the real single file): its comment's digest. */
+  const planOnPullRequest = async (config: string, own: TestEmulator): Promise<string> => {
+    await tmp.write(config, await readFile(tmp.path("infra/waybill.yaml"), "utf8"));
+    const planned = await runAction(
+      { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: config },
+      "pull_request",
+      own.url,
+    );
+    expect(planned.code, planned.stderr).toBe(0);
+    const marker = `<!-- waybill-action: plan ${config} -->`;
+    const body = gh.comments.find((c) => c.body.startsWith(marker) && c.user === BOT)?.body ?? "";
+    const digest = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(
+      body.split("\n")[3] ?? "",
+    )?.[1];
+    expect(digest, body.slice(0, 300)).toBeDefined();
+    return digest as string;
+  };
+
+  it("apply on a push after a merged pull request applies the plan its own comment reviewed (--expect-digest)", async () => {
+    const own = await demoEmulator();
+    try {
+      const digest = await planOnPullRequest("merge/waybill.yaml", own);
+      // Someone else's comment with the marker and another digest, put first: not taken.
+      const forged = {
+        id: 6000,
+        body: `<!-- waybill-action: plan merge/waybill.yaml -->\n### \`waybill plan\` has changes\n\n<!-- waybill-plan-digest: ${"0".repeat(32)} -->\n`,
+        user: ALICE,
+      };
+      gh.comments.unshift(forged);
+      const sha = "1".repeat(40);
+      const event = await pushOf(sha, true);
+      await own.clearRequests();
+      gh.requests.length = 0;
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "merge/waybill.yaml",
+          GITHUB_EVENT_PATH: event,
+        },
+        "push",
+        own.url,
+      );
+      gh.comments.splice(gh.comments.indexOf(forged), 1);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(
+        `waybill apply -c merge/waybill.yaml --format text --expect-digest ${digest}`,
+      );
+      expect(r.stdout).not.toContain("--auto-approve");
+      expect(r.stdout).toContain(`applying the plan reviewed on pull request #${PR}`);
+      expect(r.stdout).toContain(`Plan digest: ${digest}`);
+      expect(r.stdout).toMatch(/\d+ done, 0 failed, 0 skipped\./);
+      expect(gh.requests.slice(0, 2)).toEqual([
+        `GET /repos/${REPO}/commits/${sha}/pulls?per_page=100`,
+        "GET /user",
+      ]);
+      // Nothing posted or edited on a push.
+      expect(gh.requests.filter((q) => !q.startsWith("GET "))).toEqual([]);
+      expect(await writesOf(own)).not.toEqual([]);
+      const after = await runCli(["plan", "-c", "merge/waybill.yaml", "--detailed-exitcode"], {
+        cwd: tmp.dir,
+        baseUrl: own.url,
+        token: DEMO_TOKEN,
+        env: DEMO_SECRETS,
+      });
+      expect(after.code, after.stderr).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("apply on a push: the merged config is not the reviewed one: exit 3, zero writes", async () => {
+    const own = await demoEmulator();
+    try {
+      const digest = await planOnPullRequest("edited/waybill.yaml", own);
+      // The merge brings a config the comment did not show (another change merged first).
+      await tmp.write(
+        "edited/waybill.yaml",
+        (await readFile(tmp.path("edited/waybill.yaml"), "utf8")).replace(
+          'cron_expression: "0 3 * * *"',
+          'cron_expression: "0 4 * * *"',
+        ),
+      );
+      const event = await pushOf("2".repeat(40), true);
+      await own.clearRequests();
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "edited/waybill.yaml",
+          GITHUB_EVENT_PATH: event,
+        },
+        "push",
+        own.url,
+      );
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.outputs["exit-code"]).toBe("3");
+      expect(r.stderr).toContain(`not ${digest} (--expect-digest)`);
+      expect(r.stderr).toContain("::error::waybill apply exited 3");
+      expect(await writesOf(own)).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("apply on a push without a reviewed plan is refused (another author's comment, a digest out of place, no merged pull request), unless auto-approve", async () => {
+    const own = await demoEmulator();
+    const marker = "<!-- waybill-action: plan foreign/waybill.yaml -->";
+    const heading = "### `waybill plan` has changes";
+    const digest = "d".repeat(32);
+    const added: Comment[] = [];
+    const add = (c: Comment) => {
+      gh.comments.push(c);
+      added.push(c);
+    };
+    await tmp.write("foreign/waybill.yaml", await readFile(tmp.path("infra/waybill.yaml"), "utf8"));
+    const apply = async (event: string, inputs: Record<string, string> = {}) =>
+      runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "foreign/waybill.yaml",
+          GITHUB_EVENT_PATH: event,
+          ...inputs,
+        },
+        "push",
+        own.url,
+        "here",
+      );
+    try {
+      const merged = await pushOf("3".repeat(40), true);
+      // 1. Only comments of other authors (a user, a look-alike of our bot), well formed.
+      add({
+        id: 7000,
+        body: `${marker}\n${heading}\n\n<!-- waybill-plan-digest: ${digest} -->`,
+        user: ALICE,
+      });
+      add({
+        id: 7001,
+        body: `${marker}\n${heading}\n\n<!-- waybill-plan-digest: ${digest} -->`,
+        user: { login: "github-actions[bot]", type: "User" },
+      });
+      const foreign = await apply(merged);
+      expect(foreign.code).toBe(1);
+      expect(foreign.stderr).toContain(
+        `refusing command apply: no reviewed plan (pull request #${PR} (merged as 333333333333) has no plan comment of foreign/waybill.yaml written by github-actions[bot])`,
+      );
+      expect(foreign.stderr).toContain('set auto-approve: "true"');
+      expect(foreign.stdout).not.toContain("waybill apply -c");
+      // 2. Our own comment, but the digest is not at its place: a live name in the plan's
+      // diff can hold a digest-looking line; a failed plan's comment holds none.
+      for (const body of [
+        `${marker}\n${heading}\n\n**Plan: 1 to create**\n<!-- waybill-plan-digest: ${digest} -->`,
+        `${marker}\n### \`waybill plan\` failed (exit 1)\n\n<!-- waybill-plan-digest: ${digest} -->`,
+        `${marker}\n${heading}\n\n\`<!-- waybill-plan-digest: ${digest} -->\``,
+      ]) {
+        add({ id: 7002 + added.length, body, user: BOT });
+        const misplaced = await apply(merged);
+        expect(misplaced.code, body).toBe(1);
+        expect(misplaced.stderr).toContain(
+          `the plan comment of foreign/waybill.yaml on pull request #${PR} shows no plan digest`,
+        );
+        gh.comments.splice(gh.comments.indexOf(added.pop() as Comment), 1);
+      }
+      // 3. A commit that is no pull request's merge (pushed straight to main).
+      const direct = await pushOf("4".repeat(40), false);
+      const none = await apply(direct);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain(
+        "no reviewed plan (commit 444444444444 is not the merge of a pull request)",
+      );
+      // A push to another branch is not looked up at all.
+      const branch = await tmp.write(
+        "push-branch.json",
+        JSON.stringify({
+          ref: "refs/heads/feature",
+          after: "5".repeat(40),
+          repository: { default_branch: "main" },
+        }),
+      );
+      gh.requests.length = 0;
+      const other = await apply(branch);
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain(
+        "the push is to refs/heads/feature, not to the default branch main",
+      );
+      expect(gh.requests).toEqual([]);
+      // Nothing reached the service in any of them.
+      expect(await own.requests()).toEqual([]);
+      // 4. auto-approve: true applies what the run plans, with a warning.
+      const approved = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "foreign/waybill.yaml",
+          GITHUB_EVENT_PATH: direct,
+          WAYBILL_AUTO_APPROVE: "true",
+        },
+        "push",
+        own.url,
+      );
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toContain(
+        "::warning::waybill action: no reviewed plan (commit 444444444444 is not the merge of a pull request): auto-approve applies what this run plans",
+      );
+      expect(approved.stdout).toContain("--auto-approve");
+      expect(approved.stdout).toMatch(/\d+ done, 0 failed, 0 skipped\./);
+    } finally {
+      for (const c of added) gh.comments.splice(gh.comments.indexOf(c), 1);
+      await own.close();
+    }
+  });
+
+  it("apply: a plan file or --expect-digest in args is the approval; the option list matches apply --help", async () => {
+    const { approvalInArgs, APPLY_VALUE_OPTIONS } = (await import(SCRIPT)) as {
+      approvalInArgs: (argv: string[]) => string | undefined;
+      APPLY_VALUE_OPTIONS: string[];
+    };
+    expect(approvalInArgs(["plan.json"])).toBe("plan file");
+    expect(approvalInArgs(["--target", "project*", "--lock-timeout", "10m"])).toBeUndefined();
+    expect(approvalInArgs(["--force-secrets", "x*", "--no-lock", "saved.json"])).toBe("plan file");
+    expect(approvalInArgs(["--expect-digest", "a".repeat(32)])).toBe("digest");
+    expect(approvalInArgs([`--expect-digest=${"a".repeat(32)}`])).toBe("digest");
+    const help = await runCli(["apply", "--help"]);
+    const withValue = [...help.stdout.matchAll(/^ {2}(?:(-\w), )?(--[\w-]+) [<[]/gm)].flatMap(
+      (m) => (m[1] ? [m[1], m[2] as string] : [m[2] as string]),
+    );
+    expect(withValue.length).toBeGreaterThan(10);
+    expect([...APPLY_VALUE_OPTIONS].sort()).toEqual([...withValue].sort());
+  });
+
   it("apply on a pull request is refused before anything runs, unless allow-apply-on-pr", async () => {
     for (const event of ["pull_request", "pull_request_target"] as const) {
       gh.requests.length = 0;
@@ -588,17 +862,37 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       expect(r.stdout).not.toContain("waybill apply -c");
       expect(gh.requests).toEqual([]);
     }
-    // Allowed: it runs (and the CLI asks for the approval it was not given: the job fails and
-    // the Action says how to give it).
+    // Allowed, but a pull request is no merge with a reviewed plan: it needs an approval (the
+    // Action says how to give it), and runs with auto-approve.
+    const unapproved = await runAction(
+      {
+        WAYBILL_COMMAND: "apply",
+        WAYBILL_CONFIG: "infra/waybill.yaml",
+        WAYBILL_ALLOW_APPLY_ON_PR: "true",
+      },
+      "pull_request",
+      undefined,
+      "here",
+    );
+    expect(unapproved.code).toBe(1);
+    expect(unapproved.stderr).toContain(
+      "no reviewed plan (a pull_request event is not a merge of a pull request)",
+    );
+    expect(unapproved.stderr).toContain(
+      'set auto-approve: "true" to apply what this run plans, or pass a saved plan',
+    );
+    expect(unapproved.stdout).not.toContain("waybill apply -c");
     const allowed = await runAction({
       WAYBILL_COMMAND: "apply",
       WAYBILL_CONFIG: "infra/waybill.yaml",
       WAYBILL_ALLOW_APPLY_ON_PR: "true",
+      WAYBILL_AUTO_APPROVE: "true",
+      ...viaStandIn(0),
     });
-    expect(allowed.code).toBe(1);
-    expect(allowed.stdout).toContain("waybill apply -c infra/waybill.yaml --format text");
-    expect(allowed.stderr).toContain("cannot ask for approval");
-    expect(allowed.stderr).toContain('set auto-approve: "true", or pass a saved plan');
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain(
+      "waybill apply -c infra/waybill.yaml --format text --auto-approve",
+    );
     const markdown = await runAction(
       {
         WAYBILL_COMMAND: "apply",
