@@ -10,6 +10,9 @@
  *   node scripts/build-schema-validator.js --stdout  print the code instead of writing it
  *                                                    (test/unit/config-schema-validator.test.ts)
  *
+ * It also derives the saved plan schema's resource types from src/model/address.ts
+ * (scripts/plan-schema-types.js): regenerated with the validator, checked by `--check`.
+ *
  * The ajv options below are the ones src/config/schema-check.ts compiled with at run time
  * before; its diagnostics depend on them (allErrors, and verbose for `data`/`parentSchema`).
  */
@@ -17,6 +20,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { PLAN_SCHEMA, planSchemaText } from "./plan-schema-types.js";
 
 const require = createRequire(import.meta.url);
 
@@ -87,10 +91,17 @@ if (mode === "--check") {
     );
     process.exit(1);
   }
+  if (planSchemaText() !== readFileSync(PLAN_SCHEMA, "utf8")) {
+    process.stderr.write(
+      `schemas/plan.schema.json is stale: its resourceType list differs from RESOURCE_TYPES (src/model/address.ts). Run \`${REGENERATE}\` and commit the result.\n`,
+    );
+    process.exit(1);
+  }
 } else if (mode === "--stdout") {
   process.stdout.write(generate(schemaText));
 } else if (mode === undefined) {
   writeFileSync(OUTPUT, generate(schemaText));
+  writeFileSync(PLAN_SCHEMA, planSchemaText());
 } else {
   process.stderr.write("usage: node scripts/build-schema-validator.js [--check | --stdout]\n");
   process.exit(2);

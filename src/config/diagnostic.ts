@@ -1,6 +1,11 @@
 import { stripControls } from "../core/controls.js";
 import { WaybillError } from "../core/errors.js";
-import { type LimitCode, limitCode } from "../kinds/contract.js";
+import {
+  type LimitCode,
+  limitCode,
+  type UnknownNameCode,
+  unknownNameCode,
+} from "../kinds/contract.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 
 /**
@@ -21,7 +26,10 @@ export interface ConfigDiagnostic {
   readonly code: DiagnosticCode;
 }
 
-/** The codes of src/config's own checks; DIAGNOSTIC_CODES adds the kinds' limits. */
+/**
+ * The codes of src/config's own checks; DIAGNOSTIC_CODES adds the kinds' limits and the
+ * unknown names of the kinds that references name.
+ */
 const OWN_CODES = [
   // reading the file
   "config_not_found",
@@ -74,8 +82,6 @@ const OWN_CODES = [
   "unknown_project",
   // issue 43: a project of an org outside --allowed-orgs
   "org_not_allowed",
-  // a restriction's group name the org does not have (src/kinds/references.ts)
-  "unknown_group",
   // secret references
   "env_missing",
   "secret_file_unreadable",
@@ -87,15 +93,37 @@ const OWN_CODES = [
 ] as const;
 
 /**
- * A diagnostic's code: one of src/config's own, or a kind's limit (`too_many_<yamlKey>`:
- * `too_many_otel_exporters`, `too_many_webhooks`; src/kinds/contract.ts ItemLimit).
+ * A diagnostic's code: one of src/config's own, a kind's limit (`too_many_<yamlKey>`:
+ * `too_many_otel_exporters`, `too_many_webhooks`; src/kinds/contract.ts ItemLimit), or a
+ * name a reference writes that the org does not have (`unknown_<type>`: `unknown_group`;
+ * src/kinds/contract.ts UnknownNameCode).
  */
-export type DiagnosticCode = (typeof OWN_CODES)[number] | LimitCode;
+export type DiagnosticCode = (typeof OWN_CODES)[number] | LimitCode | UnknownNameCode;
 
-/** Every code a diagnostic may have: src/config's own, then each kind's limit's. */
+/**
+ * The `unknown_<type>` codes of the kinds the registry's references name by name (a
+ * restriction's or an SSO mapping's group: `unknown_group`), once each, in registry order;
+ * `unknown_project` (slugs, src/run/unknown-projects.ts) is one of src/config's own.
+ */
+const unknownNameCodes = (): UnknownNameCode[] => {
+  const codes = new Set<UnknownNameCode>();
+  for (const kind of ALL_KINDS) {
+    for (const ref of kind.references ?? []) {
+      if (ref.by.includes("name")) codes.add(unknownNameCode(ref.to));
+    }
+  }
+  return [...codes];
+};
+
+/**
+ * Every code a diagnostic may have: src/config's own, then each kind's limit's, then the
+ * unknown names of the kinds references name (derived from the registry, so a new kind's
+ * codes need no edit here).
+ */
 export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   ...OWN_CODES,
   ...ALL_KINDS.flatMap((k) => (k.config.limit === undefined ? [] : [limitCode(k.config.yamlKey)])),
+  ...unknownNameCodes().filter((c) => !(OWN_CODES as readonly string[]).includes(c)),
 ];
 
 /**

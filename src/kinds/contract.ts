@@ -541,6 +541,17 @@ export type LimitCode = `too_many_${string}`;
 export const limitCode = (yamlKey: string): LimitCode => `too_many_${yamlKey}`;
 
 /**
+ * The diagnostic code of a name of kind `to` that a reference writes and the org does not
+ * have (`unknown_group`; src/run/unknown-references.ts): made from the type, so a kind that
+ * others name by name needs no code listed by hand (src/config/diagnostic.ts derives
+ * DIAGNOSTIC_CODES from every kind's `references`).
+ */
+export type UnknownNameCode = `unknown_${ResourceType}`;
+
+/** The code of an unknown name of kind `to` (UnknownNameCode). */
+export const unknownNameCode = (to: ResourceType): UnknownNameCode => `unknown_${to}`;
+
+/**
  * A kind's part of the config: where its items are written and how one item, once the
  * document passed the schema (schemas/waybill.schema.json) and the rules, becomes the
  * desired item. `R` is the raw item as written (its keys are listed in `schemaKeys`, checked

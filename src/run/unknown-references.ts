@@ -5,32 +5,15 @@
  * name ("did you mean"), before anything is planned or written. Pure: the referred kinds
  * were read by the live reader. Generic over the registry (src/kinds/references.ts).
  */
-import {
-  type ConfigDiagnostic,
-  DIAGNOSTIC_CODES,
-  type DiagnosticCode,
-  sortDiagnostics,
-} from "../config/diagnostic.js";
+import { type ConfigDiagnostic, sortDiagnostics } from "../config/diagnostic.js";
 import { closest } from "../config/suggest.js";
+import { unknownNameCode } from "../kinds/contract.js";
 import { type Kinds, unknownNames } from "../kinds/references.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { makeIgnoreMatcher } from "../live/resolve.js";
-import type { ResourceType } from "../model/address.js";
 import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import { UnknownReferenceError } from "./unknown-projects.js";
-
-/**
- * The diagnostic code of an unknown name of kind `to`: `unknown_<kind>` (stable, listed in
- * DIAGNOSTIC_CODES: a kind that others name by name adds its code there).
- */
-export const unknownCode = (to: ResourceType): DiagnosticCode => {
-  const code = `unknown_${to}`;
-  if (!(DIAGNOSTIC_CODES as readonly string[]).includes(code)) {
-    throw new Error(`${code} is not in DIAGNOSTIC_CODES (src/config/diagnostic.ts)`);
-  }
-  return code as DiagnosticCode;
-};
 
 /** One diagnostic per reference by a name the org does not have. */
 export const unknownNameDiagnostics = (
@@ -49,7 +32,7 @@ export const unknownNameDiagnostics = (
         line: w.source.line,
         col: w.source.col,
         path: w.path,
-        code: unknownCode(ref.to),
+        code: unknownNameCode(ref.to),
         message: `no ${ref.to} ${JSON.stringify(w.value)} in org ${org} (not declared under ${where}, and the org has none of that name)${
           guess === undefined
             ? `; declare it under ${where}${ref.by.includes("id") ? `, or use the ${ref.to}'s id` : ""}`

@@ -82,6 +82,27 @@ describe("the kinds' config parts", () => {
     expect(schema.$defs.resourceType.enum).toEqual(Object.keys(KINDS));
   });
 
+  it("the JSON plan schema's resource types are generated, never edited by hand", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { planSchemaText, resourceTypesOf, withResourceTypes } = await import(
+      "../../scripts/plan-schema-types.js"
+    );
+    const text = await readFile("schemas/plan.schema.json", "utf8");
+    // `node scripts/build-schema-validator.js` writes exactly the file (its --check, run by
+    // `npm run build`, fails otherwise) ...
+    expect(planSchemaText()).toBe(text);
+    expect(resourceTypesOf(await readFile("src/model/address.ts", "utf8"))).toEqual([
+      ...RESOURCE_TYPES,
+    ]);
+    // ... and a new type rewrites the list and nothing else.
+    const added = withResourceTypes(text, [...RESOURCE_TYPES, "runner_resource_class"]);
+    const parsed = JSON.parse(added) as { $defs: { resourceType: { enum: string[] } } };
+    expect(parsed.$defs.resourceType.enum).toEqual([...RESOURCE_TYPES, "runner_resource_class"]);
+    expect(added.replace(/\s+"runner_resource_class"/, "").replace(/"trigger",/, '"trigger"')).toBe(
+      text,
+    );
+  });
+
   it("name a $defs entry of the config schema", async () => {
     const { readFile } = await import("node:fs/promises");
     const schema = JSON.parse(await readFile("schemas/waybill.schema.json", "utf8")) as {
