@@ -166,6 +166,7 @@ export const expandTemplates = (
       const { extends: names, ...own } = item;
       let merged: unknown = {};
       const from = new Map<string, Template>();
+      const listed: { t: Template; i: number }[] = [];
       names.forEach((name: unknown, i: number) => {
         if (typeof name !== "string") return; // the schema reports it
         const t = templates[kind].get(name);
@@ -190,7 +191,16 @@ export const expandTemplates = (
         }
         merged = mergeTemplateValue(merged, t.value);
         for (const leaf of leaves(t.value, [])) from.set(JSON.stringify(leaf), t);
-        for (const d of finalOverrides(t, own, kind, key, file, positions)) diagnostics.push(d);
+        // A template listed later wins the merge: it overrides a final key as the item would.
+        for (const earlier of listed) {
+          const blame: Blame = { kind: "template", later: t, at: [kind, key, "extends", i] };
+          for (const d of finalOverrides(earlier.t, t.value, blame, file, positions)) {
+            diagnostics.push(d);
+          }
+        }
+        listed.push({ t, i });
+        const blame: Blame = { kind: "item", at: [kind, key] };
+        for (const d of finalOverrides(t, own, blame, file, positions)) diagnostics.push(d);
       });
       // The item's own keys win; what they do not set is inherited. An own empty map
       // (`env: {}`) sets no key: the merge keeps the template's keys under it.
@@ -245,24 +255,30 @@ const valueAt = (v: unknown, parts: readonly string[]): unknown => {
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/** Who overrides a final key: the item's own keys, or a template the item lists later. */
+type Blame =
+  | { readonly kind: "item"; readonly at: DocPath }
+  | { readonly kind: "template"; readonly later: Template; readonly at: DocPath };
+
 /**
- * Issue 45: the item's own keys that override a key its template marks `final`: a
- * different value at the path, `null`, or a value that replaces a map above it (a list or
- * a scalar). An item that repeats the template's value does not override it. Reported at
- * the item's key, naming the template's line.
+ * Issue 45: the keys of `over` (the item's own keys, or a template listed after `t` in
+ * the item's `extends`, which wins the merge the same way) that override a key `t` marks
+ * `final`: a different value at the path, `null`, or a value that replaces a map above it
+ * (a list or a scalar). Repeating the template's value does not override it. Reported at
+ * the item's key (or its `extends` entry), naming the template's line.
  */
 const finalOverrides = (
   t: Template,
-  own: Obj,
-  kind: TemplateKind,
-  key: string,
+  over: Obj,
+  blame: Blame,
   file: string,
   positions: PositionIndex,
 ): ConfigDiagnostic[] => {
   const out: ConfigDiagnostic[] = [];
+  const kind = blame.at[0] as TemplateKind;
   for (const f of t.final ?? []) {
     const parts = f.split(".");
-    let cur: unknown = own;
+    let cur: unknown = over;
     for (let n = 0; n < parts.length; n++) {
       if (!isObj(cur)) break;
       const next = cur[parts[n] as string];
@@ -271,13 +287,17 @@ const finalOverrides = (
       const overrides =
         next === null || (last ? !sameValue(next, valueAt(t.value, parts)) : !isObj(next));
       if (overrides) {
-        const path = [kind, key, ...parts.slice(0, n + 1)];
+        const finalAt = where(t.file, t.positions, ["templates", kind, t.name, ...parts]);
+        const path = blame.kind === "item" ? [...blame.at, ...parts.slice(0, n + 1)] : blame.at;
         out.push({
           file,
-          ...locate(positions, path, "key"),
+          ...locate(positions, path, blame.kind === "item" ? "key" : "value"),
           path: dottedPath(path),
           code: "final_key_overridden",
-          message: `overrides ${f}, which template "${t.name}" marks final at ${where(t.file, t.positions, ["templates", kind, t.name, ...parts])}; remove the override (or change the template)`,
+          message:
+            blame.kind === "item"
+              ? `overrides ${f}, which template "${t.name}" marks final at ${finalAt}; remove the override (or change the template)`
+              : `template "${blame.later.name}", listed after "${t.name}", overrides ${f}, which template "${t.name}" marks final at ${finalAt}; drop ${f} from template "${blame.later.name}" or do not extend both`,
         });
         break;
       }

@@ -204,4 +204,37 @@ projects:
       /unset\.yaml:5:15: .*final names settings\.is_ssh_disabled, which this template does not set/,
     );
   });
+
+  it("a template listed later in extends cannot override a key an earlier template marks final", async () => {
+    const config = (laxValue: string) => `org: gh/acme
+templates:
+  projects:
+    service:
+      final: [settings.can_pass_secrets_to_fork_pr_jobs]
+      settings:
+        can_pass_secrets_to_fork_pr_jobs: false
+    lax:
+      settings:
+        can_pass_secrets_to_fork_pr_jobs: ${laxValue}
+        is_oss: true
+projects:
+  gh/acme/api:
+    extends: [service, lax]
+`;
+    const r = await validate("later.yaml", config("true"));
+    expect(r.code).toBe(1);
+    const file = join(tmp.dir, "later.yaml");
+    expect(r.stderr).toContain(
+      `${file}:14:24: projects.gh/acme/api.extends.1: template "lax", listed after "service", overrides settings.can_pass_secrets_to_fork_pr_jobs, which template "service" marks final at ${file}:7:9`,
+    );
+    // Listed first, lax is overridden by service's value: the final key holds, no error.
+    const before = await validate(
+      "before.yaml",
+      config("true").replace("extends: [service, lax]", "extends: [lax, service]"),
+    );
+    expect(before.code, before.stderr).toBe(0);
+    // The same value is no override.
+    const same = await validate("same-later.yaml", config("false"));
+    expect(same.code, same.stderr).toBe(0);
+  });
 });
