@@ -118,15 +118,16 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
   });
 
   const repository = { full_name: REPOSITORY, default_branch: "main", owner: { login: "acme" } };
-  const push = (): GitHubEvent => ({
+  /** A push to main of `sha` (main's own commit, or the pull request's head merged as it). */
+  const push = (sha = origin.mainSha): GitHubEvent => ({
     name: "push",
     payload: {
       ref: "refs/heads/main",
-      after: origin.mainSha,
+      after: sha,
       repository,
-      head_commit: { id: origin.mainSha },
+      head_commit: { id: sha },
     },
-    sha: origin.mainSha,
+    sha,
     ref: "refs/heads/main",
     branch: "main",
     fromFork: false,
@@ -167,6 +168,15 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
       changedFiles: ["infra/waybill/waybill.yaml"],
     };
   };
+  const dispatch = (): GitHubEvent => ({
+    name: "workflow_dispatch",
+    payload: { ref: "refs/heads/main", repository },
+    sha: origin.mainSha,
+    ref: "refs/heads/main",
+    branch: "main",
+    fromFork: false,
+    changedFiles: [],
+  });
   const schedule = (): GitHubEvent => ({
     name: "schedule",
     payload: { schedule: "17 3 * * *", repository },
@@ -373,14 +383,79 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
       );
     });
 
-    it("waybill-apply.yml: a push to main saves the plan, and apply applies exactly that file", async () => {
+    it("waybill-apply.yml: the push of a merged pull request applies exactly the plan reviewed in its comment", async () => {
       await withWorld({}, async (emulator, gh) => {
-        const jobs = await runGitHub("waybill-apply.yml", push(), emulator, gh);
+        // The pull request's plan comment (waybill-plan.yml), then its merge: main at its head.
+        const planned = await runGitHub(
+          "waybill-plan.yml",
+          pullRequest({ fork: false }),
+          emulator,
+          gh,
+        );
+        expectJobs(planned, { plan: "success", "validate-fork": "skipped" });
+        const comment = commentsOn(gh, PR_NUMBER)[0]?.body ?? "";
+        const digest = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(
+          comment.split("\n")[1] ?? "",
+        )?.[1];
+        expect(digest, comment.slice(0, 200)).toBeDefined();
+        gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
+        const jobs = await runGitHub("waybill-apply.yml", push(origin.prSha), emulator, gh);
+        expectJobs(jobs, { plan: "success", apply: "success" });
+        const log = logOf(Object.values(jobs));
+        expect(log).toContain(`The plan reviewed on pull request #${PR_NUMBER}: digest ${digest}`);
+        expect(log).toContain(`Plan digest: ${digest}`);
+        expect(jobs.plan?.summary).toContain("enable_private_orbs");
+        expect(jobs.apply?.summary).toMatch(/\d+ done, 0 failed/);
+        const state = await emulator.state();
+        expect(state.orgs?.[0]?.settings?.enable_private_orbs).toBe(true);
+        expect(Object.keys(state.orgs?.[0]?.contexts?.[0]?.env ?? {})).toContain("LOG_LEVEL");
+        expectNoLeak([...Object.values(planned), ...Object.values(jobs)], gh);
+      });
+    });
+
+    it("waybill-apply.yml: a push with no reviewed plan, or whose plan moved since the review, writes nothing", async () => {
+      await withWorld({}, async (emulator, gh) => {
+        const applyOn = async (sha: string, why: string) => {
+          const jobs = await runGitHub("waybill-apply.yml", push(sha), emulator, gh);
+          expectJobs(jobs, { plan: "failure", apply: "skipped" });
+          expect(logOf(Object.values(jobs))).toContain(why);
+          expect(await writes(emulator)).toEqual([]);
+        };
+        // A commit pushed straight to main: no pull request, nothing reviewed.
+        await applyOn(origin.mainSha, "is not the merge of a pull request");
+        // The merged pull request has a comment with the marker and a digest, by someone else.
+        gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
+        gh.comments.set(PR_NUMBER, [
+          {
+            id: 1,
+            body: `<!-- waybill-plan -->\n<!-- waybill-plan-digest: ${"a".repeat(32)} -->\n`,
+            user: { login: "mallory", type: "User" },
+          },
+        ]);
+        await applyOn(origin.prSha, `pull request #${PR_NUMBER} has no plan comment`);
+        // The reviewed plan, then a hand change of the service before the merge: the plan
+        // job stops (exit 3) before anyone is asked to approve, and nothing is applied.
+        gh.comments.set(PR_NUMBER, []);
+        await runGitHub("waybill-plan.yml", pullRequest({ fork: false }), emulator, gh);
+        const org = (await emulator.state()).orgs?.[0] as { id: string };
+        const edit = await emulator.call("POST", `/api/v3/orgs/${org.id}/update-settings`, {
+          enable_private_orbs: true,
+        });
+        expect(edit.status).toBe(200);
+        await emulator.clearRequests();
+        await applyOn(origin.prSha, "this plan is not the one reviewed on the pull request");
+      });
+    });
+
+    it("waybill-apply.yml: a manual run saves the plan, and apply applies exactly that file", async () => {
+      await withWorld({}, async (emulator, gh) => {
+        const jobs = await runGitHub("waybill-apply.yml", dispatch(), emulator, gh);
         expectJobs(jobs, { plan: "success", apply: "success" });
         expect(jobs.plan?.summary).toContain("enable_private_orbs");
         expect(jobs.apply?.summary).toMatch(/\d+ done, 0 failed/);
         const state = await emulator.state();
         expect(state.orgs?.[0]?.settings?.enable_private_orbs).toBe(true);
+        expect(gh.requests).toEqual([]);
         expectNoLeak(Object.values(jobs), gh);
       });
     });
@@ -508,17 +583,44 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
       );
     });
 
-    it("main's pipeline saves the plan, waits for the approval, and applies that file", async () => {
-      await withWorld({}, async (emulator, gh) => {
-        const jobs = await runService({ branch: "main", sha: origin.mainSha }, emulator, gh);
-        expect(
-          jobs.map((j) => `${j.job}: ${j.status}`),
-          logOf(jobs),
-        ).toEqual(["plan-saved: success", "hold: approved", "apply: success"]);
-        const state = await emulator.state();
-        expect(state.orgs?.[0]?.settings?.enable_private_orbs).toBe(true);
-        expectNoLeak(jobs, gh);
-      });
+    it("main's pipeline applies the plan reviewed on the merged pull request: saved, approved, applied with its digest", async () => {
+      await withWorld(
+        { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
+        async (emulator, gh) => {
+          const planned = await runService(
+            { branch: FEATURE_BRANCH, sha: origin.prSha },
+            emulator,
+            gh,
+          );
+          expect(planned.map((j) => `${j.job}: ${j.status}`)).toEqual(["plan: success"]);
+          const digest = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(
+            commentsOn(gh, PR_NUMBER)[0]?.body.split("\n")[1] ?? "",
+          )?.[1];
+          expect(digest).toBeDefined();
+          // A commit of main that is no pull request's merge: nothing reviewed, nothing applied.
+          const direct = await runService({ branch: "main", sha: origin.mainSha }, emulator, gh);
+          expect(
+            direct.map((j) => `${j.job}: ${j.status}`),
+            logOf(direct),
+          ).toEqual(["plan-saved: failure", "hold: blocked", "apply: blocked"]);
+          expect(logOf(direct)).toContain("is not the merge of a pull request");
+          expect(await writes(emulator)).toEqual([]);
+          // The pull request merged (main at its head): its reviewed plan is applied.
+          gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
+          const jobs = await runService({ branch: "main", sha: origin.prSha }, emulator, gh);
+          expect(
+            jobs.map((j) => `${j.job}: ${j.status}`),
+            logOf(jobs),
+          ).toEqual(["plan-saved: success", "hold: approved", "apply: success"]);
+          expect(logOf(jobs)).toContain(
+            `The plan reviewed on pull request #${PR_NUMBER}: digest ${digest}`,
+          );
+          const state = await emulator.state();
+          expect(state.orgs?.[0]?.settings?.enable_private_orbs).toBe(true);
+          expect(Object.keys(state.orgs?.[0]?.contexts?.[0]?.env ?? {})).toContain("LOG_LEVEL");
+          expectNoLeak([...planned, ...direct, ...jobs], gh);
+        },
+      );
     });
 
     it("the nightly pipeline's drift fails on drift", async () => {
@@ -571,7 +673,8 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
         plan: true,
         labels: true,
       },
-      { recipe: "waybill-apply.yml", event: push, job: "plan", plan: false },
+      // A manual run: Waybill runs first in the plan job (a push looks up its review first).
+      { recipe: "waybill-apply.yml", event: dispatch, job: "plan", plan: false },
       { recipe: "waybill-drift.yml", event: schedule, job: "drift", plan: false },
       { recipe: "waybill-pull.yml", event: schedule, job: "pull", plan: false },
     ];
@@ -626,9 +729,11 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
       },
       {
         name: "main's saved plan",
-        pipeline: () => ({ branch: "main", sha: origin.mainSha }),
+        // The merge of a pull request with a reviewed plan: Waybill runs after the look-up.
+        pipeline: () => ({ branch: "main", sha: origin.prSha }),
         job: "plan-saved",
         plan: false,
+        reviewed: true,
       },
       {
         name: "the nightly drift",
@@ -643,6 +748,16 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
           await withWorld(
             { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
             async (emulator, gh) => {
+              if ("reviewed" in c) {
+                gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
+                gh.comments.set(PR_NUMBER, [
+                  {
+                    id: 1,
+                    body: `<!-- waybill-plan -->\n<!-- waybill-plan-digest: ${"b".repeat(32)} -->\n`,
+                    user: { login: "waybill-bot", type: "User" },
+                  },
+                ]);
+              }
               const jobs = await runService(c.pipeline(), emulator, gh, exiting.get(code));
               const job = jobs.find((j) => j.job === c.job);
               expect(job?.status, `exit ${code}\n${logOf(jobs)}`).toBe("failure");

@@ -164,7 +164,7 @@ describe("CI recipes", () => {
     expect(count).toBeGreaterThan(10);
   });
 
-  it("GitHub apply: the saved plan travels as an artifact from the plan job to apply FILE", async () => {
+  it("GitHub apply: the reviewed digest and the saved plan travel as an artifact from the plan job to apply FILE --expect-digest", async () => {
     const { doc } = await load("github-actions/waybill-apply.yml");
     expect(obj(obj(doc.on).push).branches).toEqual(["main"]);
     const jobs = obj(doc.jobs);
@@ -174,7 +174,16 @@ describe("CI recipes", () => {
     const upload = stepsOf("plan").find((s) =>
       String(s.uses).startsWith("actions/upload-artifact"),
     );
-    expect(obj(upload?.with).path).toBe("waybill.plan.json");
+    expect(obj(upload?.with).path).toBe("waybill.plan.json\nwaybill.reviewed-digest\n");
+    // A push reads the digest of the merged pull request's plan comment (ours only, from
+    // its fixed line) before it plans.
+    const find = stepsOf("plan").find((s) => String(s.uses).startsWith("actions/github-script"));
+    expect(find?.if).toBe("github.event_name == 'push'");
+    const script = String(obj(find?.with).script);
+    expect(script).toContain("listPullRequestsAssociatedWithCommit");
+    expect(script).toContain("p.merge_commit_sha === sha");
+    expect(script).toContain('c.user?.login === "github-actions[bot]"');
+    expect(script).toContain(".split(/\\r?\\n/)[1]");
     expect(obj(jobs.apply).needs).toBe("plan");
     expect(
       stepsOf("apply").some((s) => String(s.uses).startsWith("actions/download-artifact")),
@@ -185,7 +194,11 @@ describe("CI recipes", () => {
       "-c",
       "infra/waybill/",
       "waybill.plan.json",
+      "$@",
     ]);
+    expect(scripts({ jobs: { apply: jobs.apply } }).join("\n")).toContain(
+      'set -- --expect-digest "$(cat waybill.reviewed-digest)"',
+    );
   });
 
   it("GitHub drift: nightly, and the job fails with drift's exit code", async () => {
@@ -235,8 +248,16 @@ describe("CI recipes", () => {
     expect(applyJobs.map((j) => Object.keys(j)[0])).toEqual(["plan-saved", "hold", "apply"]);
     expect(obj(applyJobs[1]?.hold).type).toBe("approval");
     const lines = waybillLines(doc);
-    expect(lines).toContain("waybill plan -c infra/waybill/ --out waybill.plan.json");
-    expect(lines).toContain("waybill apply -c infra/waybill/ waybill.plan.json");
+    expect(lines).toContain(
+      "waybill plan -c infra/waybill/ --out waybill.plan.json --format markdown > plan.md",
+    );
+    expect(lines).toContain(
+      'waybill apply -c infra/waybill/ waybill.plan.json --expect-digest "$(cat waybill.reviewed-digest)"',
+    );
+    // The digest of the merged pull request's plan comment, read before the plan.
+    expect(scripts(doc).join("\n")).toContain(
+      'node scripts/reviewed-digest.mjs --marker "<!-- waybill-plan -->" --commit "$PIPELINE_GIT_REVISION" > waybill.reviewed-digest',
+    );
     // A fork's job (no secrets context) validates only: no plan without secrets.
     expect(lines).toContain("waybill validate -c infra/waybill/ --skip-secrets");
     expect(lines.some((l) => l.startsWith("waybill plan") && l.includes("--skip-secrets"))).toBe(

@@ -53,6 +53,11 @@ export interface FakeGitHub {
   readonly comments: Map<number, FakeComment[]>;
   readonly labels: Map<number, string[]>;
   readonly issues: FakeIssue[];
+  /**
+   * Pull requests merged as a commit (a merge commit, a squash, a rebase's last commit):
+   * GET /repos/{repo}/commits/{sha}/pulls lists the one whose `merge_commit_sha` is `sha`.
+   */
+  readonly merged: { readonly number: number; readonly sha: string }[];
   /** `METHOD /path?query as login`, in order. */
   readonly requests: string[];
   close(): Promise<void>;
@@ -94,6 +99,7 @@ export const startFakeGitHub = async (options: {
   );
   const requests: string[] = [];
   const issues: FakeIssue[] = [];
+  const merged: { number: number; sha: string }[] = [];
   let nextId = 5000;
   const server: Server = createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -150,6 +156,20 @@ export const startFakeGitHub = async (options: {
             html_url: `https://github.example/${repo}/pull/${pr.number}`,
           });
         }
+      }
+      const ofCommit = new RegExp(`^/repos/${repo}/commits/([0-9a-f]{40})/pulls$`).exec(p);
+      if (req.method === "GET" && ofCommit) {
+        return send(
+          200,
+          merged
+            .filter((m) => m.sha === ofCommit[1])
+            .map((m) => ({
+              number: m.number,
+              state: "closed",
+              merged_at: "2026-11-28T05:00:00Z",
+              merge_commit_sha: m.sha,
+            })),
+        );
       }
       const pull = new RegExp(`^/repos/${repo}/pulls/(\\d+)$`).exec(p);
       const pr = pulls.find((x) => String(x.number) === pull?.[1]);
@@ -247,6 +267,7 @@ export const startFakeGitHub = async (options: {
     comments,
     labels,
     issues,
+    merged,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
@@ -347,7 +368,10 @@ const issues = {
   updateComment: (o) => call("PATCH", "/repos/" + o.owner + "/" + o.repo + "/issues/comments/" + o.comment_id, { body: o.body }),
   removeLabel: (o) => call("DELETE", "/repos/" + o.owner + "/" + o.repo + "/issues/" + o.issue_number + "/labels/" + encodeURIComponent(o.name)),
 };
-const known = { issues };
+const repos = {
+  listPullRequestsAssociatedWithCommit: (o) => call("GET", "/repos/" + o.owner + "/" + o.repo + "/commits/" + o.commit_sha + "/pulls?" + q(o, ["per_page", "page"])),
+};
+const known = { issues, repos };
 const rest = new Proxy({}, { get: (_t, group) => new Proxy(known[group] ?? {}, { get: (t, m) => t[m] ?? (() => { throw new Error("github-script stand-in: github.rest." + String(group) + "." + String(m) + " is not implemented"); }) }) });
 const paginate = async (fn, params) => {
   const all = [];

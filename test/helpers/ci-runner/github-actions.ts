@@ -521,7 +521,13 @@ const runAction = async (
     case "actions/upload-artifact": {
       const name = inputs.name || "artifact";
       const source = inputs.path ?? "";
-      const copied = await copyPath(join(o.cwd, source), join(artifacts, name, source));
+      // One path a line, as the action takes them; a path that matches nothing is left
+      // out as long as one does (files of one folder keep their names in the artifact).
+      let copied = false;
+      for (const one of source.split("\n").map((l) => l.trim())) {
+        if (one !== "" && (await copyPath(join(o.cwd, one), join(artifacts, name, one))))
+          copied = true;
+      }
       if (copied) return done(`uploaded ${source} as ${name}`);
       // The action's default `if-no-files-found: warn`: the step still succeeds.
       if ((inputs["if-no-files-found"] ?? "warn") === "error")

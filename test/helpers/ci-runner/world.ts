@@ -6,7 +6,7 @@
  * install values).
  */
 import { createHash } from "node:crypto";
-import { chmod, readFile, writeFile } from "node:fs/promises";
+import { chmod, readdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -108,7 +108,8 @@ export const makeOrigin = async (tmp: TempDir): Promise<Origin> => {
   const bare = tmp.path("origin.git");
   await tmp.write("origin-src/infra/waybill/waybill.yaml", MAIN_CONFIG);
   await tmp.write("origin-src/README.md", "the platform's CI config\n");
-  for (const f of [".service/config.yml", "scripts/upsert-pr-comment.mjs"]) {
+  const scripts = await readdir(join(REPO_ROOT, "examples/ci/service/scripts"));
+  for (const f of [".service/config.yml", ...scripts.map((n) => `scripts/${n}`)]) {
     await tmp.write(
       `origin-src/${f}`,
       await readFile(join(REPO_ROOT, "examples/ci/service", f), "utf8"),

@@ -7,6 +7,7 @@
 //     node scripts/upsert-pr-comment.mjs --marker "<!-- waybill-plan -->" --branch feature --body plan.md
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { githubFromEnv } from "./github.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -15,37 +16,14 @@ const { values } = parseArgs({
     body: { type: "string" },
   },
 });
-const token = process.env.GITHUB_TOKEN;
-const repository = process.env.GITHUB_REPOSITORY;
-if (!values.marker || !values.branch || !values.body || !token || !repository) {
+const github = githubFromEnv();
+if (!values.marker || !values.branch || !values.body || !github) {
   console.error(
     "usage: GITHUB_TOKEN=... GITHUB_REPOSITORY=owner/repo upsert-pr-comment.mjs --marker M --branch B --body FILE",
   );
   process.exit(1);
 }
-const api = process.env.GITHUB_API_URL ?? "https://api.github.com";
-const headers = {
-  authorization: `Bearer ${token}`,
-  accept: "application/vnd.github+json",
-  "content-type": "application/json",
-};
-const call = async (method, path, body) => {
-  const res = await fetch(`${api}${path}`, {
-    method,
-    headers,
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
-  return res.json();
-};
-
-// The token's identity (a user's or a bot account's token: GET /user answers for both).
-const me = await call("GET", "/user");
-const ours = (c) =>
-  typeof c.body === "string" &&
-  c.body.startsWith(values.marker) &&
-  c.user?.login === me.login &&
-  c.user?.type === me.type;
+const { repository, call } = github;
 const [owner] = repository.split("/");
 const pulls = await call(
   "GET",
@@ -58,15 +36,7 @@ if (pulls.length === 0) {
 const number = pulls[0].number;
 // GitHub refuses comments over 65,536 characters; Waybill's Markdown plan stays under 65,000.
 const text = `${values.marker}\n${readFileSync(values.body, "utf8")}`.slice(0, 65_000);
-let previous;
-for (let page = 1; !previous; page++) {
-  const comments = await call(
-    "GET",
-    `/repos/${repository}/issues/${number}/comments?per_page=100&page=${page}`,
-  );
-  previous = comments.find(ours);
-  if (comments.length < 100) break;
-}
+const previous = await github.ownComment(number, values.marker);
 if (previous) {
   await call("PATCH", `/repos/${repository}/issues/comments/${previous.id}`, { body: text });
   console.log(`Updated the plan comment on pull request #${number}.`);
