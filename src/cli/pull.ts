@@ -11,6 +11,7 @@ import { UsageError } from "../core/errors.js";
 import { readRegularFile } from "../core/read-regular.js";
 import { writeUserFile } from "../core/write-atomic.js";
 import type { ExportResult } from "../export/build.js";
+import type { LiveState } from "../model/live.js";
 import { globMatcher } from "../plan/plan.js";
 import type { computePull } from "../pull/pull.js";
 import { runPlan } from "../run/plan-run.js";
@@ -22,7 +23,6 @@ import {
   loadDesired,
   progressReporter,
   resolveCommonOptions,
-  secretScrubber,
 } from "./common-options.js";
 import { resolveIntoTarget } from "./config-target.js";
 import { EXIT } from "./exit-codes.js";
@@ -110,10 +110,10 @@ const pullCommand = async (
     await api.close();
   }
   // Loaded here, not at the top: other commands never pay for these modules (issue 8).
-  const [{ buildExport }, { computePull }, { createTwoFilesPatch }] = await Promise.all([
+  const [{ buildExport }, { computePull }, { dryRunPatch }] = await Promise.all([
     import("../export/build.js"),
     import("../pull/pull.js"),
-    import("diff"),
+    import("../pull/dry-run-patch.js"),
   ]);
   const exports = new Map<string, ExportResult>();
   for (const org of run.live.orgs) {
@@ -141,12 +141,19 @@ const pullCommand = async (
     throw new UsageError(`pull: ${(err as Error).message}`, { cause: err });
   }
   if (flags.dryRun) {
-    // The diff's context lines are the config's own text, which may hold literal secret
-    // values (an env var written in the YAML is still sensitive): they are masked.
-    const scrub = secretScrubber(collectSecretValues(desired));
+    // Issue 41: a patch of the file's own lines; a line holding a secret (a literal env var
+    // value, a webhook URL written in clear, a live webhook URL as a last guard) is masked
+    // and never context (src/pull/dry-run-patch.ts).
+    const secrets = [...collectSecretValues(desired), ...liveCredentialUrls(run.live)];
+    let masked = 0;
     for (const f of result.files) {
-      io.stdout.write(
-        scrub(createTwoFilesPatch(f.path, f.path, f.before, f.after, "config", "pulled")),
+      const patch = dryRunPatch(f.path, f.before, f.after, secrets);
+      masked += patch.maskedChanges;
+      io.stdout.write(patch.text);
+    }
+    if (masked > 0) {
+      io.stderr.write(
+        `Note: the diff masks ${masked} changed line${masked === 1 ? "" : "s"} that hold${masked === 1 ? "s" : ""} a secret; it does not apply as a patch there (pull without --dry-run writes them).\n`,
       );
     }
   } else {
@@ -184,3 +191,13 @@ const pullCommand = async (
   }
   return EXIT.ok;
 };
+
+/** Every webhook URL the live state holds: credentials (design.md §1 "Secrets"). */
+const liveCredentialUrls = (live: LiveState): string[] =>
+  live.orgs.flatMap((org) =>
+    org.status !== "found"
+      ? []
+      : [...org.projects.values()].flatMap((p) =>
+          p.status !== "found" ? [] : (p.webhooks ?? []).map((w) => w.url),
+        ),
+  );

@@ -10,6 +10,7 @@ import { diffLines } from "diff";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { gnuPatch } from "../helpers/gnu-patch.js";
 import {
   API_ID,
   baseSeed,
@@ -91,6 +92,22 @@ describe("waybill pull", () => {
     expect(pulled.stderr).not.toMatch(/Not pulled/);
     const after = await readFile(suite.files.config, "utf8");
 
+    // Issue 41: the dry run's diff is a patch of the file: `patch` gives what pull wrote. No
+    // line of it is masked (none that it prints holds a secret), and no secret is in it:
+    // not the literal `AWS_REGION` value, not the URLs written in clear (the `events` line
+    // it changes stands right under one: that hunk has no context, not a masked one).
+    expect(gnuPatch(before, dry.stdout)).toBe(after);
+    expect(dry.stdout).not.toContain("(sensitive)");
+    expect(dry.stderr).not.toMatch(/the diff masks/);
+    for (const secret of [
+      "eu-west-1",
+      "https://hooks.example.com/services/T0",
+      "https://old.example.com/hook",
+      ...Object.values(matchingEnv),
+    ]) {
+      expect(dry.stdout).not.toContain(secret);
+    }
+
     // Only those lines changed (as a line diff), and every comment is still there.
     const changed = diffLines(before, after).filter((p) => p.added || p.removed);
     const removed = changed.filter((p) => p.removed).flatMap((p) => p.value.trimEnd().split("\n"));
@@ -124,7 +141,7 @@ describe("waybill pull", () => {
     expect(exact.code).toBe(0);
   });
 
-  it("--dry-run masks a literal secret of the config in the diff's context lines", async () => {
+  it("--dry-run never prints a literal secret of the config, and its diff still applies", async () => {
     await suite.emulator.call("POST", `/api/v3/projects/${API_ID}/update-settings`, {
       enable_auto_cancel_redundant_workflows: true,
     });
@@ -143,8 +160,17 @@ describe("waybill pull", () => {
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^\+ +enable_auto_cancel_redundant_workflows: true/m);
-    expect(r.stdout).toContain("LITERAL_FIRST: (sensitive)");
+    // Issue 41: the line holding the literal is not printed at all (it is no context), the
+    // rest is the file's own text, and the diff applies.
     expect(r.stdout).not.toContain(literal);
+    expect(r.stdout).not.toContain("(sensitive)");
+    const text = await readFile(config, "utf8");
+    expect(gnuPatch(text, r.stdout)).toBe(
+      text.replace(
+        "enable_auto_cancel_redundant_workflows: false",
+        "enable_auto_cancel_redundant_workflows: true",
+      ),
+    );
   });
 
   it("ignore_fields: a webhook paused by hand is neither drift nor pulled", async () => {

@@ -106,6 +106,12 @@ describe("pull and secrets", () => {
   it("a project keyed by name: a literal URL changed by hand becomes a placeholder to set, not the masked rendering", async () => {
     await writeFile(suite.files.config, CONFIG.replace(env("SLACK_URL"), LIVE_URL));
     await suite.emulator.call("POST", `/api/v3/webhooks/${HOOK_ID}/update`, { url: HAND_URL });
+    // Issue 41: the dry run shows the line pull replaces masked (it holds the URL), the new
+    // line with its placeholder, and says that the diff does not apply there.
+    const dry = await cli(["pull", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^- +url: \(sensitive\)\n\+ +url: \$\{env:[A-Z0-9_]+\}$/m);
+    expect(dry.stderr).toContain("Note: the diff masks 1 changed line that holds a secret");
     const r = await cli(["pull"]);
     expect(r.code, r.stderr).toBe(0);
     const after = await readFile(suite.files.config, "utf8");
