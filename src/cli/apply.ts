@@ -54,6 +54,7 @@ import {
   secretScrubber,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
+import { count, withHeartbeat } from "./heartbeat.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockOrgs, parseDuration, parseLockMode, releaseAll, thisRun } from "./lock-options.js";
 import { forceSecretsGlobs } from "./plan.js";
@@ -186,7 +187,7 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
     )
     .addHelpText("after", EXAMPLES)
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
-      setExit(await applyCommand(planfile, flags, io, processSignals));
+      setExit(await withHeartbeat(io, (run) => applyCommand(planfile, flags, run, processSignals)));
     });
 };
 
@@ -448,6 +449,7 @@ const readPlan = async (
       ...(excludes.length > 0 ? { excludes } : {}),
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
+      onProgress: progress.onProgress,
     });
     book.add(liveCredentialUrls(read.live));
     return read;
@@ -653,7 +655,12 @@ const applyPlan = async (ctx: ApplyContext, plan: Plan): Promise<number> => {
   const { io, options, api, desired, control } = ctx;
   const tty = io.stderr.isTTY === true;
   let finished = 0;
+  // Issue 46: what the heartbeat says while calls run (off a terminal; heartbeat.ts). The
+  // operations can outnumber the changes (a replace is two), so the total is runApply's.
+  let total = plan.changes.length;
+  io.heartbeat?.doing(() => `Applying: ${count(finished)} of ${count(total)} operations done`);
   const onEvent = (e: ApplyEvent): void => {
+    total = e.total;
     if (e.type !== "finished") return;
     finished += 1;
     if (tty) io.stderr.write(`\rApplying ${finished}/${e.total}…`);

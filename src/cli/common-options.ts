@@ -26,6 +26,7 @@ import type { DesiredConfig } from "../model/desired.js";
 import type { LiveState } from "../model/live.js";
 import { createRedactor } from "../model/redactor.js";
 import { hostIsCredential } from "../model/url-mask.js";
+import { count } from "./heartbeat.js";
 import { type CliIO, clockOf } from "./io.js";
 
 /**
@@ -296,6 +297,9 @@ export const progressReporter = (
 } => {
   const tty = io.stderr.isTTY === true;
   const state = { started: false, done: 0, total: 0 };
+  // Issue 46: off a terminal the heartbeat (heartbeat.ts) repeats where the read is; the
+  // total grows as reads are found (src/live/progress.ts), hence the "~".
+  io.heartbeat?.doing(() => `${label}: ${count(state.done)} of ~${count(state.total)} reads done`);
   return {
     onProgress: (done, total) => {
       state.done = done;
@@ -305,6 +309,7 @@ export const progressReporter = (
       state.started = true;
     },
     finish: () => {
+      io.heartbeat?.doing(() => `${label}: all ${count(state.total)} reads done; working on them`);
       if (!state.started) return;
       // Decision: off a TTY (CI logs) progress is one line at the start and one at the end,
       // not one line per request.

@@ -43,6 +43,7 @@ import {
 import { type Coverage, coverageOf, describeCoverage } from "./drift-coverage.js";
 import { renderDriftSlack, renderDriftWebhook } from "./drift-formats.js";
 import { EXIT } from "./exit-codes.js";
+import { withHeartbeat } from "./heartbeat.js";
 import type { CliIO } from "./io.js";
 import { liveViolations } from "./policy-violations.js";
 import type { RegisterCommand } from "./register-command.js";
@@ -94,7 +95,7 @@ export const registerDrift: RegisterCommand = (program, io, setExit) => {
     )
     .addHelpText("after", EXAMPLES)
     .action(async (flags: DriftFlags) => {
-      setExit(await driftCommand(flags, io));
+      setExit(await withHeartbeat(io, (run) => driftCommand(flags, run)));
     });
 };
 

@@ -29,6 +29,7 @@ import {
   TIMEOUT_HELP,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
+import { withHeartbeat } from "./heartbeat.js";
 import type { CliIO } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";
 import { schemaText } from "./schema.js";
@@ -121,7 +122,7 @@ export const makeRegisterExport =
       .option(...ALLOWED_ORGS_OPTION)
       .addHelpText("after", EXAMPLES)
       .action(async (flags: ExportFlags) => {
-        setExit(await exportCommand(flags, io, now));
+        setExit(await withHeartbeat(io, (run) => exportCommand(flags, run, now)));
       });
   };
 

@@ -23,6 +23,20 @@ export interface CliIO {
    * MAX_PAGES). bin/waybill.js never sets it: the CLI always reads up to MAX_PAGES.
    */
   readonly maxPages?: number;
+  /**
+   * Off a terminal, inside `withHeartbeat` (heartbeat.ts): where a command says what it is
+   * doing, for the line a quiet interval prints. Absent on a terminal.
+   */
+  readonly heartbeat?: Heartbeat;
+}
+
+/** What the run is doing now, for the next quiet interval's line (read when it is due). */
+export type RunStatus = () => string;
+
+/** The part of a heartbeat the commands see (CliIO.heartbeat). */
+export interface Heartbeat {
+  /** Say what the run does from now on. */
+  readonly doing: (status: RunStatus) => void;
 }
 
 /** The clock a command's waits run on: the injected one, else the system clock. */

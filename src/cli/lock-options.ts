@@ -155,8 +155,14 @@ export const lockOrgs = async (
         signal: options.signal,
         onNote: (text: string) => io.stderr.write(`${text}\n`),
       };
+      // Issue 46: a CI log says when apply takes the lock (the wait, if any, is told by
+      // acquireOrgLock's own notes) and when it has it.
+      io.stderr.write(`Taking the lock of org ${slug}…\n`);
+      io.heartbeat?.doing(() => `Taking the lock of org ${slug}`);
       try {
-        held.push(await acquireOrgLock(deps, org));
+        const lock = await acquireOrgLock(deps, org);
+        held.push(lock);
+        io.stderr.write(`Took the lock of org ${slug} (run ${lock.run}).\n`);
       } catch (err) {
         if (!(err instanceof LockRefusedError)) throw err;
         if (options.mode === "required") throw refusedError(err);
@@ -177,6 +183,7 @@ export const lockOrgs = async (
 /** Release every lock; a failure is a warning that says how the lock ends anyway. */
 export const releaseAll = async (held: readonly HeldLock[], io: CliIO): Promise<void> => {
   const leaseS = Math.round(lockTimingFor(io.env).leaseMs / 1000);
+  if (held.length > 0) io.heartbeat?.doing(() => "Releasing the lock");
   await Promise.all(
     held.map(async (lock) => {
       try {

@@ -32,6 +32,7 @@ import {
   secretBook,
 } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
+import { withHeartbeat } from "./heartbeat.js";
 import { type CliIO, clockOf, withNewlines, writeChunks } from "./io.js";
 import { lockNotes } from "./lock-options.js";
 import {
@@ -89,7 +90,7 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
     )
     .addHelpText("after", EXAMPLES)
     .action(async (flags: PlanFlags) => {
-      setExit(await planCommand(flags, io));
+      setExit(await withHeartbeat(io, (run) => planCommand(flags, run)));
     });
 };
 

@@ -26,6 +26,7 @@ import {
 } from "./common-options.js";
 import { resolveIntoTarget } from "./config-target.js";
 import { EXIT } from "./exit-codes.js";
+import { withHeartbeat } from "./heartbeat.js";
 import type { CliIO } from "./io.js";
 import type { RegisterCommand } from "./register-command.js";
 
@@ -67,7 +68,7 @@ export const registerPull: RegisterCommand = (program, io, setExit) => {
     )
     .addHelpText("after", EXAMPLES)
     .action(async (addresses: string[], flags: PullFlags) => {
-      setExit(await pullCommand(addresses, flags, io));
+      setExit(await withHeartbeat(io, (run) => pullCommand(addresses, flags, run)));
     });
 };
 

@@ -47,6 +47,8 @@ export interface RunCliOptions {
   readonly clock?: Clock;
   /** In-process only: the client's page bound (the product's 1,000 if absent). */
   readonly maxPages?: number;
+  /** spawnCli only: each piece of stderr as it arrives (to time the lines of a long run). */
+  readonly onStderr?: (text: string) => void;
 }
 
 /**
@@ -105,7 +107,10 @@ export const spawnCli = (
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.stderr.on("data", (b: Buffer) => {
+      err.push(b);
+      options.onStderr?.(b.toString("utf8"));
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
     child.on("error", (e) => {
       clearTimeout(timer);
