@@ -253,6 +253,8 @@ export const buildFile = (
             from: text(m.from),
             to: text(m.to),
             source: at(ctx, ["moved", i]),
+            toSource: at(ctx, ["moved", i, "to"], "value"),
+            path: dottedPath(["moved", i, "to"]),
           })),
         }),
     ...(doc.guards === undefined ? {} : { guards: buildGuards(doc.guards, at(ctx, ["guards"])) }),

@@ -2,6 +2,7 @@
  * The I/O shell of the config layer: find the files, read them with the safety bounds,
  * then run the pure steps (parse → schema → rules → references → build → merge).
  */
+
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { readRegularFile } from "../core/read-regular.js";
@@ -13,6 +14,7 @@ import {
   escapeDiagnostic,
   sortDiagnostics,
 } from "./diagnostic.js";
+import { movedTargetDiagnostics } from "./moved-targets.js";
 import { type FileText, parseFiles } from "./parse-workers.js";
 import { checkPolicies } from "./policies.js";
 import type { RawDocument } from "./raw.js";
@@ -479,6 +481,11 @@ const loadUnescaped = async (
   }
   const merged = mergeFiles(built, files);
   for (const d of merged.diagnostics) diagnostics.push(d);
+  // Issue 46: only on a config that loaded cleanly (a file with problems is not built, so
+  // its items would look undeclared).
+  if (diagnostics.length === 0) {
+    for (const d of movedTargetDiagnostics(merged.config)) diagnostics.push(d);
+  }
   if (diagnostics.length > 0)
     return { ok: false, diagnostics: sortDiagnostics(diagnostics, files) };
   // One warning per place: a template's literal inherited by many items names each item.

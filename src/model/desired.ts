@@ -108,6 +108,10 @@ export interface DesiredSsoGroupMappings extends Located {
 export interface DesiredMove extends Located {
   readonly from: string;
   readonly to: string;
+  /** Where the `to` value is written (issue 46: an undeclared `to` is refused there). */
+  readonly toSource?: SourceLocation;
+  /** The entry's `to` as a config path (`moved.1.to`), for its diagnostic. */
+  readonly path?: string;
 }
 
 export interface DesiredContext extends Located {

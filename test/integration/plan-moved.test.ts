@@ -41,6 +41,10 @@ describe("moved: renames in place", () => {
       name: "context-move.yaml",
       content: `${matchingConfig}moved:\n  - from: context["stale"]\n    to: context["stale-2"]\n`,
     },
+    typoMove: {
+      name: "typo-move.yaml",
+      content: `${renamed}moved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alert"]\n`,
+    },
   });
   const run = (args: string[]) =>
     runCli(args, { baseUrl: suite.emulator.url, token: suite.emulator.token, env: matchingEnv });
@@ -89,6 +93,19 @@ describe("moved: renames in place", () => {
     expect(r.stderr).toContain(
       "a context cannot be renamed: the API has no route that renames a context",
     );
+    expect(await suite.emulator.requests()).toEqual([]);
+  });
+
+  it("a moved entry whose `to` the config does not declare is a validation error at the `to`, with the near name, and nothing is requested", async () => {
+    await suite.emulator.clearRequests();
+    for (const args of [["plan"], ["apply", "--auto-approve"], ["drift"]]) {
+      const r = await run([...args, "-c", suite.files.typoMove]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /typo-move\.yaml:\d+:9: moved\.0\.to: project\["gh\/acme\/api"\]\.webhook\["slack-alert"\] is not declared in the config of org gh\/acme/,
+      );
+      expect(r.stderr).toContain(`did you mean ${P}.webhook["slack-alerts"]?`);
+    }
     expect(await suite.emulator.requests()).toEqual([]);
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * Issue 46: a `moved` entry's `to` must be an item the config declares, in any file of the
+ * config's folder (the planner matches the live `from` item with that declared item).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/index.js";
+
+const P = 'project["gh/acme/api"]';
+const HOOKS = `org: gh/acme
+projects:
+  gh/acme/api:
+    webhooks:
+      slack-alerts:
+        url: https://hooks.example.com/services/T1
+        events: [workflow-completed]
+`;
+
+describe("moved: the `to` the config declares", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "waybill-moved-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is found in another file of the folder", async () => {
+    await writeFile(join(dir, "hooks.yaml"), HOOKS);
+    await writeFile(
+      join(dir, "moves.yaml"),
+      `org: gh/acme\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
+    );
+    const r = await loadConfig(dir, { env: {} });
+    expect(r.ok ? [] : r.diagnostics).toEqual([]);
+  });
+
+  it("is checked in the org of the entry: an item of another org does not count", async () => {
+    await writeFile(join(dir, "hooks.yaml"), HOOKS);
+    await writeFile(
+      join(dir, "other.yaml"),
+      `org: gh/other\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
+    );
+    const r = await loadConfig(dir, { env: {} });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.diagnostics.map((d) => [d.file, d.line, d.col, d.code])).toEqual([
+      [join(dir, "other.yaml"), 4, 9, "invalid_moved"],
+    ]);
+    expect(r.diagnostics[0]?.message).toContain("is not declared in the config of org gh/other");
+  });
+
+  it("is not reported while a file has other problems (its items would look undeclared)", async () => {
+    await writeFile(join(dir, "hooks.yaml"), `${HOOKS}        nonsense: 1\n`);
+    await writeFile(
+      join(dir, "moves.yaml"),
+      `org: gh/acme\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
+    );
+    const r = await loadConfig(dir, { env: {} });
+    expect(r.ok ? [] : r.diagnostics.map((d) => d.code)).not.toContain("invalid_moved");
+    expect(r.ok).toBe(false);
+  });
+});
