@@ -47,6 +47,8 @@ interface ExportFlags {
   readonly timeout?: number;
   readonly inlineUrls?: boolean;
   readonly allowedOrgs?: string;
+  /** Issue 46: write into an output folder that already holds files. */
+  readonly force?: boolean;
 }
 
 const EXAMPLES = `
@@ -119,6 +121,10 @@ export const makeRegisterExport =
         "write webhook URLs in clear (they are credentials: by default each is a $" +
           "{env:NAME} placeholder, listed with the secrets)",
       )
+      .option(
+        "--force",
+        "write into an output folder that already holds files (its files of the same names are replaced; by default export refuses, so hand edits are not overwritten)",
+      )
       .option(...ALLOWED_ORGS_OPTION)
       .addHelpText("after", EXAMPLES)
       .action(async (flags: ExportFlags) => {
@@ -136,6 +142,28 @@ const isFolderTarget = async (path: string): Promise<boolean> => {
   } catch {
     return false;
   }
+};
+
+/**
+ * Issue 46: `-o DIR` into a folder that already holds anything replaced the files of the
+ * same names without a word (a hand-edited org.yaml among them). Decision: any entry counts
+ * (a hidden file too: a folder holding only `.git` is a repository's root), and the check
+ * runs before the first request, so a refusal reads and writes nothing. `--force` writes as
+ * before. A `-o FILE` that exists is replaced as before (naming one file is the choice).
+ */
+const refuseNonEmptyFolder = async (path: string, force: boolean): Promise<void> => {
+  if (force) return;
+  let entries: string[];
+  try {
+    entries = await readdir(path);
+  } catch {
+    return; // Absent: export creates it. Not a folder: writing says why.
+  }
+  if (entries.length === 0) return;
+  const shown = entries.sort().slice(0, 5);
+  throw new UsageError(
+    `the output folder ${path} already holds files (${shown.join(", ")}${entries.length > shown.length ? `, and ${entries.length - shown.length} more` : ""}); nothing was written. Export into a new or empty folder, or pass --force to write into ${path} anyway (files of the same names are replaced)`,
+  );
 };
 
 const describeNeed = (n: EnvVarNeed): string =>
@@ -176,6 +204,9 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
     timeoutMs: Math.round((flags.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
   };
   const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL ?? "";
+  const folder = flags.output !== undefined && (await isFolderTarget(flags.output));
+  if (folder && flags.output !== undefined)
+    await refuseNonEmptyFolder(flags.output, flags.force === true);
   const api = await connect(commonFlags, options, io);
   const progress = progressReporter(io, "Reading live state");
   const exportedAt = now();
@@ -203,7 +234,6 @@ const exportCommand = async (flags: ExportFlags, io: CliIO, now: () => Date): Pr
   }
   const header = { exportedAt, baseUrl: baseUrl.trim() };
 
-  const folder = flags.output !== undefined && (await isFolderTarget(flags.output));
   // Issue 19: never write a file that `validate` would refuse (the loader's per-file bound):
   // checked before anything is written.
   const files = folder

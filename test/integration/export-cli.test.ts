@@ -4,7 +4,7 @@
  * errors for an unknown org or project, and the issue's Done-when: `plan` on the export,
  * with the variables set to values whose last four characters match, shows no changes.
  */
-import { readFile, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/index.js";
@@ -216,6 +216,35 @@ describe("waybill export", () => {
     expect(stdout.stdout).toMatch(
       /^# yaml-language-server: \$schema=\.\/waybill\.schema\.json\n# \(the schema: `waybill schema > waybill\.schema\.json` next to this file/,
     );
+  });
+
+  it("refuses a folder that already holds files without --force (nothing read or written); --force writes into it", async () => {
+    const out = join(tmp.dir, "edited");
+    const edited = "org: gh/acme # edited by hand\ncontexts: {}\n";
+    await tmp.write("edited/org.yaml", edited);
+    await tmp.write("edited/.notes", "mine\n");
+    await emulator.clearRequests();
+    for (const target of [out, `${out}/`]) {
+      const r = await run(["export", "--org", "gh/acme", "--all-projects", "-o", target]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(
+        `the output folder ${target} already holds files (.notes, org.yaml)`,
+      );
+      expect(r.stderr).toContain("pass --force");
+      expect(r.stdout).toBe("");
+    }
+    expect((await readdir(out)).sort()).toEqual([".notes", "org.yaml"]);
+    expect(await readFile(join(out, "org.yaml"), "utf8")).toBe(edited);
+    expect(await emulator.requests()).toEqual([]);
+
+    const forced = await run(["export", "--org", "gh/acme", "-o", out, "--force"]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(await readFile(join(out, "org.yaml"), "utf8")).toContain("org: gh/acme\n");
+    expect(await readFile(join(out, "org.yaml"), "utf8")).not.toContain("edited by hand");
+    expect(await readFile(join(out, ".notes"), "utf8")).toBe("mine\n");
+    // An empty folder needs no --force.
+    await mkdir(join(tmp.dir, "empty"));
+    expect((await run(["export", "--org", "gh/acme", "-o", join(tmp.dir, "empty")])).code).toBe(0);
   });
 
   it("writes one file with -o FILE, mode 0600", async () => {
