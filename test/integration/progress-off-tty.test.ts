@@ -137,12 +137,14 @@ describe("progress off a terminal", () => {
   }, 60_000);
 
   it("apply waiting for another run's lock says so and keeps saying it until it has it", async () => {
-    // Another run's claim, written just now: it lapses one (test) lease of 4 s after it was
-    // written, so this apply waits a few seconds without a claim of its own being live.
+    // Another run's claim, written just now: it lapses one (test) lease of 8 s after it was
+    // written, so this apply (which reaches the lock within a second, a few on a loaded
+    // machine) waits some seconds without a claim of its own being live.
+    const lease = 8_000;
     const held = claimName({
       run: "46aa0000beef",
       takenAt: Date.now(),
-      expiresAt: Date.now() + 4_000,
+      expiresAt: Date.now() + lease,
       pid: 1,
       host: "elsewhere",
       who: "user:ada",
@@ -150,7 +152,10 @@ describe("progress off a terminal", () => {
     await emulator.reset(seed([{ name: held, created_at: new Date().toISOString() }]));
     // No latency: the wait is the point here (beforeEach's reset restores the latency).
     await emulator.setFaults({});
-    const r = await timedRun(["apply", "-c", files.more!, "--auto-approve"], env);
+    const r = await timedRun(["apply", "-c", files.more!, "--auto-approve"], {
+      ...env,
+      WAYBILL_TEST_LOCK_LEASE_MS: String(lease),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(longestGap(r.lines), r.stderr).toBeLessThan(INTERVAL_MS);
     const texts = r.lines.map((l) => l.text);
