@@ -7,12 +7,12 @@
  * with mode 0600. `apply FILE` re-plans and refuses (exit 3) when the changes differ.
  */
 import { createHash } from "node:crypto";
-import { StalePlanError, UsageError } from "../core/errors.js";
+import { PlanError, StalePlanError, UsageError } from "../core/errors.js";
 import { readRegularFile } from "../core/read-regular.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { LiveState } from "../model/live.js";
-import { selectTargets, summarise } from "../plan/finish.js";
+import { selectExcludes, selectTargets, summarise } from "../plan/finish.js";
 import { maskPlanUrls } from "../plan/mask-urls.js";
 import { globMatcher } from "../plan/plan.js";
 import type { Change, Plan, Summary } from "../plan/types.js";
@@ -293,7 +293,7 @@ export const diffFingerprints = (
 
 /**
  * Issue 30: what a saved plan says about its changes that a reader takes on trust — the
- * summary line, the `--target` globs — checked against the changes themselves. Lines that
+ * summary line, the `--target` and `--exclude` globs — checked against the changes themselves. Lines that
  * describe each disagreement; empty when the file is consistent.
  */
 export const savedPlanDisagreements = (plan: Plan): string[] => {
@@ -317,6 +317,7 @@ export const savedPlanDisagreements = (plan: Plan): string[] => {
       );
     }
   }
+  out.push(...excludeDisagreements(plan.changes, plan.excludes ?? [], targets));
   const keys2 = new Set<string>();
   for (const c of plan.changes) {
     const k = changeKey(c);
@@ -324,6 +325,36 @@ export const savedPlanDisagreements = (plan: Plan): string[] => {
     keys2.add(k);
   }
   return out;
+};
+
+/**
+ * design.md §5 "Scoped plans and the reviewed plan": a change the plan's own `--exclude`
+ * globs leave out (its address or a parent matches, or it needs such a change first, as
+ * selectExcludes decides when planning) was added after `plan --out` wrote the file.
+ */
+const excludeDisagreements = (
+  changes: readonly Change[],
+  excludes: readonly string[],
+  targets: readonly string[],
+): string[] => {
+  if (excludes.length === 0) return [];
+  const list = excludes.join(", ");
+  try {
+    const kept = selectExcludes(
+      changes,
+      globMatcher(excludes),
+      targets.length > 0 ? globMatcher(targets) : undefined,
+    );
+    const left = changes.length - kept.length;
+    return left === 0
+      ? []
+      : [`its --exclude ${list} leaves out ${left} of its ${changes.length} changes`];
+  } catch (err) {
+    // A targeted change that needs an excluded one: the planner refuses such a plan.
+    if (err instanceof PlanError)
+      return [`its --exclude ${list} and --target disagree: ${err.message}`];
+    throw err;
+  }
 };
 
 /**

@@ -12,8 +12,8 @@ import {
   readLiveLines,
   type UnmanagedItem,
 } from "../live/unmanaged.js";
-import { ancestorsOf, compileAddressGlob } from "../model/address.js";
 import type { PolicyViolation } from "../model/policy.js";
+import { globMatcher } from "../plan/plan.js";
 import type { Plan } from "../plan/types.js";
 import { formatValue } from "../render/common.js";
 import { renderJson, sanitizePlan, stripControls } from "../render/index.js";
@@ -157,14 +157,15 @@ const driftCommand = async (flags: DriftFlags, io: CliIO): Promise<number> => {
     );
     kept.push(...unknown);
     const keptAt = new Set(kept.map((k) => k.address));
-    lines = withinTargets(
+    lines = withinScope(
       [
         ...(await readLiveLines(api, desired.orgs, result.live)).filter(
           (l) => !keptAt.has(l.address),
         ),
-        ...withinTargets(kept, options.targets),
+        ...kept,
       ],
       options.targets,
+      options.excludes,
     );
     unmanaged = lines.filter(isUnmanaged);
     progress.finish();
@@ -235,18 +236,20 @@ const withLiveViolations = (
 };
 
 /**
- * Decision: `--target` narrows the unmanaged list as it narrows the plan: an item is kept
- * when a glob matches its address or one of its parents' (src/model/address.ts).
+ * Decision: `--target` and `--exclude` narrow the unmanaged list (and the coverage counted
+ * from it) as they narrow the plan: an item is kept when a target glob matches its address
+ * or one of its parents' (src/model/address.ts), and left out when an exclude glob does
+ * (globMatcher, the plan's own rule; design.md §5 "Scoped plans and the reviewed plan").
+ * A live item depends on nothing, so no more is left out with it.
  */
-export const withinTargets = <T extends { readonly address: string }>(
+export const withinScope = <T extends { readonly address: string }>(
   items: readonly T[],
   targets: readonly string[],
+  excludes: readonly string[],
 ): T[] => {
-  if (targets.length === 0) return [...items];
-  const globs = targets.map(compileAddressGlob);
-  return items.filter((u) =>
-    [u.address, ...ancestorsOf(u.address)].some((a) => globs.some((g) => g.test(a))),
-  );
+  const targeted = targets.length === 0 ? () => true : globMatcher(targets);
+  const excluded = globMatcher(excludes);
+  return items.filter((u) => targeted(u.address) && !excluded(u.address));
 };
 
 /** One line per drifted item, in words an auditor reads: what differs, not what to do. */

@@ -128,6 +128,28 @@ describe("waybill drift", () => {
     expect(report.unmanaged.map((u) => u.address)).toEqual(['context["legacy-build"]']);
   });
 
+  it("narrows the unmanaged list with --exclude, as it narrows the plan", async () => {
+    const unmanaged = async (args: readonly string[]) => {
+      const r = await runCli(["drift", "-c", suite.files.config, "--format", "json", ...args], {
+        baseUrl: suite.emulator.url,
+        token: suite.emulator.token,
+        env: matchingEnv,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as DriftJson).unmanaged.map((u) => u.address);
+    };
+    const all = await unmanaged([]);
+    expect(all).toContain('context["legacy-build"]');
+    const left = await unmanaged(["--exclude", 'context["legacy-*"]']);
+    expect(left).toEqual(all.filter((a) => !a.startsWith('context["legacy-')));
+    // A glob that matches nothing live leaves the list as it is.
+    expect(await unmanaged(["--exclude", 'context["nowhere"]'])).toEqual(all);
+    // With --target, what --exclude matches inside the target is left out too.
+    expect(
+      await unmanaged(["--target", 'context["legacy-*"]', "--exclude", 'context["legacy-build"]']),
+    ).toEqual([]);
+  });
+
   it("exits 1 on an invalid config without any request", async () => {
     const bad = await suite.tmp.write("bad.yaml", "org: gh/acme\nsettings: [\n");
     const r = await runCli(["drift", "-c", bad], {

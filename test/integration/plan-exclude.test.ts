@@ -1,8 +1,11 @@
 /**
  * `--exclude ADDRESS_GLOB` (design.md §5 "Scoped plans and the reviewed plan"), beside
  * `--target`: plan and apply leave out what a glob matches (and what needs it first); a
- * malformed glob is refused before any request. CLI in-process against the emulator.
+ * saved plan whose changes its own globs would leave out is refused; drift leaves the
+ * unmanaged items a glob matches out of its list; a malformed glob is refused before any
+ * request. CLI in-process against the emulator.
  */
+import { readFile, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
@@ -81,6 +84,28 @@ describe("--exclude", () => {
       state.orgs?.[0]?.projects?.find((p) => p.slug === slug)?.webhooks ?? [];
     expect(hooks("gh/acme/api")).toEqual([]);
     expect(hooks("gh/acme/web").map((w) => w.name)).toEqual(["slack"]);
+  });
+
+  it("apply refuses a saved plan that lists a change its own --exclude leaves out (edited after plan --out)", async () => {
+    const file = suite.tmp.path("excluded.json");
+    const all = suite.tmp.path("all.json");
+    const web = ["--exclude", 'project["gh/acme/web"]'];
+    expect((await run(["plan", "-c", suite.files.config, ...web, "--out", file])).code).toBe(0);
+    expect((await run(["plan", "-c", suite.files.config, "--out", all])).code).toBe(0);
+    type Saved = { plan: { changes: { address: string }[]; summary: { create: number } } };
+    const saved = JSON.parse(await readFile(file, "utf8")) as Saved;
+    const full = JSON.parse(await readFile(all, "utf8")) as Saved;
+    // The web change the glob left out, put back, with the summary to match.
+    saved.plan.changes = full.plan.changes;
+    saved.plan.summary = full.plan.summary;
+    await writeFile(file, JSON.stringify(saved));
+    await suite.emulator.clearRequests();
+    const r = await run(["apply", "-c", suite.files.config, file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'the saved plan disagrees with itself, so it was not written by `waybill plan --out` as it is: its --exclude project["gh/acme/web"] leaves out 1 of its 2 changes',
+    );
+    expect(await webhookWrites()).toEqual([]);
   });
 
   it.each([['project["gh/acme/web"'], [""], ['project["a]']])(

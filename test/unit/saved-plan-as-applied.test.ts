@@ -1,6 +1,6 @@
 /**
  * Issue 30 "Saved plans are shown as applied": what a plan file claims about its changes (the
- * summary, the targets) is checked against them, and no string of a plan reaches the reader
+ * summary, the targets, the excludes) is checked against them, and no string of a plan reaches the reader
  * with a terminal control character.
  */
 import { describe, expect, it } from "vitest";
@@ -31,6 +31,37 @@ describe("a saved plan's claims", () => {
     const first = plan.changes[0]?.address ?? "";
     const edited: Plan = { ...plan, targets: [first] };
     expect(savedPlanDisagreements(edited).join()).toMatch(/selects \d+ of its \d+ changes/);
+  });
+
+  it("excludes that leave out a change the file lists disagree; those that match none agree", () => {
+    // Nothing matched: the file is what `plan --exclude` made.
+    expect(savedPlanDisagreements({ ...plan, excludes: ['context["nowhere"]'] })).toEqual([]);
+    // A change added back after its glob left it out.
+    const one = savedPlanDisagreements({
+      ...plan,
+      excludes: ['project["gh/acme/api"].webhook["slack"]'],
+    });
+    expect(one).toEqual([
+      `its --exclude project["gh/acme/api"].webhook["slack"] leaves out 1 of its ${plan.changes.length} changes`,
+    ]);
+    // A parent's glob leaves out its children, and a change that needs an excluded one
+    // first (context["fresh"].env["X"] depends on context["fresh"]) is left out with it.
+    const parent = savedPlanDisagreements({ ...plan, excludes: ['context["fresh"]'] });
+    expect(parent.join()).toContain("leaves out 2 of its");
+    // A targeted change that needs an excluded one (not its parent): the planner refuses
+    // such a plan, so a file that holds one was edited.
+    const slack = 'project["gh/acme/api"].webhook["slack"]';
+    const fresh = plan.changes.find((c) => c.address === 'context["fresh"]');
+    const hook = plan.changes.find((c) => c.address === slack);
+    if (fresh === undefined || hook === undefined) throw new Error("fixture changed");
+    const both = savedPlanDisagreements({
+      ...plan,
+      targets: ['context["fresh"]'],
+      excludes: [slack],
+      changes: [hook, { ...fresh, depends_on: [slack] }],
+      summary: { create: 1, update: 1, replace: 0, delete: 0 },
+    });
+    expect(both.join()).toContain(`its --exclude ${slack} and --target disagree`);
   });
 });
 
