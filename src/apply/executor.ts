@@ -8,7 +8,7 @@
 import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import { WaybillError } from "../core/errors.js";
-import type { AfterCreateStep, ApiCall } from "../kinds/contract.js";
+import { type AfterCreateStep, type ApiCall, answerShape, idAt } from "../kinds/contract.js";
 import { v2ProjectSlug } from "../kinds/listing.js";
 import { kindOf } from "../kinds/registry.js";
 import type { OperationPhase } from "../plan/order.js";
@@ -190,19 +190,23 @@ const createsItem = (change: Change, call: ApiCall): boolean =>
   kindOf(change.resource_type).adopt.by === "relist";
 
 /**
- * The created item's id: V3's envelope `data.id`, or a V2 create's flat `id` (spec:
- * api-v2-v1.md: `POST /otel/exporters` returns the exporter).
+ * The created item's id, where the call says its answer holds it (src/kinds/contract.ts
+ * ApiCall `answer`: V3's envelope `data.id` or a flat `id`, by default the generation's).
+ * An answer that holds an id only in the other shape is a call that misstates its answer:
+ * the item exists, but its id would be lost (its children and `afterCreate` need it), so it
+ * is an error, thrown after the one send (never retried); a re-plan finds the item.
  */
-const idOf = (call: ApiCall, body: unknown): string | undefined => {
-  if (body === null || typeof body !== "object") return undefined;
-  if (call.api === "v2") {
-    const id = (body as { id?: unknown }).id;
-    return typeof id === "string" ? id : undefined;
+const idOf = (change: Change, call: ApiCall, body: unknown): string | undefined => {
+  const shape = answerShape(call);
+  const id = idAt(shape, body);
+  if (id !== undefined) return id;
+  const other = shape === "flat" ? "envelope" : "flat";
+  if (call.phase === "create" && idAt(other, body) !== undefined) {
+    throw new ApplyBuildError(
+      `${change.address}: the create answered ${other === "flat" ? "a flat {id}" : "an envelope {data: {id}}"} where its call declares ${shape === "flat" ? "a flat {id}" : "an envelope {data: {id}}"} (its kind's \`answer\`): the item was created, but its id was not read; a re-plan finds it`,
+    );
   }
-  const data = (body as { data?: unknown }).data;
-  if (data === null || typeof data !== "object") return undefined;
-  const id = (data as { id?: unknown }).id;
-  return typeof id === "string" ? id : undefined;
+  return undefined;
 };
 
 interface CallResult {
@@ -255,7 +259,7 @@ const send = async (
     let uncertainBefore = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return { id: idOf(call, await post()), adopted: false };
+        return { id: idOf(change, call, await post()), adopted: false };
       } catch (err) {
         const exists = adopt.by === "resend" ? adopt.existsRefusal : undefined;
         if (exists !== undefined && isExistsRefusal(err)) {
@@ -298,7 +302,7 @@ const send = async (
   for (let attempt = 1; attempt <= MAX_CREATE_ATTEMPTS; attempt++) {
     try {
       const answer = await post();
-      return { id: idOf(call, answer), adopted: false, created: { body: answer } };
+      return { id: idOf(change, call, answer), adopted: false, created: { body: answer } };
     } catch (err) {
       last = err;
       const refusal =
@@ -466,7 +470,9 @@ export const executeOperation = async (
   if (phase === "create") {
     if (id !== undefined) deps.ids.set(change.org, change.address, id);
     else if (kindOf(change.resource_type).adopt.by === "relist") {
-      if (calls.some((c) => c.body === "envelope")) {
+      // An envelope answer always holds the id (spec: api-v3.md "Envelopes"); a flat one
+      // may not (a V2 checkout key is known by its fingerprint).
+      if (calls.some((c) => c.method === "POST" && answerShape(c) === "envelope")) {
         throw new ApplyBuildError(`${change.address}: the create answered without an id`);
       }
     }

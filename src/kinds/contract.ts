@@ -44,6 +44,15 @@ export interface ApiCall {
   readonly query?: Readonly<Record<string, string>>;
   /** `envelope`: `{data:{attributes, references}}`; `flat`: a plain object; `none`: no body. */
   readonly body: "envelope" | "flat" | "none";
+  /**
+   * Where a create's answer holds the new item's id (`createdId`): `envelope`, V3's one
+   * resource `{data: {id, …}}` (spec: api-v3.md "Envelopes"); `flat`, a plain `{id, …}` (the
+   * V2 creates, spec: api-v2-v1.md). Absent: the generation's (V3 envelope, V2 flat), which
+   * every call of the first kinds answers, so their plans never carry it. A call whose
+   * answer is not its generation's says so here: an id found only where the call does not
+   * declare it is an error, never dropped.
+   */
+  readonly answer?: AnswerShape;
   readonly body_fields: readonly string[];
   readonly sensitive_fields: readonly string[];
   /**
@@ -61,6 +70,22 @@ export interface ApiCall {
    */
   readonly param_fields?: Readonly<Record<string, string>>;
 }
+
+/** The shape of a create's answer (ApiCall `answer`). */
+export type AnswerShape = "envelope" | "flat";
+
+/** The answer shape of `call`: its own, or its generation's (V3 envelope, V2 flat). */
+export const answerShape = (call: Pick<ApiCall, "api" | "answer">): AnswerShape =>
+  call.answer ?? (call.api === "v2" ? "flat" : "envelope");
+
+/** The id a create's answer holds at `shape`, if it is a non-empty string. */
+export const idAt = (shape: AnswerShape, body: unknown): string | undefined => {
+  if (body === null || typeof body !== "object") return undefined;
+  const holder = shape === "flat" ? body : (body as { data?: unknown }).data;
+  if (holder === null || typeof holder !== "object") return undefined;
+  const id = (holder as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
+};
 
 /**
  * How `moved` renames a live item (issue 19). `can: true`: the update call takes the name:

@@ -89,6 +89,25 @@ describe("waybill apply: failures", () => {
     expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
   });
 
+  // src/kinds/contract.ts ApiCall `answer`: a V3 create declares the envelope (its
+  // generation's); a flat `{id}` answer is an error that names both shapes, after one send,
+  // never an id dropped without a word, and a re-run converges.
+  it("a create that answers a flat {id} where its call declares the envelope fails loudly, once", async () => {
+    await script([
+      { method: "POST", path: "/api/v3/webhooks", commit: true, status: 201, json: { id: "w1" } },
+    ]);
+    const r = await run(["apply", "-c", suite.files.createPath, "--auto-approve"]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout + r.stderr).toContain(
+      'webhook["deploys"]: the create answered a flat {id} where its call declares an envelope {data: {id}}',
+    );
+    const log = await suite.emulator.requests();
+    expect(log.filter((q) => q.method === "POST" && q.path === "/api/v3/webhooks")).toHaveLength(1);
+    expect((await run(["apply", "-c", suite.files.createPath, "--auto-approve"])).code).toBe(0);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
+    expect((await run(["plan", "-c", suite.files.createPath, "--detailed-exitcode"])).code).toBe(0);
+  });
+
   it.each([
     ["a dropped connection", { drop: true }],
     ["a 502", { status: 502, json: { error: {} } }],

@@ -8,7 +8,7 @@
  * stops catching a missing part).
  */
 import { describe, expect, it } from "vitest";
-import type { ResourceKind } from "../../src/kinds/contract.js";
+import { answerShape, idAt, type ResourceKind } from "../../src/kinds/contract.js";
 import { ALL_KINDS, KINDS, kindOf } from "../../src/kinds/registry.js";
 import { type LiveWebhook, webhookKind } from "../../src/kinds/webhook.js";
 import { RESOURCE_TYPES, type ResourceType } from "../../src/model/address.js";
@@ -70,6 +70,20 @@ describe("the kind contract", () => {
       "trigger",
       "webhook",
     ]);
+  });
+});
+
+describe("a create call's answer (ApiCall `answer`)", () => {
+  it("is its generation's unless the call declares it, and the id is read only there", () => {
+    expect(answerShape({ api: "v3" })).toBe("envelope");
+    expect(answerShape({ api: "v2" })).toBe("flat");
+    expect(answerShape({ api: "v3", answer: "flat" })).toBe("flat");
+    expect(idAt("envelope", { data: { id: "a" } })).toBe("a");
+    expect(idAt("flat", { id: "b" })).toBe("b");
+    expect(idAt("envelope", { id: "b" })).toBeUndefined();
+    expect(idAt("flat", { data: { id: "a" } })).toBeUndefined();
+    expect(idAt("flat", null)).toBeUndefined();
+    expect(idAt("envelope", { data: { id: 7 } })).toBeUndefined();
   });
 });
 
