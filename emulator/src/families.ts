@@ -40,8 +40,11 @@ export const FAMILIES: readonly Family[] = [
   v2,
 ];
 
-/** Every route of the emulator, in match order (exported for the tests that walk them). */
-export const ROUTES: readonly Route[] = [
-  ...FAMILIES.flatMap((f) => f.routes),
-  ...FAMILIES.flatMap((f) => f.lastRoutes ?? []),
+/** The routes of `families`, in match order: each one's `routes`, then every `lastRoutes`. */
+export const routesOf = (families: readonly Family[]): readonly Route[] => [
+  ...families.flatMap((f) => f.routes),
+  ...families.flatMap((f) => f.lastRoutes ?? []),
 ];
+
+/** Every route of the emulator, in match order (exported for the tests that walk them). */
+export const ROUTES: readonly Route[] = routesOf(FAMILIES);

@@ -14,7 +14,8 @@ import {
   withNextCursor,
 } from "./chaos.js";
 import { EmulatorHttpError } from "./errors.js";
-import { FAMILIES, ROUTES } from "./families.js";
+import { FAMILIES, ROUTES, routesOf } from "./families.js";
+import type { Family } from "./family.js";
 import { createFaults, type FaultDecision, type Faults, parseFaultOptions } from "./faults.js";
 import {
   type ApiName,
@@ -54,6 +55,12 @@ export interface EmulatorOptions {
    * real service sends, or `full`, every member the spec names.
    */
   readonly shapes?: Shapes;
+  /**
+   * The families it serves (default: `FAMILIES`, emulator/src/families.ts): a test serves a
+   * test-only family by adding it to a copy of the list (docs/adding-a-kind.md), with no
+   * edit to the emulator.
+   */
+  readonly families?: readonly Family[];
 }
 
 /**
@@ -89,9 +96,9 @@ const TOKEN_PARAMS = new Set([
 const WRITE = new Set(["POST", "PUT", "DELETE", "PATCH"]);
 
 /** The rights a token may be seeded without, every family's (family.ts TokenRight). */
-const TOKEN_RIGHTS = FAMILIES.flatMap((f) => f.tokenRights ?? []);
+const tokenRightsOf = (families: readonly Family[]) => families.flatMap((f) => f.tokenRights ?? []);
 /** The tables a script's `to_front` may reorder (family.ts `toFront`). */
-const TO_FRONT = FAMILIES.flatMap((f) => f.toFront ?? []);
+const toFrontOf = (families: readonly Family[]) => families.flatMap((f) => f.toFront ?? []);
 
 const readBody = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -165,7 +172,10 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   const now = opts.now ?? Date.now;
   const shapes: Shapes = opts.shapes ?? "sparse";
   const startFaults = opts.faults ? parseFaultOptions(opts.faults) : {};
-  let state: State = createState(opts.seed ?? DEFAULT_SEED);
+  const families = opts.families ?? FAMILIES;
+  const TOKEN_RIGHTS = tokenRightsOf(families);
+  const TO_FRONT = toFrontOf(families);
+  let state: State = createState(opts.seed ?? DEFAULT_SEED, families);
   // The tokens never change while a state lives: index them once, not on every request.
   let tokens: ReadonlyMap<string, TokenRow> = tokenIndex(state);
   let faults: Faults = createFaults(startFaults, now);
@@ -176,7 +186,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
   let apiConnections = 0;
   let seq = 0;
   const cursorSecret = randomBytes(16).toString("hex");
-  const router = createRouter(ROUTES);
+  const router = createRouter(families === FAMILIES ? ROUTES : routesOf(families));
   const closing = new AbortController();
   const waits = new Set<Wait>();
   /**
@@ -202,7 +212,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
     // Decision: reset restores the faults the emulator started with (PRNG restarted), and
     // clears the script and the request log (whose seq restarts at 1).
     reset(seed) {
-      state = createState(seed);
+      state = createState(seed, families);
       tokens = tokenIndex(state);
       faults = createFaults(startFaults, now);
       script.clear();
@@ -211,7 +221,7 @@ export const startServer = async (opts: EmulatorOptions): Promise<RunningEmulato
       apiConnections = 0;
       seq = 0;
     },
-    dump: () => dumpState(state),
+    dump: () => dumpState(state, families),
     requests: () => requestLog,
     connections: () => apiConnections,
     clearRequests() {

@@ -12,6 +12,7 @@ import { SeedError } from "../../emulator/src/errors.js";
 import { FAMILIES, ROUTES } from "../../emulator/src/families.js";
 import { type Family, isLevelMember } from "../../emulator/src/family.js";
 import { hashUuid } from "../../emulator/src/ids.js";
+import { startEmulator } from "../../emulator/src/index.js";
 import type { Seed } from "../../emulator/src/seed.js";
 import { removeWhere, removeWith, type State } from "../../emulator/src/state.js";
 import { createState, dumpState } from "../../emulator/src/store.js";
@@ -146,6 +147,12 @@ const channels: Family = {
   ],
   onRemove: {
     project: (st, id) => removeWhere(channelsOf(st), (c) => c.name === id),
+    // A channel named after a context goes with it: the context's row is still there when
+    // its removal cascades, so a family that names contexts by name can look the name up.
+    context: (st, id, orgId) => {
+      const name = st.contexts.find((c) => c.id === id)?.name;
+      removeWhere(channelsOf(st), (c) => c.orgId === orgId && c.name === name);
+    },
   },
 };
 
@@ -204,5 +211,40 @@ describe("a new family is its module and one line in the list", () => {
     );
     removeWith(st, "project", "gone");
     expect(channelsOf(st).map((c) => c.name)).toEqual(["kept"]);
+  });
+
+  it("is reached by a context's delete (DELETE /api/v3/contexts/:id), served with no other edit", async () => {
+    const emu = await startEmulator({
+      seed: {
+        tokens: [{ token: "t" }],
+        orgs: [
+          {
+            slug: "gh/acme",
+            contexts: [{ name: "deploy" }, { name: "other" }],
+            channels: [{ name: "deploy" }, { name: "kept" }],
+          },
+        ],
+      } as unknown as Seed,
+      admin: true,
+      families: withChannels,
+    });
+    try {
+      const dump = async () =>
+        ((await (await fetch(`${emu.url}/__admin/state`)).json()) as Seed).orgs?.[0] as unknown as {
+          contexts: { id: string; name: string }[];
+          channels: { name: string }[];
+        };
+      const deploy = (await dump()).contexts.find((c) => c.name === "deploy")!;
+      const res = await fetch(`${emu.url}/api/v3/contexts/${deploy.id}`, {
+        method: "DELETE",
+        headers: { Authorization: "Bearer t" },
+      });
+      expect(res.status).toBe(204);
+      const after = await dump();
+      expect(after.contexts.map((c) => c.name)).toEqual(["other"]);
+      expect(after.channels.map((c) => c.name)).toEqual(["kept"]);
+    } finally {
+      await emu.close();
+    }
   });
 });

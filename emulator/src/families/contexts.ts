@@ -15,7 +15,7 @@ import {
 import { hashUuid } from "../ids.js";
 import { paginate } from "../paging.js";
 import { enveloped as envelopedSchema, nonEmpty, refWithRel, seedId } from "../schemas.js";
-import { findById, nextId, SEED_TIME, type State } from "../state.js";
+import { findById, nextId, removeWith, SEED_TIME, type State } from "../state.js";
 import { s } from "../validate.js";
 import type { EnvRow } from "./env-vars.js";
 import { findOrg, type OrgRow, orgOr404 } from "./orgs.js";
@@ -176,6 +176,11 @@ export const contextRoutes: readonly Route[] = [
     pattern: "/api/v3/contexts/:id",
     handler: (ctx) => {
       const c = contextOr404(ctx, ctx.params.id!);
+      // What names the context goes with it: each family that holds rows naming contexts
+      // declares it (`onRemove.context`, given the id and the org's id), and runs while the
+      // row is still there (a family that names contexts by name looks the name up). Its own
+      // env and restrictions are in its row.
+      removeWith(ctx.state, "context", c.id, c.orgId);
       ctx.state.contexts.splice(ctx.state.contexts.indexOf(c), 1);
       return noContent();
     },
