@@ -12,9 +12,10 @@ import { readRegularFile } from "../core/read-regular.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { LiveState } from "../model/live.js";
-import { selectExcludes, selectTargets, summarise } from "../plan/finish.js";
+import { selectCovered, selectExcludes, selectTargets, summarise } from "../plan/finish.js";
 import { maskPlanUrls } from "../plan/mask-urls.js";
 import { globMatcher } from "../plan/plan.js";
+import { type PlanScope, type ScopedAddress, scopeIndex } from "../plan/scope.js";
 import type { Change, Plan, Summary } from "../plan/types.js";
 import type { DesiredIndex } from "./desired-index.js";
 import { writePrivateFile } from "./private-file.js";
@@ -201,11 +202,35 @@ export const readSavedPlan = async (path: string): Promise<SavedPlan> => {
   ) {
     throw new SavedPlanError(`${path} is not a complete saved plan`);
   }
+  if (p.plan.scope !== undefined && !isScope(p.plan.scope)) {
+    throw new SavedPlanError(
+      `${path} is not a complete saved plan: its scope is not { since, addresses: [{ org, address }], total }`,
+    );
+  }
   // A plan saved before plans had a digest (design.md §5 "Scoped plans and the reviewed plan"): shown without one; apply checks
   // its fresh plan's digest, never the file's.
   if (typeof p.plan.digest !== "string")
     return { ...(p as SavedPlan), plan: { ...p.plan, digest: "" } };
   return p as SavedPlan;
+};
+
+/** A saved plan's `scope` (a file is data: checked before its addresses are used). */
+const isScope = (v: unknown): v is PlanScope => {
+  const s = v as Partial<PlanScope> | null;
+  return (
+    typeof s === "object" &&
+    s !== null &&
+    typeof s.since === "string" &&
+    typeof s.total === "number" &&
+    Array.isArray(s.addresses) &&
+    s.addresses.every(
+      (a: unknown) =>
+        typeof a === "object" &&
+        a !== null &&
+        typeof (a as ScopedAddress).org === "string" &&
+        typeof (a as ScopedAddress).address === "string",
+    )
+  );
 };
 
 const normUrl = (u: string): string => u.trim().replace(/\/+$/, "");
@@ -318,6 +343,16 @@ export const savedPlanDisagreements = (plan: Plan): string[] => {
     }
   }
   out.push(...excludeDisagreements(plan.changes, plan.excludes ?? [], targets));
+  // design.md §5: a saved partial plan applies only its scope; its changes must be in it.
+  if (plan.scope !== undefined) {
+    const idx = scopeIndex(plan.scope.addresses);
+    const kept = selectCovered(plan.changes, (c) => idx.covers(c.org, c.address));
+    if (kept.length !== plan.changes.length) {
+      out.push(
+        `its scope (--changed-since ${plan.scope.since}) covers ${kept.length} of its ${plan.changes.length} changes`,
+      );
+    }
+  }
   const keys2 = new Set<string>();
   for (const c of plan.changes) {
     const k = changeKey(c);

@@ -32,11 +32,13 @@ import type { HeldLock } from "../lock/org-lock.js";
 import { writesConfirmedBy } from "../lock/write-gate.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { digestDifference } from "../plan/digest.js";
+import type { PlanScope, ScopedAddress } from "../plan/scope.js";
 import type { Plan } from "../plan/types.js";
 import { refusedGuards } from "../policy/guards.js";
 import { replacedNote } from "../render/common.js";
 import { renderTextLines } from "../render/index.js";
 import { runPlan } from "../run/plan-run.js";
+import { CHANGED_SINCE_OPTION, checkedRef, scopeFor } from "./changed-since.js";
 import {
   APPLY_RETRY,
   addCommonOptions,
@@ -85,6 +87,8 @@ interface ApplyFlags extends CommonOptionFlags, PolicyCmdFlags {
   readonly lockTimeout?: string;
   /** `--expect-digest D` (design.md §5 "Scoped plans and the reviewed plan"). */
   readonly expectDigest?: string;
+  /** `--changed-since REF` (design.md §5): plan and apply only what changed since REF. */
+  readonly changedSince?: string;
 }
 
 const EXAMPLES = `
@@ -185,6 +189,7 @@ export const registerApply: RegisterCommand = (program, io, setExit) => {
       "--expect-digest <digest>",
       "apply only when the plan's digest (printed by `waybill plan`) is DIGEST, the reviewed plan's: checked before the lock and again under it; otherwise exit 3 and nothing is written. It approves the plan, as a plan file does",
     )
+    .option(...CHANGED_SINCE_OPTION)
     .addHelpText("after", EXAMPLES)
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
       setExit(await withHeartbeat(io, (run) => applyCommand(planfile, flags, run, processSignals)));
@@ -278,6 +283,12 @@ export const applyCommand = async (
       "--exclude cannot be combined with a plan file: the plan file has its own",
     );
   }
+  if (planfile !== undefined && flags.changedSince !== undefined) {
+    throw new UsageError(
+      "--changed-since cannot be combined with a plan file: the plan file has its own scope",
+    );
+  }
+  const since = checkedRef(flags.changedSince);
   if (planfile !== undefined && options.targets.length > 0) {
     // Decision: a saved plan carries its own --target globs; others would make it stale.
     throw new UsageError("--target cannot be combined with a plan file: the plan file has its own");
@@ -286,6 +297,7 @@ export const applyCommand = async (
     planfile === undefined ? undefined : await readSavedPlan(planfile);
   const desired = await loadDesired(options, io, true);
   if (!desired) return EXIT.error;
+  const scoping = await scopeFor(since, options.configPath, desired, io);
   const mode = parseLockMode(flags.lock);
   const waitMs =
     flags.lockTimeout === undefined
@@ -340,6 +352,8 @@ export const applyCommand = async (
     baseUrl,
     control,
     ...(expected === undefined ? {} : { expected }),
+    ...scoping.options,
+    note: scoping.note,
   };
   try {
     // Issue 29: lock only to write. The plan, its guards and the stale check run without
@@ -427,6 +441,10 @@ interface ApplyContext {
   readonly control: RunControl;
   /** `--expect-digest`: the reviewed plan's digest. */
   readonly expected?: string;
+  /** `--changed-since`'s scope (a saved plan's is in the file). */
+  readonly scope?: PlanScope;
+  /** What `--changed-since` adds to a plan made in full instead (its reason). */
+  readonly note: (plan: Plan) => Plan;
 }
 
 /** A plan to apply, or the exit code of a run that ends here (no change, cancelled). */
@@ -434,25 +452,33 @@ type Checked =
   | { readonly exit: number; readonly plan?: undefined; readonly asked?: undefined }
   | { readonly exit?: undefined; readonly plan: Plan; readonly asked: boolean };
 
-/** Read the live state and plan (a read failure throws: nothing was written). */
+/**
+ * Read the live state and plan (a read failure throws: nothing was written). `within`: read
+ * and plan only these addresses (apply's re-read under the lock: what its plan touches).
+ */
 const readPlan = async (
   ctx: ApplyContext,
   label: string,
+  within?: readonly ScopedAddress[],
 ): Promise<{ plan: Plan; live: Awaited<ReturnType<typeof runPlan>>["live"] }> => {
   const { saved, options, flags, io, desired, api, book } = ctx;
   const progress = progressReporter(io, label);
   const targets = saved ? (saved.plan.targets ?? []) : options.targets;
   const excludes = saved ? (saved.plan.excludes ?? []) : options.excludes;
+  // design.md §5: a saved partial plan applies only its scope.
+  const scope = saved ? saved.plan.scope : ctx.scope;
   try {
     const read = await runPlan(api.readOnly(), desired, {
       ...(targets.length > 0 ? { targets } : {}),
       ...(excludes.length > 0 ? { excludes } : {}),
+      ...(scope === undefined ? {} : { scope }),
+      ...(within === undefined ? {} : { within }),
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
       onProgress: progress.onProgress,
     });
     book.add(liveCredentialUrls(read.live));
-    return read;
+    return { ...read, plan: ctx.note(read.plan) };
   } finally {
     progress.finish();
   }
@@ -627,7 +653,11 @@ const replanUnderLock = async (
   asked: boolean,
 ): Promise<Checked> => {
   const { saved, io, desired } = ctx;
-  const read = await readPlan(ctx, "Reading live state under the lock");
+  // design.md §5 "Scoped plans and the reviewed plan": only what the plan writes is read
+  // again (with the parents it needs), not the whole org: a change there is what would make
+  // this plan wrong. The re-plan keeps the first plan's scope, so its digest is comparable.
+  const touched = first.changes.map((c) => ({ org: c.org, address: c.address }));
+  const read = await readPlan(ctx, "Reading live state under the lock", touched);
   const live = read.live;
   refuseUnresolved(read.plan);
   // Compared again on what was read under the lock, before any change is written.

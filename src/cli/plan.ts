@@ -15,6 +15,7 @@ import { renderJson, renderMarkdown, renderTextLines, sanitizePlan } from "../re
 import { MARKDOWN_LIMIT, type MarkdownContext } from "../render/markdown.js";
 import { policyAnnotations } from "../render/policy.js";
 import { runPlan } from "../run/plan-run.js";
+import { CHANGED_SINCE_OPTION, checkedRef, scopeFor } from "./changed-since.js";
 import { commitOf, configLabel } from "./commit.js";
 import {
   addCommonOptions,
@@ -50,6 +51,8 @@ interface PlanFlags extends CommonOptionFlags, PolicyCmdFlags {
   /** `--force-secrets` alone is true; with a value it is a glob. */
   readonly forceSecrets?: string | boolean;
   readonly skipSecrets?: boolean;
+  /** `--changed-since REF` (design.md §5 "Scoped plans and the reviewed plan"). */
+  readonly changedSince?: string;
 }
 
 const EXAMPLES = `
@@ -77,6 +80,7 @@ export const registerPlan: RegisterCommand = (program, io, setExit) => {
       "also save the plan (JSON with what apply checks it by; mode 0600, no secret values) for `waybill apply FILE`",
     )
     .option("--detailed-exitcode", "exit 2 when the plan has changes, 0 when it has none")
+    .option(...CHANGED_SINCE_OPTION)
     .option(
       "--force-secrets [glob]",
       "re-set secrets whose last four characters match (all, or those whose address matches GLOB)",
@@ -139,8 +143,10 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
   if (flags.forceSecrets !== undefined && flags.skipSecrets) {
     throw new UsageError("--force-secrets cannot be combined with --skip-secrets");
   }
+  const since = checkedRef(flags.changedSince);
   const desired = await loadDesired(options, io, !flags.skipSecrets);
   if (!desired) return EXIT.error;
+  const scoping = await scopeFor(since, options.configPath, desired, io);
   const connection = await resolveConnection(flags, io);
   const book = secretBook(() => collectSecretValues(desired));
   const api = connectWith(connection, options, io, desired, book);
@@ -152,6 +158,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     ({ plan, live } = await runPlan(api.readOnly(), desired, {
       ...(options.targets.length > 0 ? { targets: options.targets } : {}),
       ...(options.excludes.length > 0 ? { excludes: options.excludes } : {}),
+      ...scoping.options,
       forceSecrets,
       showUrls: options.showUrls === true,
       skipSecrets: flags.skipSecrets === true,
@@ -163,6 +170,7 @@ const planCommand = async (flags: PlanFlags, io: CliIO): Promise<number> => {
     progress.abort();
     throw err;
   }
+  plan = scoping.note(plan);
   // Issue 45: the config's plan rules, --policy-cmd, and what apply's guards would refuse.
   plan = await withPlanPolicies(plan, desired, live, io, flags, connection.token);
   for (const note of lockNotes(live, clockOf(io).now())) io.stderr.write(`${note}\n`);

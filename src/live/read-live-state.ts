@@ -67,6 +67,11 @@ export interface ReadLiveOptions {
     key: string,
     project: LiveProject | NotVisible,
   ) => void;
+  /**
+   * A scoped read (src/live/scoped-read.ts): whether a live parent found by a listing (a
+   * context) is read beyond that listing. Absent: every one the config manages is.
+   */
+  readonly readsUnder?: (org: string, address: string) => boolean;
 }
 
 /** What one org's declarations need read (several files may declare the same org). */
@@ -80,13 +85,18 @@ interface OrgNeeds {
   /** Declared project slugs plus slugs named by project restrictions. */
   readonly referencedSlugs: readonly string[];
   readonly isIgnored: (address: string) => boolean;
+  /** A listed parent this is false for is not read further (a scoped read). */
+  readonly readsUnder: (address: string) => boolean;
 }
 
 /**
  * Decision: several `org:` entries with the same slug (a folder config split over files) are
  * read once; their declarations are merged (a collection declared in any file is read).
  */
-const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
+const orgNeeds = (
+  orgs: readonly DesiredOrg[],
+  readsUnder: ReadLiveOptions["readsUnder"],
+): OrgNeeds[] => {
   const bySlug = new Map<string, DesiredOrg[]>();
   for (const org of orgs) {
     const decls = bySlug.get(org.slug);
@@ -133,6 +143,7 @@ const orgNeeds = (orgs: readonly DesiredOrg[]): OrgNeeds[] => {
       projects,
       referencedSlugs: [...referenced],
       isIgnored: makeIgnoreMatcher(decls.flatMap((o) => o.ignore)),
+      readsUnder: readsUnder === undefined ? () => true : (address) => readsUnder(slug, address),
     };
   });
 };
@@ -148,7 +159,9 @@ export const readLiveState = async (
   const tracked = consistentLists(withProgress(reads.api, options.onProgress));
   try {
     const orgs = await Promise.all(
-      orgNeeds(desired.orgs).map((needs) => readOrg(tracked, needs, options.onProject)),
+      orgNeeds(desired.orgs, options.readsUnder).map((needs) =>
+        readOrg(tracked, needs, options.onProject),
+      ),
     );
     return { orgs };
   } catch (err) {
@@ -622,8 +635,10 @@ const readContext = async (
   needs: OrgNeeds,
 ): Promise<LiveContext> => {
   const decl = declarationFor(c, needs);
-  // A context that `ignore` excludes is not planned: nothing of it is read.
-  if (needs.isIgnored(addr.context(c.name))) return { id: c.id, name: c.name };
+  // A context that `ignore` excludes is not planned: nothing of it is read; nor is one a
+  // scoped read leaves out (src/live/scoped-read.ts).
+  const at = addr.context(c.name);
+  if (needs.isIgnored(at) || !needs.readsUnder(at)) return { id: c.id, name: c.name };
   // Restrictions are listed without project slugs (not known yet at this level): their
   // keys are given the slugs once the org is read (namedReferences).
   const scope: ListScope = { org_id: orgId, context_id: c.id };

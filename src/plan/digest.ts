@@ -30,6 +30,7 @@ import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import { canonicalConfig } from "../model/config-canonical.js";
 import type { DesiredOrg } from "../model/desired.js";
 import { maskPlanUrls } from "./mask-urls.js";
+import type { PlanScope } from "./scope.js";
 import { mergeOrgs } from "./state.js";
 import type { Change } from "./types.js";
 
@@ -83,8 +84,22 @@ export const planDigest = (input: {
   readonly changes: readonly Change[];
   /** `planConfigDigest` of the config planned. */
   readonly configDigest: string;
+  /**
+   * A partial plan's scope (`--changed-since`): its addresses, sorted, are part of the change
+   * half, so a partial plan never has a full plan's digest (it checked less). The ref's name
+   * is not: the same commit named two ways is the same scope.
+   */
+  readonly scope?: PlanScope;
 }): string =>
-  `${sha256(changeSetText(input.orgs, input.changes)).slice(0, HALF)}${input.configDigest.slice(0, HALF)}`;
+  `${sha256(changeSetText(input.orgs, input.changes) + scopeText(input.scope)).slice(0, HALF)}${input.configDigest.slice(0, HALF)}`;
+
+const scopeText = (scope: PlanScope | undefined): string =>
+  scope === undefined
+    ? ""
+    : `\nscope ${scope.total}\n${scope.addresses
+        .map((a) => JSON.stringify([a.org, a.address]))
+        .sort(bySort)
+        .join("\n")}`;
 
 /** What differs between a plan's digest and an expected one, in words (the halves). */
 export const digestDifference = (actual: string, expected: string): string => {

@@ -7,6 +7,7 @@ import { V2_REQUESTS_PER_HOUR } from "../core/wire.js";
 import { type Kinds, kindIn } from "../kinds/references.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { planDigest } from "./digest.js";
+import { type PlanScope, type ScopedAddress, scopeIndex } from "./scope.js";
 import { globMatcher } from "./state.js";
 import type {
   Change,
@@ -42,6 +43,10 @@ export interface FinishInput {
   readonly configDigest: string;
   /** Live items no kind can name (design.md §5 "Reading the real service"). */
   readonly unknown?: readonly UnknownItem[];
+  /** `--changed-since`'s scope (src/plan/scope.ts): kept in the plan, covered by its digest. */
+  readonly scope?: PlanScope;
+  /** Apply's re-read under the lock: the addresses its plan touches (not part of the plan). */
+  readonly within?: readonly ScopedAddress[];
 }
 
 /** design.md §1 "Ownership": more than 3 deletions and more than 25% of the live items. */
@@ -58,11 +63,21 @@ const key = (org: string, address: string): string => `${org}\u0000${address}`;
 export const selectTargets = (
   changes: readonly Change[],
   match: (address: string) => boolean,
+): Change[] => selectCovered(changes, (c) => match(c.address));
+
+/**
+ * The changes `covered` keeps, plus, transitively, the changes they depend on: `--target`'s
+ * selection, and a scope's (src/plan/scope.ts: the addresses changed since REF, or what apply
+ * re-reads under the lock).
+ */
+export const selectCovered = (
+  changes: readonly Change[],
+  covered: (c: Change) => boolean,
 ): Change[] => {
   const byAddress = new Map<string, Change>();
   for (const c of changes) byAddress.set(key(c.org, c.address), c);
   const selected = new Set<string>();
-  const stack: Change[] = changes.filter((c) => match(c.address));
+  const stack: Change[] = changes.filter(covered);
   while (stack.length > 0) {
     const c = stack.pop() as Change;
     const k = key(c.org, c.address);
@@ -127,6 +142,17 @@ export const finishPlan = (input: FinishInput): Plan => {
       (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
   );
   let unverified = [...input.unverified];
+  // A scope first: what is outside it was not (fully) read, so nothing of it is a change.
+  for (const addresses of [input.scope?.addresses, input.within]) {
+    if (addresses === undefined) continue;
+    const idx = scopeIndex(addresses);
+    changes = selectCovered(changes, (c) => idx.covers(c.org, c.address));
+    // Decision: an unverified secret names no org; it is kept when any org's scope covers it.
+    const orgs = input.orgs.map((o) => o.slug);
+    unverified = unverified.filter((u) =>
+      orgs.some((o) => idx.covers(o, u.slice(0, u.indexOf("#")))),
+    );
+  }
   if (input.matchTarget !== undefined && input.targets !== undefined) {
     const match = input.matchTarget;
     changes = selectTargets(changes, match);
@@ -210,7 +236,12 @@ export const finishPlan = (input: FinishInput): Plan => {
   const orgs = input.orgs.map((o) => ({ slug: o.slug, id: o.id }));
   return {
     format_version: 1,
-    digest: planDigest({ orgs, changes, configDigest: input.configDigest }),
+    digest: planDigest({
+      orgs,
+      changes,
+      configDigest: input.configDigest,
+      ...(input.scope === undefined ? {} : { scope: input.scope }),
+    }),
     orgs,
     changes,
     summary: summarise(changes),
@@ -225,6 +256,7 @@ export const finishPlan = (input: FinishInput): Plan => {
       ...(destroys.length > 0 ? { destroys } : {}),
       ...(updates.length > 0 ? { updates } : {}),
     },
+    ...(input.scope === undefined ? {} : { scope: input.scope }),
     ...(input.targets === undefined ? {} : { targets: [...input.targets] }),
     ...(input.excludes === undefined || input.excludes.length === 0
       ? {}

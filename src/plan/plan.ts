@@ -134,6 +134,8 @@ export const planChanges = (
     targets: targets,
     matchTarget: targets === undefined ? undefined : globMatcher(targets),
     ...(options.excludes && options.excludes.length > 0 ? { excludes: options.excludes } : {}),
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    ...(options.within === undefined ? {} : { within: options.within }),
     skipSecrets: options.skipSecrets ?? false,
     kept: acc.kept,
     ignoredFields: acc.ignoredFields,

@@ -9,6 +9,7 @@ import type { ApiCall, FieldChange, ReplaceOrder, ResourceKind } from "../kinds/
 import type { JsonObject } from "../kinds/values.js";
 import type { ResourceType } from "../model/address.js";
 import type { BlockedGuard, PolicyViolation } from "../model/policy.js";
+import type { PlanScope, ScopedAddress } from "./scope.js";
 
 export type Action = "create" | "update" | "replace" | "delete";
 
@@ -192,6 +193,11 @@ export interface Plan {
   /** The `--exclude` globs, when given (design.md §5 "Scoped plans and the reviewed plan"). */
   readonly excludes?: readonly string[];
   /**
+   * `--changed-since REF` (design.md §5): a partial plan's scope, the addresses changed since
+   * REF; present only on a partial plan. Drift elsewhere was not read.
+   */
+  readonly scope?: PlanScope;
+  /**
    * Live items the config does not list that `keep_unlisted` left alone (issue 19); present
    * only when there are some. Drift reports them as unmanaged.
    */
@@ -229,6 +235,16 @@ export interface PlanOptions {
   readonly targets?: readonly string[];
   /** `--exclude` globs: addresses (and everything inside them) left out, with their dependents. */
   readonly excludes?: readonly string[];
+  /**
+   * `--changed-since` (src/plan/scope.ts): only the changes at these addresses (or inside
+   * them) and what they depend on are kept; the plan carries the scope and its digest covers it.
+   */
+  readonly scope?: PlanScope;
+  /**
+   * Apply's re-read under the lock: the same selection by addresses as `scope`, but not part
+   * of the plan (the plan it re-checks is the one shown, with the same digest).
+   */
+  readonly within?: readonly ScopedAddress[];
   /** `--force-secrets` globs: [] none, ["*"] all. */
   readonly forceSecrets?: readonly string[];
   /** `plan --skip-secrets`: unresolved secrets are allowed and the plan is unsaveable. */

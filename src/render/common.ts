@@ -146,6 +146,18 @@ export const replacedNote = (g: CollectionGuard): string =>
 export const shownDigest = (plan: Plan): string | undefined =>
   typeof plan.digest === "string" && /^[0-9a-f]{32}$/.test(plan.digest) ? plan.digest : undefined;
 
+/**
+ * design.md §5 `--changed-since`: a partial plan says so first, with what it covers. The ref
+ * is the user's text; sanitizePlan has already stripped control characters from it.
+ */
+export const scopeLine = (plan: Plan): string | undefined => {
+  const s = plan.scope;
+  if (s === undefined) return undefined;
+  const n = s.addresses.length.toLocaleString("en-US");
+  const total = s.total.toLocaleString("en-US");
+  return `partial plan: ${n} of ${total} addresses, those changed since ${s.since}; drift elsewhere is not checked`;
+};
+
 /** The line every rendering shows the digest on. */
 export const digestLine = (plan: Plan): string | undefined => {
   const d = shownDigest(plan);

@@ -6,6 +6,7 @@ import type { Plan } from "../plan/types.js";
 import {
   digestMarker,
   replacedNote,
+  scopeLine,
   secretDeletesLine,
   shownDigest,
   summaryLine,
@@ -76,6 +77,8 @@ export const renderMarkdown = (
   // the summary line, then (issue 46) what the plan is about.
   const head: string[] = [
     ...(digest === undefined ? [] : [digestMarker(digest)]),
+    // design.md §5: a partial plan says so before anything else a reader sees.
+    ...(plan.scope === undefined ? [] : [`**${escapeMd(scopeLine(plan) ?? "")}**`, ""]),
     ...policyMarkdownLines(plan),
     `**${summaryLine(plan)}**`,
     "",

@@ -16,6 +16,7 @@ import {
   leaves,
   replacedNote,
   SYMBOL,
+  scopeLine,
   secretDeletesLine,
   summaryLine,
   unverifiedLine,
@@ -164,6 +165,9 @@ export function* renderTextLines(raw: Plan, options: TextOptions): Generator<str
   // Issue 30: no string of the plan (live names, a plan file's text) reaches the terminal raw.
   const plan = sanitizePlan(raw);
   const paint = painter(options.color);
+  // design.md §5: a partial plan's first line says what it covers.
+  const scope = scopeLine(plan);
+  if (scope) yield paint("bold", scope);
   // Issue 45: policy violations and blocked guards (risky transitions first) lead the plan.
   for (const line of policyTextLines(plan)) {
     yield line.startsWith("Warning")

@@ -7,6 +7,7 @@
 import type { ReadOnlyApi } from "../api/types.js";
 import { type ProgressCallback, withProgress } from "../live/progress.js";
 import { type ReadLiveOptions, readLiveState } from "../live/read-live-state.js";
+import { scopedRead } from "../live/scoped-read.js";
 import {
   type ChangeLike,
   markSynthetic,
@@ -26,6 +27,8 @@ export interface PlanRunOptions {
   readonly onProgress?: ProgressCallback;
   /** Each declared project as its reads finish (src/live ReadLiveOptions `onProject`). */
   readonly onProject?: ReadLiveOptions["onProject"];
+  /** A scoped read (src/live/scoped-read.ts): `desired` is then the narrowed config. */
+  readonly readsUnder?: ReadLiveOptions["readsUnder"];
 }
 
 /**
@@ -42,6 +45,7 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
   const tracked = withProgress(api, options.onProgress);
   let live = await readLiveState(tracked, desired, {
     ...(options.onProject ? { onProject: options.onProject } : {}),
+    ...(options.readsUnder ? { readsUnder: options.readsUnder } : {}),
   });
   // A misspelt project slug is a config error with a location and a suggestion, not a
   // plan failure for the first one met (issue 20).
@@ -86,22 +90,32 @@ export type RunPlanOptions = PlanRunOptions & PlanOptions;
  */
 export const runPlan = async (
   api: ReadOnlyApi,
-  desired: DesiredConfig,
+  config: DesiredConfig,
   options: RunPlanOptions,
 ): Promise<{ plan: Plan; live: LiveState }> => {
   const { onProgress, targets, excludes, ...rest } = options;
-  // The config half of the plan digest, once for the run's plans (src/plan/digest.ts).
+  // The config half of the plan digest, once for the run's plans (src/plan/digest.ts): of
+  // the whole config, also when only a scope of it is read and planned.
   const untargeted = {
     ...rest,
-    configDigest: rest.configDigest ?? planConfigDigest(desired.orgs),
+    configDigest: rest.configDigest ?? planConfigDigest(config.orgs),
   };
+  // design.md §5: `--changed-since` plans a scope; apply re-reads under the lock only what
+  // its plan touches (`within`, inside any scope). Both read and plan the narrowed config.
+  const addresses = rest.within ?? rest.scope?.addresses;
+  const scoped = addresses === undefined ? undefined : scopedRead(config, addresses);
+  const desired = scoped?.desired ?? config;
   // Issue 22: each project is planned as its reads finish; planChanges reuses those parts.
   const ahead = planAhead(desired, untargeted);
   const run = await runPlanWith(
     api,
     desired,
     (live) => planChanges(desired, live, untargeted, ahead),
-    { ...(onProgress ? { onProgress } : {}), onProject: ahead.project },
+    {
+      ...(onProgress ? { onProgress } : {}),
+      onProject: ahead.project,
+      ...(scoped ? { readsUnder: scoped.readsUnder } : {}),
+    },
   );
   const narrowed = (targets?.length ?? 0) > 0 || (excludes?.length ?? 0) > 0;
   if (!narrowed) return run;

@@ -1,0 +1,369 @@
+/**
+ * Scoped plans (design.md §5 "Scoped plans and the reviewed plan", `--changed-since REF`):
+ * which addresses' desired state differs between two expanded configs (templates, `extends`,
+ * folders and `moved` are already applied by the loader on each side), whether such a change
+ * can be planned alone, and the config narrowed to what planning it needs. Pure: the cli
+ * reads the config at REF with git, src/live reads only what the narrowed config declares.
+ *
+ * A scope is a set of addresses per org. The plan keeps the changes at those addresses and
+ * below them, plus what they depend on (as `--target` does); the reader reads the parents
+ * they hang off (the org, a project, the contexts listing) and only the collections that
+ * hold them.
+ */
+import { createHash } from "node:crypto";
+import type { Secret } from "../core/secret.js";
+import { childKinds } from "../kinds/registry.js";
+import {
+  type AddressSegment,
+  addr,
+  childAddress,
+  formatAddress,
+  parseAddress,
+} from "../model/address.js";
+import { canonicalConfig } from "../model/config-canonical.js";
+import type { DesiredConfig, DesiredOrg, DesiredProject } from "../model/desired.js";
+import { mergeOrgs } from "./state.js";
+
+/** One address of one org. */
+export interface ScopedAddress {
+  readonly org: string;
+  readonly address: string;
+}
+
+/**
+ * A partial plan's scope (JSON `scope`): the ref it was planned against, the addresses in
+ * scope (changed, added or removed since it) and how many addresses the two configs hold.
+ */
+export interface PlanScope {
+  readonly since: string;
+  readonly addresses: readonly ScopedAddress[];
+  readonly total: number;
+}
+
+/** A scope, or why a full plan is made instead. */
+export type ScopeDecision =
+  | { readonly kind: "scoped"; readonly scope: PlanScope }
+  | { readonly kind: "full"; readonly reason: string };
+
+/**
+ * Decision (the spec is silent on "too broad"): a change that reaches more than half of the
+ * org's declared projects or contexts, and more than this many, is planned in full: a
+ * partial read would read nearly as much, and a full plan also checks the drift.
+ */
+export const BROAD_CHANGE_MIN = 20;
+
+/** What one org declares, flattened: each address's own canonical form, and its collections. */
+interface OrgIndex {
+  /** Address → canonical JSON of the item without its children's collections. */
+  readonly items: Map<string, string>;
+  /** `parent address \0 collection` for every collection the config manages (declares). */
+  readonly managed: Set<string>;
+  /** Org-level settings that change what every collection means (ignore, keep_unlisted…). */
+  readonly orgLevel: Map<string, string>;
+  readonly moved: Set<string>;
+  readonly projects: number;
+  readonly contexts: number;
+}
+
+type Item = Readonly<Record<string, unknown>>;
+
+/**
+ * A secret as the comparison sees it: where it comes from, and for a value written in the
+ * file itself a hash of it (kept in memory, never output), since editing that value is a
+ * change of the config. Decision: a value from `${env:}` or `${file:}` is compared by where it
+ * comes from only: the config at REF resolves with today's environment, so a rotated value
+ * is not a change of the config (a full plan, or `--force-secrets`, re-sets it).
+ */
+const secretForm = (s: Secret): unknown =>
+  s.origin === "literal" && s.isResolved
+    ? { secret: s.origin, sha256: createHash("sha256").update(s.reveal()).digest("hex") }
+    : { secret: s.origin };
+
+const canonicalText = (v: unknown): string => JSON.stringify(canonicalConfig(v, secretForm));
+
+/** The item without the collections of the kinds under it (each has its own address). */
+const own = (item: unknown, childKeys: readonly string[]): string => {
+  if (item === null || typeof item !== "object" || childKeys.length === 0) {
+    return canonicalText(item);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item as Item)) if (!childKeys.includes(k)) out[k] = v;
+  return canonicalText(out);
+};
+
+const childKeysOf = (parent: string): string[] => childKinds(parent).map((k) => k.config.yamlKey);
+
+/**
+ * The org's own lists that change what every collection means: a change to one is not
+ * scoped (which items `ignore` or `keep_unlisted` now cover is a question of the live
+ * state). `moved` is compared entry by entry instead.
+ */
+const ORG_LEVEL_KEYS = ["ignore", "keep_unlisted", "ignore_fields", "guards"] as const;
+
+const indexOrg = (org: DesiredOrg): OrgIndex => {
+  const items = new Map<string, string>();
+  const managed = new Set<string>();
+  const walk = (parentType: string, parent: unknown, parentAddress: string): void => {
+    for (const kind of childKinds(parentType)) {
+      // Projects are walked below (the loader builds them; the kind lists only some).
+      if (kind.config.builtByLoader) continue;
+      const found = kind.collection.desiredIn(parent as never);
+      if (found === undefined) continue;
+      managed.add(`${parentAddress}\u0000${kind.collection.name}`);
+      const { name, keyed } = kind.collection.segment;
+      const childKeys = childKeysOf(kind.type);
+      for (const d of found) {
+        const address = keyed
+          ? childAddress(parentAddress, { name, key: kind.collection.addressKey(d) })
+          : childAddress(parentAddress, { name });
+        items.set(address, `${items.get(address) ?? ""}${own(d, childKeys)}`);
+        walk(kind.type, d, address);
+      }
+    }
+  };
+  walk("org", org, "");
+  const projectKeys = childKeysOf("project");
+  for (const [key, p] of org.projects) {
+    const address = addr.project(key);
+    items.set(address, own(p, projectKeys));
+    walk("project", p, address);
+  }
+  const orgLevel = new Map<string, string>();
+  const record = org as unknown as Item;
+  for (const k of ORG_LEVEL_KEYS) {
+    const v = record[k];
+    const sorted = Array.isArray(v)
+      ? (v as unknown[]).map((x) => JSON.stringify(canonicalConfig(x))).sort()
+      : canonicalConfig(v);
+    orgLevel.set(k, JSON.stringify(sorted ?? null));
+  }
+  const moved = new Set(
+    (org.moved ?? []).map((m) => JSON.stringify([normal(m.from), normal(m.to)])),
+  );
+  return {
+    items,
+    managed,
+    orgLevel,
+    moved,
+    projects: org.projects.size,
+    contexts: org.contexts?.size ?? 0,
+  };
+};
+
+const normal = (address: string): string => {
+  const segments = parseAddress(address);
+  return segments === undefined ? address : formatAddress(segments);
+};
+
+const bySlug = (config: DesiredConfig): Map<string, OrgIndex> =>
+  new Map(mergeOrgs(config.orgs).map((o) => [o.slug, indexOrg(o)]));
+
+/** The top step of an address (`project["x"]` of `project["x"].webhook["y"]`). */
+const topOf = (address: string): AddressSegment | undefined => parseAddress(address)?.[0];
+
+/**
+ * What changed between the config at `since` (`before`) and now (`after`), as a scope, or
+ * why it cannot be scoped. Both configs are the loader's (expanded and merged).
+ */
+export const scopeOfChange = (
+  before: DesiredConfig,
+  after: DesiredConfig,
+  since: string,
+): ScopeDecision => {
+  const was = bySlug(before);
+  const now = bySlug(after);
+  const wasOrgs = [...was.keys()].sort();
+  const nowOrgs = [...now.keys()].sort();
+  if (wasOrgs.join("\n") !== nowOrgs.join("\n")) {
+    return {
+      kind: "full",
+      reason: `the list of orgs changed since ${since} (${wasOrgs.join(", ") || "none"} → ${nowOrgs.join(", ") || "none"})`,
+    };
+  }
+  if (
+    JSON.stringify(canonicalConfig(before.policies ?? null)) !==
+    JSON.stringify(canonicalConfig(after.policies ?? null))
+  ) {
+    return { kind: "full", reason: `policies or exceptions changed since ${since}` };
+  }
+  const addresses: ScopedAddress[] = [];
+  let total = 0;
+  for (const slug of nowOrgs) {
+    const a = was.get(slug) as OrgIndex;
+    const b = now.get(slug) as OrgIndex;
+    for (const k of ORG_LEVEL_KEYS) {
+      if (a.orgLevel.get(k) !== b.orgLevel.get(k)) {
+        return {
+          kind: "full",
+          reason: `org ${slug}: \`${k}\` changed since ${since}, which can change what every collection holds`,
+        };
+      }
+    }
+    // A collection that became managed or unmanaged under a parent both sides declare: its
+    // live items start (or stop) being deleted when unlisted, which only a full read shows.
+    for (const [x, y, became] of [
+      [a, b, "managed"],
+      [b, a, "unmanaged"],
+    ] as const) {
+      for (const m of y.managed) {
+        if (x.managed.has(m)) continue;
+        const [parent, collection] = m.split("\u0000") as [string, string];
+        if (parent !== "" && !(x.items.has(parent) && y.items.has(parent))) continue;
+        return {
+          kind: "full",
+          reason: `org ${slug}: \`${collection}\` of ${parent === "" ? "the org" : parent} became ${became} since ${since}`,
+        };
+      }
+    }
+    const changed = new Set<string>();
+    for (const [address, text] of b.items) if (a.items.get(address) !== text) changed.add(address);
+    for (const address of a.items.keys()) if (!b.items.has(address)) changed.add(address);
+    // `moved` entries added or removed: both ends are in scope (a rename is planned at `to`).
+    for (const m of symmetricDifference(a.moved, b.moved)) {
+      for (const end of JSON.parse(m) as string[]) changed.add(end);
+    }
+    const union = new Set([...a.items.keys(), ...b.items.keys()]);
+    total += union.size;
+    const broad = broadness(changed, b);
+    if (broad !== undefined) {
+      return { kind: "full", reason: `org ${slug}: ${broad} changed since ${since}` };
+    }
+    for (const address of [...changed].sort()) addresses.push({ org: slug, address });
+  }
+  return { kind: "scoped", scope: { since, addresses, total } };
+};
+
+const symmetricDifference = (a: ReadonlySet<string>, b: ReadonlySet<string>): string[] => [
+  ...[...a].filter((x) => !b.has(x)),
+  ...[...b].filter((x) => !a.has(x)),
+];
+
+/** "N of M projects" when a change reaches most of them (BROAD_CHANGE_MIN). */
+const broadness = (changed: ReadonlySet<string>, now: OrgIndex): string | undefined => {
+  const parents = new Map<string, Set<string>>();
+  for (const address of changed) {
+    const top = topOf(address);
+    if (top?.key === undefined) continue;
+    const seen = parents.get(top.name) ?? new Set<string>();
+    seen.add(top.key);
+    parents.set(top.name, seen);
+  }
+  for (const [name, declared] of [
+    ["project", now.projects],
+    ["context", now.contexts],
+  ] as const) {
+    const n = parents.get(name)?.size ?? 0;
+    if (n > BROAD_CHANGE_MIN && n * 2 > declared) {
+      return `${n} of ${declared} ${name}s (a template or \`extends\` reaching most of them?); a partial plan would read nearly all of them, so the whole org is planned`;
+    }
+  }
+  return undefined;
+};
+
+/** Tests of one org's scope: an address inside it, on the way to it, a collection on the way. */
+export interface ScopeIndex {
+  /** The address or an ancestor is in scope: a change there is kept. */
+  readonly covers: (org: string, address: string) => boolean;
+  /** The address is in scope, inside it, or on the way to an address in scope. */
+  readonly touches: (org: string, address: string) => boolean;
+  /** Some address in scope (or on the way to one) is in `parent`'s collection `segment`. */
+  readonly collectionTouched: (org: string, parent: string, segment: string) => boolean;
+}
+
+const k2 = (a: string, b: string): string => `${a}\u0000${b}`;
+
+export const scopeIndex = (addresses: readonly ScopedAddress[]): ScopeIndex => {
+  const exact = new Set<string>();
+  const onTheWay = new Set<string>();
+  const collections = new Set<string>();
+  for (const { org, address } of addresses) {
+    exact.add(k2(org, address));
+    const segments = parseAddress(address) ?? [];
+    for (let n = 0; n < segments.length; n++) {
+      const parent = formatAddress(segments.slice(0, n));
+      collections.add(`${k2(org, parent)}\u0000${(segments[n] as AddressSegment).name}`);
+      if (n > 0) onTheWay.add(k2(org, parent));
+    }
+  }
+  const covers = (org: string, address: string): boolean => {
+    if (exact.has(k2(org, address))) return true;
+    const segments = parseAddress(address) ?? [];
+    for (let n = 1; n < segments.length; n++) {
+      if (exact.has(k2(org, formatAddress(segments.slice(0, n))))) return true;
+    }
+    return false;
+  };
+  return {
+    covers,
+    touches: (org, address) => onTheWay.has(k2(org, address)) || covers(org, address),
+    collectionTouched: (org, parent, segment) =>
+      collections.has(`${k2(org, parent)}\u0000${segment}`) || covers(org, parent),
+  };
+};
+
+/**
+ * The config narrowed to a scope: the org-level collections that hold an address in scope
+ * (contexts: only the contexts in scope), the projects in scope with only their collections
+ * that hold one. What it leaves out is neither read nor planned; the org's own lists
+ * (`ignore`, `keep_unlisted`, `moved`…) are kept whole. Decision: a narrowed `contexts:` is
+ * still authoritative, so the planner would delete the contexts left out of it: the plan
+ * keeps only the changes the scope covers (and the reader reads nothing of a context out of
+ * scope), so those deletes are never planned into the result.
+ */
+export const narrowDesired = (desired: DesiredConfig, scope: ScopeIndex): DesiredConfig => ({
+  ...desired,
+  orgs: desired.orgs.map((org) => narrowOrg(org, scope)),
+});
+
+const narrowOrg = (org: DesiredOrg, scope: ScopeIndex): DesiredOrg => {
+  const out: Record<string, unknown> = { ...(org as unknown as Item) };
+  for (const kind of childKinds("org")) {
+    if (kind.config.builtByLoader) continue;
+    const key = kind.config.yamlKey;
+    if (out[key] === undefined) continue;
+    if (!scope.collectionTouched(org.slug, "", kind.collection.segment.name)) {
+      delete out[key];
+      continue;
+    }
+    // The contexts (a parent whose children are read one by one): only those in scope.
+    if (
+      kind.collection.segment.keyed &&
+      out[key] instanceof Map &&
+      childKinds(kind.type).length > 0
+    ) {
+      const map = out[key] as ReadonlyMap<string, unknown>;
+      const name = kind.collection.segment.name;
+      out[key] = new Map(
+        [...map].filter(([, d]) =>
+          scope.touches(org.slug, childAddress("", { name, key: kind.collection.addressKey(d) })),
+        ),
+      );
+    }
+  }
+  const projects = new Map<string, DesiredProject>();
+  for (const [key, p] of org.projects) {
+    const address = addr.project(key);
+    if (!scope.touches(org.slug, address)) continue;
+    projects.set(
+      key,
+      scope.covers(org.slug, address) ? p : narrowProject(org.slug, p, address, scope),
+    );
+  }
+  out.projects = projects;
+  return out as unknown as DesiredOrg;
+};
+
+const narrowProject = (
+  org: string,
+  p: DesiredProject,
+  address: string,
+  scope: ScopeIndex,
+): DesiredProject => {
+  const out: Record<string, unknown> = { ...(p as unknown as Item) };
+  for (const kind of childKinds("project")) {
+    if (!scope.collectionTouched(org, address, kind.collection.segment.name)) {
+      delete out[kind.config.yamlKey];
+    }
+  }
+  return out as unknown as DesiredProject;
+};
