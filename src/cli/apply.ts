@@ -354,6 +354,7 @@ export const applyCommand = async (
     ...(expected === undefined ? {} : { expected }),
     ...scoping.options,
     note: scoping.note,
+    probed: new Map(),
   };
   try {
     // Issue 29: lock only to write. The plan, its guards and the stale check run without
@@ -445,6 +446,11 @@ interface ApplyContext {
   readonly scope?: PlanScope;
   /** What `--changed-since` adds to a plan made in full instead (its reason). */
   readonly note: (plan: Plan) => Plan;
+  /**
+   * Pipelines probed for the synthetic OAuth one (src/live/synthetic.ts): an id's answer
+   * never changes, so the re-read under the lock asks only about new ids.
+   */
+  readonly probed: Map<string, boolean>;
 }
 
 /** A plan to apply, or the exit code of a run that ends here (no change, cancelled). */
@@ -473,6 +479,7 @@ const readPlan = async (
       ...(excludes.length > 0 ? { excludes } : {}),
       ...(scope === undefined ? {} : { scope }),
       ...(within === undefined ? {} : { within }),
+      probed: ctx.probed,
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
       onProgress: progress.onProgress,

@@ -72,6 +72,11 @@ export interface ReadLiveOptions {
    * context) is read beyond that listing. Absent: every one the config manages is.
    */
   readonly readsUnder?: (org: string, address: string) => boolean;
+  /**
+   * Pipeline ids already probed (src/live/synthetic.ts) → synthetic or not: an id's answer
+   * never changes, so apply's re-read under the lock reuses the first read's. Filled in.
+   */
+  readonly probed?: Map<string, boolean>;
 }
 
 /** What one org's declarations need read (several files may declare the same org). */
@@ -87,6 +92,8 @@ interface OrgNeeds {
   readonly isIgnored: (address: string) => boolean;
   /** A listed parent this is false for is not read further (a scoped read). */
   readonly readsUnder: (address: string) => boolean;
+  /** Whether a pipeline is the synthetic OAuth one (memoised by `ReadLiveOptions.probed`). */
+  readonly probe: (api: ReadOnlyApi, pipelineId: string) => Promise<boolean>;
 }
 
 /**
@@ -95,8 +102,15 @@ interface OrgNeeds {
  */
 const orgNeeds = (
   orgs: readonly DesiredOrg[],
-  readsUnder: ReadLiveOptions["readsUnder"],
+  { readsUnder, probed }: ReadLiveOptions,
 ): OrgNeeds[] => {
+  const probe = async (api: ReadOnlyApi, pipelineId: string): Promise<boolean> => {
+    const known = probed?.get(pipelineId);
+    if (known !== undefined) return known;
+    const answer = await probeSynthetic(api, pipelineId);
+    probed?.set(pipelineId, answer);
+    return answer;
+  };
   const bySlug = new Map<string, DesiredOrg[]>();
   for (const org of orgs) {
     const decls = bySlug.get(org.slug);
@@ -144,6 +158,7 @@ const orgNeeds = (
       referencedSlugs: [...referenced],
       isIgnored: makeIgnoreMatcher(decls.flatMap((o) => o.ignore)),
       readsUnder: readsUnder === undefined ? () => true : (address) => readsUnder(slug, address),
+      probe,
     };
   });
 };
@@ -159,9 +174,7 @@ export const readLiveState = async (
   const tracked = consistentLists(withProgress(reads.api, options.onProgress));
   try {
     const orgs = await Promise.all(
-      orgNeeds(desired.orgs, options.readsUnder).map((needs) =>
-        readOrg(tracked, needs, options.onProject),
-      ),
+      orgNeeds(desired.orgs, options).map((needs) => readOrg(tracked, needs, options.onProject)),
     );
     return { orgs };
   } catch (err) {
@@ -222,7 +235,7 @@ const readOrg = async (
     // A project keyed by name (issue 18) is read and planned under its key; the V2
     // routes take its slug.
     const readAt = (at: { id: string; slug?: string }) =>
-      window(() => readProject(api, orgId, at.id, at.slug ?? slug, project, needs.isIgnored, slug));
+      window(() => readProject(api, orgId, at.id, at.slug ?? slug, project, needs, slug));
     const read = await readAt(r);
     if (!(read.status === "not_visible" && read.gone === true)) return [slug, read];
     // Issue 42: a collection of the project answered 404: deleted (or moved) since it was
@@ -429,7 +442,7 @@ const readProject = async (
   id: string,
   slug: string,
   desired: DesiredProject,
-  isIgnored: (address: string) => boolean,
+  needs: Pick<OrgNeeds, "isIgnored" | "probe">,
   key: string = slug,
 ): Promise<LiveProject | GoneOrHidden> => {
   // The slug too: the V2 routes take it (project env vars' last four).
@@ -464,11 +477,11 @@ const readProject = async (
   // still being read (src/live/synthetic.ts undeclaredPipelines); `ignore`d ones never are.
   const toProbe = undeclaredPipelines(project, desired).filter((pid) => {
     const name = project.pipelines?.find((p) => p.id === pid)?.name ?? "";
-    return !isIgnored(addr.pipeline(key, name));
+    return !needs.isIgnored(addr.pipeline(key, name));
   });
   if (toProbe.length === 0) return project;
   const probed = await Promise.all(
-    toProbe.map(async (pid) => ((await probeSynthetic(api, pid)) ? [pid] : [])),
+    toProbe.map(async (pid) => ((await needs.probe(api, pid)) ? [pid] : [])),
   );
   return markProjectSynthetic(project, new Set(probed.flat()));
 };

@@ -29,6 +29,8 @@ export interface PlanRunOptions {
   readonly onProject?: ReadLiveOptions["onProject"];
   /** A scoped read (src/live/scoped-read.ts): `desired` is then the narrowed config. */
   readonly readsUnder?: ReadLiveOptions["readsUnder"];
+  /** Pipelines probed by an earlier read of this run (src/live ReadLiveOptions `probed`). */
+  readonly probed?: Map<string, boolean>;
 }
 
 /**
@@ -46,6 +48,7 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
   let live = await readLiveState(tracked, desired, {
     ...(options.onProject ? { onProject: options.onProject } : {}),
     ...(options.readsUnder ? { readsUnder: options.readsUnder } : {}),
+    ...(options.probed ? { probed: options.probed } : {}),
   });
   // A misspelt project slug is a config error with a location and a suggestion, not a
   // plan failure for the first one met (issue 20).
@@ -64,7 +67,12 @@ export const runPlanWith = async <P extends { readonly changes: readonly ChangeL
     );
     if (toProbe.length === 0) return { plan, live };
     const results = await Promise.all(
-      toProbe.map(async (id) => [id, await probeSynthetic(tracked, id)] as const),
+      toProbe.map(async (id) => {
+        const known = options.probed?.get(id);
+        const answer = known ?? (await probeSynthetic(tracked, id));
+        options.probed?.set(id, answer);
+        return [id, answer] as const;
+      }),
     );
     for (const [id, isSynthetic] of results) {
       probed.add(id);
@@ -93,7 +101,7 @@ export const runPlan = async (
   config: DesiredConfig,
   options: RunPlanOptions,
 ): Promise<{ plan: Plan; live: LiveState }> => {
-  const { onProgress, targets, excludes, ...rest } = options;
+  const { onProgress, targets, excludes, probed, ...rest } = options;
   // The config half of the plan digest, once for the run's plans (src/plan/digest.ts): of
   // the whole config, also when only a scope of it is read and planned.
   const untargeted = {
@@ -115,6 +123,7 @@ export const runPlan = async (
       ...(onProgress ? { onProgress } : {}),
       onProject: ahead.project,
       ...(scoped ? { readsUnder: scoped.readsUnder } : {}),
+      ...(probed ? { probed } : {}),
     },
   );
   const narrowed = (targets?.length ?? 0) > 0 || (excludes?.length ?? 0) > 0;
