@@ -18,11 +18,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { loadConfig } from "../config/load.js";
+import { stripControls } from "../core/controls.js";
 import { UsageError } from "../core/errors.js";
 import type { DesiredConfig } from "../model/desired.js";
 import { type PlanScope, type ScopeDecision, scopeOfChange } from "../plan/scope.js";
 import type { Plan } from "../plan/types.js";
-import { stripControls } from "../render/sanitize.js";
 import type { CliIO } from "./io.js";
 
 /** Why git could not give the config at the ref: the plan is made in full, with this. */
