@@ -497,6 +497,7 @@ export const APPLY_VALUE_OPTIONS = [
   "--parallelism",
   "--target",
   "--exclude",
+  "--changed-since",
   "--timeout",
   "--allowed-orgs",
   "--policy-cmd",
