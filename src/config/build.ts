@@ -257,6 +257,15 @@ export const buildFile = (
             path: dottedPath(["moved", i, "to"]),
           })),
         }),
+    ...(doc.delete_unknown === undefined
+      ? {}
+      : {
+          delete_unknown: doc.delete_unknown.map((e, i) => ({
+            address: text(e.address),
+            id: text(e.id),
+            source: at(ctx, ["delete_unknown", i]),
+          })),
+        }),
     ...(doc.guards === undefined ? {} : { guards: buildGuards(doc.guards, at(ctx, ["guards"])) }),
   } as DesiredOrg;
   // Issue 45: `guards:` once per org, like an address (a second file's is an error).

@@ -65,6 +65,7 @@ const OWN_CODES = [
   "invalid_keep_unlisted_glob",
   "invalid_ignore_fields_glob",
   "invalid_moved",
+  "invalid_delete_unknown",
   "unknown_template",
   "invalid_template",
   // policies, exceptions and guards (issue 45, src/config/policies.ts)

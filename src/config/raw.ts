@@ -37,6 +37,7 @@ export interface RawRoot {
   ignore_fields?: RawIgnoreField[];
   keep_unlisted?: string[];
   moved?: RawMoved[];
+  delete_unknown?: RawDeleteUnknown[];
   templates?: RawTemplates;
   policies?: RawPolicy[];
   exceptions?: RawPolicyException[];
@@ -50,6 +51,12 @@ export type RawDocument = RawRoot & { readonly [yamlKey: string]: unknown };
 export interface RawTemplates {
   projects?: Record<string, RawProject>;
   contexts?: Record<string, RawContext>;
+}
+
+/** One `delete_unknown` entry: an unknown live item's address and its live id. */
+export interface RawDeleteUnknown {
+  address: string;
+  id: string;
 }
 
 /** One `moved` entry (issue 19): a live item's old address and its new one. */
@@ -113,6 +120,7 @@ const OWN_KEYS: SchemaKeys = {
       "ignore_fields",
       "keep_unlisted",
       "moved",
+      "delete_unknown",
       "templates",
       "policies",
       "exceptions",
@@ -154,6 +162,7 @@ const OWN_KEYS: SchemaKeys = {
   guardThresholds: keysOf<RawGuardThresholds>()(["max_update_percent", "min_collection_size"], []),
   "root/templates": keysOf<RawTemplates>()(["projects", "contexts"], []),
   moved: keysOf<RawMoved>()(["from", "to"], ["from", "to"]),
+  deleteUnknown: keysOf<RawDeleteUnknown>()(["address", "id"], ["address", "id"]),
 };
 
 /**

@@ -193,6 +193,7 @@ export const checkRules = (
     });
   }
   if (Array.isArray(root.moved)) checkMoved(root.moved, report);
+  if (Array.isArray(root.delete_unknown)) checkDeleteUnknown(root.delete_unknown, report);
   // `keep_unlisted` globs have the grammar of `ignore` globs (issue 19).
   if (Array.isArray(root.keep_unlisted)) {
     root.keep_unlisted.forEach((glob, i) => {
@@ -345,6 +346,59 @@ export const checkLimits = (
       );
     }
   }
+};
+
+/**
+ * `delete_unknown` (design.md §5 "Reading the real service": an unknown item is never
+ * deleted unless the config names it). Decision, the design being silent on the form: an
+ * entry names one item by its exact address (no glob: a glob could widen to items the user
+ * never saw) *and* its live id, both as plan lists them, of a kind whose items can be
+ * unknown; whether it matches a live unknown item is the planner's check (it needs the live
+ * state). One entry per address and id.
+ */
+const checkDeleteUnknown = (entries: readonly unknown[], report: Report): void => {
+  const seen = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    const e = asObj(entry);
+    const address = e?.address;
+    const id = e?.id;
+    if (typeof address !== "string" || typeof id !== "string") return;
+    const path = ["delete_unknown", i];
+    const segments = parseAddress(address);
+    if (segments === undefined || checkIgnoreGlob(address) !== undefined || /[*?]/.test(address)) {
+      report(
+        [...path, "address"],
+        "value",
+        "invalid_delete_unknown",
+        `"${address}" is not an item's address; copy the address plan lists under "Unknown", e.g. context["deploy"].restriction["someday:x"]`,
+      );
+      return;
+    }
+    const kind = kindOfAddress(segments);
+    if (kind === undefined || kind.unknown === undefined) {
+      report(
+        [...path, "address"],
+        "value",
+        "invalid_delete_unknown",
+        kind === undefined
+          ? `"${address}" names no kind of item`
+          : `a ${kind.type} is never unknown to Waybill: manage it in the config (its collection's list decides what is deleted), and remove this entry`,
+      );
+      return;
+    }
+    const key = `${address}\u0000${id}`;
+    const twice = seen.get(key);
+    if (twice !== undefined) {
+      report(
+        path,
+        "key",
+        "invalid_delete_unknown",
+        `delete_unknown entry ${twice + 1} already names this item; one entry per item`,
+      );
+      return;
+    }
+    seen.set(key, i);
+  });
 };
 
 /**

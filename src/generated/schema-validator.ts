@@ -3,17 +3,18 @@
 // 8.20.0 standalone code. Do not edit: run `node scripts/build-schema-validator.js`.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaSha256 = "e5cf4e8ccd4b0e8071b51f731952b284aa887c5c101a5dea28fde3deeffab8fd";
+export const schemaSha256 = "25ea4750e99e9457b1c7cfc44ef92fb92f05235324bceb8a7bfdc2af0bf0faf7";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/contextEntry"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/projectEntry"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says); drift still counts those that differ. An entry that ignores a setting that widens access (can_pass_secrets_to_fork_pr_jobs, a webhook's url, ...) is a warning unless written as { field: ..., acknowledge: true }.","type":"array","items":{"anyOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["field"],"properties":{"field":{"description":"The address glob and field name, as a plain entry.","type":"string","minLength":1},"acknowledge":{"description":"true: the field widens access and is ignored on purpose (no warning).","type":"boolean"}}}]}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/projectTemplate"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/contextTemplate"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}},"policies":{"description":"Rules a platform team writes (design.md §5 \"Rules and guards\"), from any file of the config; they apply to every org. Each rule selects items by address (and, on a plan, by action or changed field) and states a condition they must meet; a rule with no condition forbids what it selects. validate checks on: config rules offline, plan and apply check on: plan rules, drift checks on: live rules. An error-level violation fails validate and plan (exit 1) and stops apply before any write (exit 4); a warning never changes the exit code.","type":"array","items":{"$ref":"#/$defs/policy"}},"exceptions":{"description":"Waivers of a policy rule for some addresses, each with a reason and an expiry date; an expired exception is itself a violation (of the rule's level), checked against the clock of the machine running Waybill.","type":"array","items":{"$ref":"#/$defs/policyException"}},"guards":{"description":"Change-volume thresholds and the risky transitions this org allows, checked by apply before any write (exit 4). Defaults: updates (and replaces) of at most 30% of a collection of 10 or more items, at most 20 secret re-sets.","$ref":"#/$defs/guards"}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}},"policy":{"type":"object","additionalProperties":false,"required":["id","on","address"],"properties":{"id":{"description":"The rule's id: named by exceptions, violations and --policy-cmd output.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]*$","x-messages":{"pattern":"must be letters, digits, _, . and - (starting with a letter or digit)"}},"level":{"description":"error (default): fails validate and plan, stops apply (exit 4); warn: reported, the exit code unchanged.","enum":["error","warn"]},"on":{"description":"What the rule looks at: config (the config as written, checked by validate offline), plan (the changes of plan and apply), live (the live state, checked by drift).","enum":["config","plan","live"]},"address":{"description":"Address glob of the items the rule applies to, e.g. context[\"prod-*\"] or project[\"*\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"string","minLength":1},"message":{"description":"What the rule is for, in words: shown with every violation.","type":"string","minLength":1},"actions":{"description":"on: plan only: the rule selects changes with these actions.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["create","update","replace","delete"]}},"changed":{"description":"on: plan only: the rule selects changes that change one of these fields (dotted paths in the API's names, e.g. should_verify_tls, config.vcs).","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"field":{"description":"The field the condition tests (a dotted path in the API's names, e.g. should_verify_tls, can_pass_secrets_to_fork_pr_jobs); with exactly one of equals, not_equals, in, matches, exists, absent. On a plan the value after the change is tested (before it, for a delete).","type":"string","minLength":1},"equals":{"description":"The field must equal this value.","type":["string","number","boolean","null"]},"not_equals":{"description":"The field must not equal this value (an absent field passes).","type":["string","number","boolean","null"]},"in":{"description":"The field must be one of these values.","type":"array","minItems":1,"items":{"type":["string","number","boolean","null"]}},"matches":{"description":"The field must be a string matching this regular expression (JavaScript syntax, unanchored: add ^ and $ to match the whole value).","type":"string","minLength":1},"exists":{"description":"The field must be set.","const":true},"absent":{"description":"The field must not be set.","const":true},"count":{"description":"The items of this kind directly under the selected item are counted (e.g. restriction, env, webhook, trigger); with min and/or max. On a plan, the changes to such items are counted.","type":"string","minLength":1},"min":{"description":"With count: at least this many.","type":"integer","minimum":0},"max":{"description":"With count: at most this many.","type":"integer","minimum":0},"expect_match":{"description":"true: the rule matching no item at all is an error (a glob that rotted is made visible).","type":"boolean"}}},"policyException":{"type":"object","additionalProperties":false,"required":["rule","address","reason","expires"],"properties":{"rule":{"description":"The id of the rule waived.","type":"string","minLength":1},"address":{"description":"Address glob of the items the rule does not apply to until the exception expires.","type":"string","minLength":1},"reason":{"description":"Why, in words (shown when the exception expires).","type":"string","minLength":1},"expires":{"description":"The last day the exception holds, YYYY-MM-DD (UTC); from the next day on it is a violation itself.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","x-messages":{"pattern":"must be a date such as 2026-12-31 (YYYY-MM-DD)"}}}},"guards":{"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1},"max_secret_resets":{"description":"apply refuses (exit 4) a plan that re-sets more secrets than this in the org (default 20); --allow-mass-change lets one run through.","type":"integer","minimum":0},"collections":{"description":"Thresholds for some collections, by collection glob with every parent key as *: projects' settings are project[\"*\"].settings, every context's env context[\"*\"].env.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/guardThresholds"}},"allow":{"description":"Risky transitions this org allows without --allow-risky: org-running-disabled, fork-pr-secrets, webhook-tls-off, sso-mappings-emptied, context-group-restriction-off, context-all-members-added.","type":"array","uniqueItems":true,"items":{"enum":["org-running-disabled","fork-pr-secrets","webhook-tls-off","sso-mappings-emptied","context-group-restriction-off","context-all-members-added"]}}}},"guardThresholds":{"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1}}},"projectTemplate":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsTemplate"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhookTemplate"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipelineTemplate"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKeyTemplate"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"final":{"description":"Keys of this template an item that extends it may not override (dotted paths inside the project, e.g. settings.can_pass_secrets_to_fork_pr_jobs or webhooks.slack.should_verify_tls); an override is an error at the item's line naming the template's.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","minLength":1}}}},"projectSettingsTemplate":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMapTemplate":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"webhookTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"pipelineTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoTemplate"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}}},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoTemplate"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/triggerTemplate"}}}},"vcsRepoTemplate":{"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"triggerTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoTemplate"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}}},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}},"refHolderTemplate":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"checkoutKeyTemplate":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"projectExtending":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","anyOf":[{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},{"type":"null"}]},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","anyOf":[{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},{"type":"null"}]},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","anyOf":[{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsExtending"},{"type":"null"}]},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","anyOf":[{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","anyOf":[{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/webhookExtending"},{"type":"null"}]}},{"type":"null"}]},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","anyOf":[{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/pipelineExtending"},{"type":"null"}]}},{"type":"null"}]},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","anyOf":[{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"projectSettingsExtending":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","anyOf":[{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},{"type":"null"}]},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","anyOf":[{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},{"type":"null"}]},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","anyOf":[{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},{"type":"null"}]},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","anyOf":[{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},{"type":"null"}]},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","anyOf":[{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},{"type":"null"}]},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","anyOf":[{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},{"type":"null"}]},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","anyOf":[{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},{"type":"null"}]},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","anyOf":[{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},{"type":"null"}]},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","anyOf":[{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},{"type":"null"}]},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","anyOf":[{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},{"type":"null"}]},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","anyOf":[{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},{"type":"null"}]},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","anyOf":[{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},{"type":"null"}]},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","anyOf":[{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},{"type":"null"}]}}},"envMapExtending":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"anyOf":[{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}},{"type":"null"}]}},"webhookExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","anyOf":[{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","anyOf":[{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},{"type":"null"}]},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","anyOf":[{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},{"type":"null"}]},"scope":{"description":"Webhook scope. Default and only known value: project.","anyOf":[{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},{"type":"null"}]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","anyOf":[{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},{"type":"null"}]},"is_enabled":{"description":"Deliver events. Default true.","anyOf":[{"description":"Deliver events. Default true.","type":"boolean"},{"type":"null"}]},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},"pipelineExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","anyOf":[{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"description":{"description":"Free text shown in the service's UI.","anyOf":[{"description":"Free text shown in the service's UI.","type":"string"},{"type":"null"}]},"config":{"description":"Where the pipeline's config file lives.","anyOf":[{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","anyOf":[{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},{"type":"null"}]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","anyOf":[{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},{"type":"null"}]},"file_type":{"description":"Type of the config file, as the service names it.","anyOf":[{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},{"type":"null"}]},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","anyOf":[{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"hosted":{"description":"The hosted config source (type hosted).","anyOf":[{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","anyOf":[{"description":"Hosted config provider name.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","anyOf":[{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","anyOf":[{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]}}},{"type":"null"}]},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","anyOf":[{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/triggerExtending"},{"type":"null"}]}},{"type":"null"}]}}},"vcsRepoExtending":{"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","anyOf":[{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},{"type":"null"}]},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","anyOf":[{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},{"type":"null"}]},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","anyOf":[{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1},{"type":"null"}]}}},"triggerExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","anyOf":[{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"is_disabled":{"description":"Trigger is disabled. Default false.","anyOf":[{"description":"Trigger is disabled. Default false.","type":"boolean"},{"type":"null"}]},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"event":{"description":"What fires the trigger.","anyOf":[{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","anyOf":[{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},{"type":"null"}]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","anyOf":[{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","anyOf":[{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","anyOf":[{"description":"Label of the sender.","type":"string","minLength":1},{"type":"null"}]},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","anyOf":[{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","anyOf":[{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},{"type":"null"}]},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","anyOf":[{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]},{"type":"null"}]}}},{"type":"null"}]},"filter":{"description":"Which events fire the trigger.","anyOf":[{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","anyOf":[{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},{"type":"null"}]},"rules":{"description":"Custom filter rules.","anyOf":[{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","anyOf":[{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"null"}]}},{"type":"null"}]}}},"refHolderExtending":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","anyOf":[{"description":"Branch or tag name.","type":"string","minLength":1},{"type":"null"}]}}},"projectEntry":{"description":"A project: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/projectExtending"},"else":{"$ref":"#/$defs/project"}},"contextTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restrictionTemplate"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"final":{"description":"Keys of this template an item that extends it may not override (dotted paths inside the context, e.g. restrictions); an override is an error at the item's line naming the template's.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","minLength":1}}}},"restrictionTemplate":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"contextExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","anyOf":[{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","anyOf":[{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","anyOf":[{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"contextEntry":{"description":"A context: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/contextExtending"},"else":{"$ref":"#/$defs/context"}}}};
-const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/contextEntry"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/projectEntry"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says); drift still counts those that differ. An entry that ignores a setting that widens access (can_pass_secrets_to_fork_pr_jobs, a webhook's url, ...) is a warning unless written as { field: ..., acknowledge: true }.","type":"array","items":{"anyOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["field"],"properties":{"field":{"description":"The address glob and field name, as a plain entry.","type":"string","minLength":1},"acknowledge":{"description":"true: the field widens access and is ignored on purpose (no warning).","type":"boolean"}}}]}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/projectTemplate"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/contextTemplate"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}},"policies":{"description":"Rules a platform team writes (design.md §5 \"Rules and guards\"), from any file of the config; they apply to every org. Each rule selects items by address (and, on a plan, by action or changed field) and states a condition they must meet; a rule with no condition forbids what it selects. validate checks on: config rules offline, plan and apply check on: plan rules, drift checks on: live rules. An error-level violation fails validate and plan (exit 1) and stops apply before any write (exit 4); a warning never changes the exit code.","type":"array","items":{"$ref":"#/$defs/policy"}},"exceptions":{"description":"Waivers of a policy rule for some addresses, each with a reason and an expiry date; an expired exception is itself a violation (of the rule's level), checked against the clock of the machine running Waybill.","type":"array","items":{"$ref":"#/$defs/policyException"}},"guards":{"description":"Change-volume thresholds and the risky transitions this org allows, checked by apply before any write (exit 4). Defaults: updates (and replaces) of at most 30% of a collection of 10 or more items, at most 20 secret re-sets.","$ref":"#/$defs/guards"}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://waybill.dev/schemas/waybill.schema.json","title":"Waybill config","description":"Desired state of one organization of the CI/CD service (design.md §1 \"Config format\"). Attribute names are the API's own; references use human names (org and project slugs, context names).","$ref":"#/$defs/root","$defs":{"root":{"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/contextEntry"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/projectEntry"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says); drift still counts those that differ. An entry that ignores a setting that widens access (can_pass_secrets_to_fork_pr_jobs, a webhook's url, ...) is a warning unless written as { field: ..., acknowledge: true }.","type":"array","items":{"anyOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["field"],"properties":{"field":{"description":"The address glob and field name, as a plain entry.","type":"string","minLength":1},"acknowledge":{"description":"true: the field widens access and is ignored on purpose (no warning).","type":"boolean"}}}]}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/projectTemplate"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/contextTemplate"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"delete_unknown":{"description":"Live items Waybill cannot name (plan lists them as unknown: a context restriction of a type it does not know) that this org deletes anyway, each named by its exact address and its live id, both as plan lists them. Without an entry an unknown item is never deleted. An entry that names no unknown live item (gone already, another id, a known item, a collection the config does not manage) is an error before any write: remove it once the item is deleted.","type":"array","items":{"$ref":"#/$defs/deleteUnknown"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}},"policies":{"description":"Rules a platform team writes (design.md §5 \"Rules and guards\"), from any file of the config; they apply to every org. Each rule selects items by address (and, on a plan, by action or changed field) and states a condition they must meet; a rule with no condition forbids what it selects. validate checks on: config rules offline, plan and apply check on: plan rules, drift checks on: live rules. An error-level violation fails validate and plan (exit 1) and stops apply before any write (exit 4); a warning never changes the exit code.","type":"array","items":{"$ref":"#/$defs/policy"}},"exceptions":{"description":"Waivers of a policy rule for some addresses, each with a reason and an expiry date; an expired exception is itself a violation (of the rule's level), checked against the clock of the machine running Waybill.","type":"array","items":{"$ref":"#/$defs/policyException"}},"guards":{"description":"Change-volume thresholds and the risky transitions this org allows, checked by apply before any write (exit 4). Defaults: updates (and replaces) of at most 30% of a collection of 10 or more items, at most 20 secret re-sets.","$ref":"#/$defs/guards"}}},"orgSettings":{"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}},"projectSettings":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMap":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"context":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMap"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"restriction":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"project":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettings"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMap"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhook"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipeline"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","events"],"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"checkoutKey":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"deleteUnknown":{"type":"object","additionalProperties":false,"required":["address","id"],"properties":{"address":{"description":"The unknown item's address as plan lists it, e.g. context[\"deploy\"].restriction[\"someday:x\"] (no globs).","type":"string","minLength":1},"id":{"description":"The unknown item's live id as plan lists it: the entry deletes that item and no other.","type":"string","minLength":1}}},"moved":{"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}},"ssoGroupMappings":{"type":"array","items":{"$ref":"#/$defs/ssoGroupMapping"}},"ssoGroupMapping":{"type":"object","additionalProperties":false,"required":["idp_group_name","group"],"properties":{"idp_group_name":{"description":"The group's name in the identity provider (e.g. okta-platform-admins).","type":"string","minLength":1},"group":{"description":"The org group it maps to: a name (declared under groups, or a live group) or a group id (UUID).","type":"string","minLength":1}}},"group":{"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}},"otelExporter":{"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}},"vcsRepo":{"type":"object","additionalProperties":false,"required":["provider","repo_id","repo_full_name"],"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"pipeline":{"type":"object","additionalProperties":false,"required":["config"],"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"required":["type","file_path"],"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepo"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"required":["provider"],"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"hosted"}},"required":["type"]},"then":{"required":["hosted"]}}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"required":["vcs"],"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepo"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/trigger"}}}},"refHolder":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"trigger":{"type":"object","additionalProperties":false,"required":["event"],"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolder"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepo"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"required":["cron_expression"],"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}},"allOf":[{"if":{"properties":{"type":{"const":"vcs"}},"required":["type"]},"then":{"required":["vcs"]}},{"if":{"properties":{"type":{"const":"schedule"}},"required":["type"]},"then":{"required":["schedule"]}}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}},"policy":{"type":"object","additionalProperties":false,"required":["id","on","address"],"properties":{"id":{"description":"The rule's id: named by exceptions, violations and --policy-cmd output.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]*$","x-messages":{"pattern":"must be letters, digits, _, . and - (starting with a letter or digit)"}},"level":{"description":"error (default): fails validate and plan, stops apply (exit 4); warn: reported, the exit code unchanged.","enum":["error","warn"]},"on":{"description":"What the rule looks at: config (the config as written, checked by validate offline), plan (the changes of plan and apply), live (the live state, checked by drift).","enum":["config","plan","live"]},"address":{"description":"Address glob of the items the rule applies to, e.g. context[\"prod-*\"] or project[\"*\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"string","minLength":1},"message":{"description":"What the rule is for, in words: shown with every violation.","type":"string","minLength":1},"actions":{"description":"on: plan only: the rule selects changes with these actions.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["create","update","replace","delete"]}},"changed":{"description":"on: plan only: the rule selects changes that change one of these fields (dotted paths in the API's names, e.g. should_verify_tls, config.vcs).","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"field":{"description":"The field the condition tests (a dotted path in the API's names, e.g. should_verify_tls, can_pass_secrets_to_fork_pr_jobs); with exactly one of equals, not_equals, in, matches, exists, absent. On a plan the value after the change is tested (before it, for a delete).","type":"string","minLength":1},"equals":{"description":"The field must equal this value.","type":["string","number","boolean","null"]},"not_equals":{"description":"The field must not equal this value (an absent field passes).","type":["string","number","boolean","null"]},"in":{"description":"The field must be one of these values.","type":"array","minItems":1,"items":{"type":["string","number","boolean","null"]}},"matches":{"description":"The field must be a string matching this regular expression (JavaScript syntax, unanchored: add ^ and $ to match the whole value).","type":"string","minLength":1},"exists":{"description":"The field must be set.","const":true},"absent":{"description":"The field must not be set.","const":true},"count":{"description":"The items of this kind directly under the selected item are counted (e.g. restriction, env, webhook, trigger); with min and/or max. On a plan, the changes to such items are counted.","type":"string","minLength":1},"min":{"description":"With count: at least this many.","type":"integer","minimum":0},"max":{"description":"With count: at most this many.","type":"integer","minimum":0},"expect_match":{"description":"true: the rule matching no item at all is an error (a glob that rotted is made visible).","type":"boolean"}}},"policyException":{"type":"object","additionalProperties":false,"required":["rule","address","reason","expires"],"properties":{"rule":{"description":"The id of the rule waived.","type":"string","minLength":1},"address":{"description":"Address glob of the items the rule does not apply to until the exception expires.","type":"string","minLength":1},"reason":{"description":"Why, in words (shown when the exception expires).","type":"string","minLength":1},"expires":{"description":"The last day the exception holds, YYYY-MM-DD (UTC); from the next day on it is a violation itself.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","x-messages":{"pattern":"must be a date such as 2026-12-31 (YYYY-MM-DD)"}}}},"guards":{"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1},"max_secret_resets":{"description":"apply refuses (exit 4) a plan that re-sets more secrets than this in the org (default 20); --allow-mass-change lets one run through.","type":"integer","minimum":0},"collections":{"description":"Thresholds for some collections, by collection glob with every parent key as *: projects' settings are project[\"*\"].settings, every context's env context[\"*\"].env.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/guardThresholds"}},"allow":{"description":"Risky transitions this org allows without --allow-risky: org-running-disabled, fork-pr-secrets, webhook-tls-off, sso-mappings-emptied, context-group-restriction-off, context-all-members-added.","type":"array","uniqueItems":true,"items":{"enum":["org-running-disabled","fork-pr-secrets","webhook-tls-off","sso-mappings-emptied","context-group-restriction-off","context-all-members-added"]}}}},"guardThresholds":{"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1}}},"projectTemplate":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsTemplate"},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/webhookTemplate"}},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/pipelineTemplate"}},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKeyTemplate"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"final":{"description":"Keys of this template an item that extends it may not override (dotted paths inside the project, e.g. settings.can_pass_secrets_to_fork_pr_jobs or webhooks.slack.should_verify_tls); an override is an error at the item's line naming the template's.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","minLength":1}}}},"projectSettingsTemplate":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"envMapTemplate":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}}},"webhookTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},"scope":{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},"is_enabled":{"description":"Deliver events. Default true.","type":"boolean"},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"pipelineTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"description":{"description":"Free text shown in the service's UI.","type":"string"},"config":{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},"file_type":{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoTemplate"},"hosted":{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","type":"string","minLength":1}}}}},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoTemplate"}}},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/triggerTemplate"}}}},"vcsRepoTemplate":{"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1}}},"triggerTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"is_disabled":{"description":"Trigger is disabled. Default false.","type":"boolean"},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderTemplate"},"event":{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoTemplate"},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","type":"string","minLength":1},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1}}},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]}}},"filter":{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},"rules":{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}}}}}},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"type":["string","number","boolean"]}}}},"refHolderTemplate":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","type":"string","minLength":1}}},"checkoutKeyTemplate":{"description":"A checkout key type (spec: api-v2-v1.md: checkout-key input type user-key or deploy-key).","enum":["deploy-key","user-key"]},"projectExtending":{"type":"object","additionalProperties":false,"properties":{"create":{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","anyOf":[{"description":"Create the project when the org has none of that slug or name (V2 POST /organization/{org}/project, before everything inside it). Default false: a missing project is an error.","type":"boolean"},{"type":"null"}]},"delete":{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","anyOf":[{"description":"Delete the project with everything in it (V2 DELETE /project/{slug}); apply refuses without --allow-project-delete. Nothing else may be declared in the project.","type":"boolean"},{"type":"null"}]},"settings":{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","anyOf":[{"description":"Project settings (spec: api-v3.md \"Project settings\"). Only the listed keys are managed.","$ref":"#/$defs/projectSettingsExtending"},{"type":"null"}]},"env":{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","anyOf":[{"description":"Project environment variables by name; values are secret. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"webhooks":{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","anyOf":[{"description":"Outbound webhooks by name (at most 25 per project). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/webhookExtending"},{"type":"null"}]}},{"type":"null"}]},"pipelines":{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","anyOf":[{"description":"Pipelines (config sources) by name. When present the map is authoritative; the synthetic OAuth pipeline is never touched.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/pipelineExtending"},{"type":"null"}]}},{"type":"null"}]},"checkout_keys":{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","anyOf":[{"description":"Checkout keys by type (V2 /project/{slug}/checkout-key): deploy-key, user-key. When present the list is authoritative: live keys of other types are deleted ([] means none). A user key needs a user token.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/checkoutKey"},"x-messages":{"uniqueItems":"must not list a key type twice (a project has one key per type in the config)"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"projectSettingsExtending":{"type":"object","additionalProperties":false,"properties":{"enable_ai_error_summarization":{"description":"Project setting (boolean): AI error summaries.","anyOf":[{"description":"Project setting (boolean): AI error summaries.","type":"boolean"},{"type":"null"}]},"enable_unversioned_config":{"description":"Project setting (boolean): allow unversioned config.","anyOf":[{"description":"Project setting (boolean): allow unversioned config.","type":"boolean"},{"type":"null"}]},"enable_auto_cancel_redundant_workflows":{"description":"Project setting (boolean): auto-cancel redundant workflows.","anyOf":[{"description":"Project setting (boolean): auto-cancel redundant workflows.","type":"boolean"},{"type":"null"}]},"enable_building_fork_prs":{"description":"Project setting (boolean): build pull requests from forks.","anyOf":[{"description":"Project setting (boolean): build pull requests from forks.","type":"boolean"},{"type":"null"}]},"is_build_prs_only":{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","anyOf":[{"description":"Project setting (boolean): only build pull requests (see pr_only_branch_overrides).","type":"boolean"},{"type":"null"}]},"is_ssh_disabled":{"description":"Project setting (boolean): SSH reruns are disabled.","anyOf":[{"description":"Project setting (boolean): SSH reruns are disabled.","type":"boolean"},{"type":"null"}]},"is_running_disabled":{"description":"Project setting (boolean): running jobs is disabled.","anyOf":[{"description":"Project setting (boolean): running jobs is disabled.","type":"boolean"},{"type":"null"}]},"can_pass_secrets_to_fork_pr_jobs":{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","anyOf":[{"description":"Project setting (boolean): pass secrets to jobs of fork pull requests.","type":"boolean"},{"type":"null"}]},"is_oss":{"description":"Project setting (boolean): open source (only applies to open-source repositories).","anyOf":[{"description":"Project setting (boolean): open source (only applies to open-source repositories).","type":"boolean"},{"type":"null"}]},"can_set_github_status":{"description":"Project setting (boolean): set commit statuses.","anyOf":[{"description":"Project setting (boolean): set commit statuses.","type":"boolean"},{"type":"null"}]},"enable_dynamic_config":{"description":"Project setting (boolean): dynamic config (setup workflows).","anyOf":[{"description":"Project setting (boolean): dynamic config (setup workflows).","type":"boolean"},{"type":"null"}]},"is_admin_required_for_writing_settings":{"description":"Project setting (boolean): only admins may change settings.","anyOf":[{"description":"Project setting (boolean): only admins may change settings.","type":"boolean"},{"type":"null"}]},"pr_only_branch_overrides":{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","anyOf":[{"description":"Project setting: branches that build on every push even when is_build_prs_only is true. Compared as a set.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}},{"type":"null"}]}}},"envMapExtending":{"type":"object","propertyNames":{"pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-messages":{"pattern":"is not a valid environment variable name (letters, digits and _, not starting with a digit)"}},"additionalProperties":{"anyOf":[{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty (the service rejects empty values)"}},{"type":"null"}]}},"webhookExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live webhook with this id when two live webhooks share the name.","anyOf":[{"description":"Pins the live webhook with this id when two live webhooks share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"url":{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","anyOf":[{"description":"Where deliveries go; https:// only (spec: api-v3.md \"Webhook\"). May use ${env:NAME} / ${file:PATH}, which makes it sensitive.","type":"string","pattern":"^(https://[^\\s]+|.*\\$\\{(env|file):[^}]+\\}.*)$","x-messages":{"pattern":"must be an https:// URL (the service delivers webhooks over HTTPS only)"}},{"type":"null"}]},"events":{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","anyOf":[{"description":"Events to deliver: workflow-completed, job-completed. Compared as a set.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["workflow-completed","job-completed"]},"x-messages":{"minItems":"must list at least one event (workflow-completed, job-completed)","uniqueItems":"must not list an event twice"}},{"type":"null"}]},"scope":{"description":"Webhook scope. Default and only known value: project.","anyOf":[{"description":"Webhook scope. Default and only known value: project.","enum":["project"]},{"type":"null"}]},"should_verify_tls":{"description":"Verify the receiver's TLS certificate. Default true.","anyOf":[{"description":"Verify the receiver's TLS certificate. Default true.","type":"boolean"},{"type":"null"}]},"is_enabled":{"description":"Deliver events. Default true.","anyOf":[{"description":"Deliver events. Default true.","type":"boolean"},{"type":"null"}]},"signing_secret":{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Secret used to sign deliveries (write-only; sensitive). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},"pipelineExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live pipeline with this id when two live pipelines share the name.","anyOf":[{"description":"Pins the live pipeline with this id when two live pipelines share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"description":{"description":"Free text shown in the service's UI.","anyOf":[{"description":"Free text shown in the service's UI.","type":"string"},{"type":"null"}]},"config":{"description":"Where the pipeline's config file lives.","anyOf":[{"description":"Where the pipeline's config file lives.","type":"object","additionalProperties":false,"properties":{"type":{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","anyOf":[{"description":"Config source: vcs (needs config.vcs) or hosted (needs config.hosted). Changing it replaces the pipeline.","enum":["vcs","hosted"]},{"type":"null"}]},"file_path":{"description":"Path of the config file, e.g. .service/config.yml.","anyOf":[{"description":"Path of the config file, e.g. .service/config.yml.","type":"string","minLength":1},{"type":"null"}]},"file_type":{"description":"Type of the config file, as the service names it.","anyOf":[{"description":"Type of the config file, as the service names it.","type":"string","minLength":1},{"type":"null"}]},"vcs":{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","anyOf":[{"description":"The repository that holds the config file (type vcs). Changing it replaces the pipeline.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"hosted":{"description":"The hosted config source (type hosted).","anyOf":[{"description":"The hosted config source (type hosted).","type":"object","additionalProperties":false,"properties":{"provider":{"description":"Hosted config provider name.","anyOf":[{"description":"Hosted config provider name.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"checkout":{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","anyOf":[{"description":"The repository checked out by jobs. Required by the service on create (spec: api-v3.md \"Pipelines\"); a vcs pipeline that leaves it out checks out config.vcs.","type":"object","additionalProperties":false,"properties":{"vcs":{"description":"The repository to check out.","anyOf":[{"description":"The repository to check out.","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]}}},{"type":"null"}]},"triggers":{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","anyOf":[{"description":"Triggers by name (the key is schedule.name / webhook.name in the API). When present the map is authoritative.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/triggerExtending"},{"type":"null"}]}},{"type":"null"}]}}},"vcsRepoExtending":{"type":"object","additionalProperties":false,"properties":{"provider":{"description":"VCS provider name, e.g. github_app.","anyOf":[{"description":"VCS provider name, e.g. github_app.","type":"string","minLength":1},{"type":"null"}]},"repo_id":{"description":"The provider's repository id, as a string (quote numbers).","anyOf":[{"description":"The provider's repository id, as a string (quote numbers).","type":"string","minLength":1},{"type":"null"}]},"repo_full_name":{"description":"The repository's full name, e.g. acme/api.","anyOf":[{"description":"The repository's full name, e.g. acme/api.","type":"string","minLength":1},{"type":"null"}]}}},"triggerExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live trigger with this id when two live triggers share the key.","anyOf":[{"description":"Pins the live trigger with this id when two live triggers share the key.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"is_disabled":{"description":"Trigger is disabled. Default false.","anyOf":[{"description":"Trigger is disabled. Default false.","type":"boolean"},{"type":"null"}]},"config":{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref the config file is read from (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"checkout":{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","anyOf":[{"description":"Which ref is checked out (optional, spec: api-v3.md \"Triggers\"; left out, the live value is not managed).","$ref":"#/$defs/refHolderExtending"},{"type":"null"}]},"event":{"description":"What fires the trigger.","anyOf":[{"description":"What fires the trigger.","type":"object","additionalProperties":false,"properties":{"type":{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","anyOf":[{"description":"vcs (needs event.vcs), webhook (may have event.webhook) or schedule (needs event.schedule). Changing it replaces the trigger.","enum":["vcs","webhook","schedule"]},{"type":"null"}]},"vcs":{"description":"The repository whose events fire the trigger (type vcs).","anyOf":[{"description":"The repository whose events fire the trigger (type vcs).","$ref":"#/$defs/vcsRepoExtending"},{"type":"null"}]},"webhook":{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","anyOf":[{"description":"Custom webhook trigger (type webhook). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"source":{"description":"Label of the sender.","anyOf":[{"description":"Label of the sender.","type":"string","minLength":1},{"type":"null"}]},"secret":{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","anyOf":[{"description":"Webhook secret (sensitive; required for webhook triggers: a secret the service generates is shown only once, in the create answer, so the sender could never be configured). Use ${env:NAME} or ${file:PATH}.","type":"string","minLength":1},{"type":"null"}]}}},{"type":"null"}]},"schedule":{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","anyOf":[{"description":"Scheduled trigger (type schedule). Its name is the trigger's key.","type":"object","additionalProperties":false,"properties":{"cron_expression":{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","anyOf":[{"description":"Five-field cron: minute hour day-of-month month day-of-week, e.g. \"0 2 * * *\".","type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$","x-messages":{"pattern":"must have 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 2 * * *\""}},{"type":"null"}]},"attribution_actor":{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","anyOf":[{"description":"Who a scheduled run is attributed to: system or current (the user who set it).","enum":["system","current"]},{"type":"null"}]}}},{"type":"null"}]},"filter":{"description":"Which events fire the trigger.","anyOf":[{"description":"Which events fire the trigger.","type":"object","additionalProperties":false,"properties":{"preset":{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","anyOf":[{"description":"A preset filter (spec: api-v2-v1.md \"Enumerations\", event_preset).","enum":["all-pushes","only-tags","default-branch-pushes","only-build-prs","only-open-prs","only-labeled-prs","only-merged-prs","only-ready-for-review-prs","only-branch-delete","only-build-pushes-to-non-draft-prs","only-merged-or-closed-prs","pr-comment-equals-run-ci"]},{"type":"null"}]},"rules":{"description":"Custom filter rules.","anyOf":[{"description":"Custom filter rules.","type":"array","items":{"type":"object","additionalProperties":false,"required":["rule"],"properties":{"event_type":{"description":"Event type the rule applies to.","type":"string","minLength":1},"rule":{"description":"The rule.","type":"string","minLength":1},"event_ref":{"description":"Ref the rule applies to.","type":"string","minLength":1}}}},{"type":"null"}]}}},{"type":"null"}]}}},{"type":"null"}]},"parameters":{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","anyOf":[{"description":"Pipeline parameters for scheduled triggers only (spec: api-v3.md \"Triggers\"). They replace the live ones wholesale; {} clears them; left out, the live parameters are kept (not managed).","type":"object","additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"null"}]}},{"type":"null"}]}}},"refHolderExtending":{"type":"object","additionalProperties":false,"properties":{"ref":{"description":"Branch or tag name.","anyOf":[{"description":"Branch or tag name.","type":"string","minLength":1},{"type":"null"}]}}},"projectEntry":{"description":"A project: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/projectExtending"},"else":{"$ref":"#/$defs/project"}},"contextTemplate":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapTemplate"},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restrictionTemplate"}},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"final":{"description":"Keys of this template an item that extends it may not override (dotted paths inside the context, e.g. restrictions); an override is an error at the item's line naming the template's.","type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string","minLength":1}}}},"restrictionTemplate":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"x-messages":{"minProperties":"must have exactly one of project, expression or group","maxProperties":"must have exactly one of project, expression or group"},"properties":{"project":{"description":"Restrict to one project, by slug (gh/acme/api) or project id.","type":"string","pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$","x-messages":{"pattern":"must be a project slug (gh/acme/api) or a project id (UUID)"}},"expression":{"description":"Restrict with an expression, e.g. pipeline.git.branch == \"main\".","type":"string","minLength":1},"group":{"description":"Restrict to a group: by name (a group declared under groups, or a live one; resolved through the org's groups), by group id (UUID), or all-members for every member of the org.","type":"string","minLength":1,"x-messages":{"minLength":"must be a group name, a group id (UUID) or all-members"}}}},"contextExtending":{"type":"object","additionalProperties":false,"properties":{"id":{"description":"Pins the live context with this id when two live contexts share the name.","anyOf":[{"description":"Pins the live context with this id when two live contexts share the name.","type":"string","format":"uuid","x-messages":{"format":"must be a UUID (an id: pin names one live item by its id)"}},{"type":"null"}]},"env":{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","anyOf":[{"description":"Environment variables by name; values are secret. Use ${env:NAME} or ${file:PATH} to keep values out of Git. When present the map is authoritative.","$ref":"#/$defs/envMapExtending"},{"type":"null"}]},"restrictions":{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","anyOf":[{"description":"Who may use the context. Each entry has exactly one of project, expression or group. When present the list is authoritative.","type":"array","items":{"$ref":"#/$defs/restriction"}},{"type":"null"}]},"extends":{"description":"Templates (under templates:) merged in order before this item's own keys: maps merge key by key, lists and scalars replace, null removes an inherited key.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}},"contextEntry":{"description":"A context: checked as written when it has no extends; with extends, its keys may be left to its templates and null removes an inherited key (waybill validate checks the merged result).","if":{"type":"object","required":["extends"]},"then":{"$ref":"#/$defs/contextExtending"},"else":{"$ref":"#/$defs/context"}}}};
+const schema32 = {"type":"object","additionalProperties":false,"patternProperties":{"^x-":{"description":"Top-level keys starting with x- are ignored: a place for YAML anchors to reuse with aliases and merge keys (<<: *common)."}},"required":["org"],"properties":{"org":{"description":"Org slug, e.g. gh/acme (resolved with GET /orgs?filter[slug]=). Each file declares its own org; files of the same org are merged.","type":"string","pattern":"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$","x-messages":{"pattern":"must be an org slug such as gh/acme (provider/name)"}},"settings":{"description":"Org settings (spec: api-v3.md \"Org settings\"). Only the listed keys are managed; others are left alone.","$ref":"#/$defs/orgSettings"},"groups":{"description":"Org groups by name (V2 /organizations/{org_id}/groups; the service creates them in standalone orgs only). When present the map is authoritative: live groups it does not list are deleted ({} means none). There is no update route: a description change re-creates the group. Deleting or re-creating a group removes its members and role grants, so apply refuses it without --allow-mass-delete.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/group"}},"sso_group_mappings":{"description":"The org's whole set of identity-provider group mappings (V3 PUT /orgs/:id/sso-group-mappings replaces it): each pair maps an IdP group name to a group, by name (declared under groups, or live) or id. Compared as a set; one PUT when it differs. [] means none; leave the key out to leave the mappings alone.","$ref":"#/$defs/ssoGroupMappings"},"contexts":{"description":"Contexts by name. When present the map is authoritative: live contexts it does not list are deleted ({} means none). Remove the key to leave contexts unmanaged.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/contextEntry"}},"otel_exporters":{"description":"OTLP exporters of the org (V2 /otel/exporters; at most 5 per org). When present the list is authoritative: live exporters it does not list are deleted ([] means none). Identity is protocol + endpoint; there is no update route, so a change re-creates the exporter.","type":"array","items":{"$ref":"#/$defs/otelExporter"}},"projects":{"description":"Projects by slug (e.g. gh/acme/api), or by name (a key without /: the project of that name in the org, for standalone orgs whose slugs hold ids). A project is created only with create: true and deleted only with delete: true; leaving one out never deletes it.","type":"object","propertyNames":{"pattern":"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+)$","x-messages":{"pattern":"must be a project slug such as gh/acme/api (provider/org/name), or a project name without /"}},"additionalProperties":{"$ref":"#/$defs/projectEntry"}},"ignore":{"description":"Address globs Waybill never touches nor reports, e.g. context[\"legacy-*\"] or project[\"gh/acme/api\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"array","items":{"type":"string","minLength":1}},"ignore_fields":{"description":"Fields managed elsewhere: address globs with a final field name, e.g. project[\"*\"].webhook[\"*\"].is_enabled or org_settings.enable_private_orbs. plan, drift and pull never compare, send nor write these fields of existing items (a new item is created with what the config says); drift still counts those that differ. An entry that ignores a setting that widens access (can_pass_secrets_to_fork_pr_jobs, a webhook's url, ...) is a warning unless written as { field: ..., acknowledge: true }.","type":"array","items":{"anyOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["field"],"properties":{"field":{"description":"The address glob and field name, as a plain entry.","type":"string","minLength":1},"acknowledge":{"description":"true: the field widens access and is ignored on purpose (no warning).","type":"boolean"}}}]}},"templates":{"description":"Named fragments, usable from any file of a folder config: a project or context lists them under extends.","type":"object","additionalProperties":false,"properties":{"projects":{"description":"Project templates by name: any key a project takes.","type":"object","additionalProperties":{"$ref":"#/$defs/projectTemplate"}},"contexts":{"description":"Context templates by name: any key a context takes.","type":"object","additionalProperties":{"$ref":"#/$defs/contextTemplate"}}}},"moved":{"description":"Renames: each entry moves a live item from one address to another in the same collection, renaming it in place through the API's update call so it keeps its id (and its secrets). Only webhooks, pipelines and schedule or webhook triggers can be renamed.","type":"array","items":{"$ref":"#/$defs/moved"}},"delete_unknown":{"description":"Live items Waybill cannot name (plan lists them as unknown: a context restriction of a type it does not know) that this org deletes anyway, each named by its exact address and its live id, both as plan lists them. Without an entry an unknown item is never deleted. An entry that names no unknown live item (gone already, another id, a known item, a collection the config does not manage) is an error before any write: remove it once the item is deleted.","type":"array","items":{"$ref":"#/$defs/deleteUnknown"}},"keep_unlisted":{"description":"Address globs under which live items the config does not list are left alone (not deleted) and reported by drift as unmanaged, e.g. context[\"*\"] to manage only the contexts the config declares, or context[\"deploy\"].env[\"*\"]. Declared items under them are managed as usual. Same grammar as ignore.","type":"array","items":{"type":"string","minLength":1}},"policies":{"description":"Rules a platform team writes (design.md §5 \"Rules and guards\"), from any file of the config; they apply to every org. Each rule selects items by address (and, on a plan, by action or changed field) and states a condition they must meet; a rule with no condition forbids what it selects. validate checks on: config rules offline, plan and apply check on: plan rules, drift checks on: live rules. An error-level violation fails validate and plan (exit 1) and stops apply before any write (exit 4); a warning never changes the exit code.","type":"array","items":{"$ref":"#/$defs/policy"}},"exceptions":{"description":"Waivers of a policy rule for some addresses, each with a reason and an expiry date; an expired exception is itself a violation (of the rule's level), checked against the clock of the machine running Waybill.","type":"array","items":{"$ref":"#/$defs/policyException"}},"guards":{"description":"Change-volume thresholds and the risky transitions this org allows, checked by apply before any write (exit 4). Defaults: updates (and replaces) of at most 30% of a collection of 10 or more items, at most 20 secret re-sets.","$ref":"#/$defs/guards"}}};
 const schema33 = {"type":"object","additionalProperties":false,"properties":{"is_runner_terms_of_service_accepted":{"description":"Org setting (boolean): the runner terms of service are accepted.","type":"boolean"},"enable_ai_error_summarization":{"description":"Org setting (boolean): AI error summaries.","type":"boolean"},"enable_ai_agents":{"description":"Org setting (boolean): AI agents.","type":"boolean"},"enable_unversioned_config":{"description":"Org setting (boolean): allow unversioned config.","type":"boolean"},"enable_certified_public_orbs":{"description":"Org setting (boolean): allow certified public orbs.","type":"boolean"},"enable_chunk_ip_ranges":{"description":"Org setting (boolean): IP ranges.","type":"boolean"},"enable_marketing_tracking":{"description":"Org setting (boolean): marketing tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_minor_ai_features":{"description":"Org setting (boolean): minor AI features.","type":"boolean"},"enable_preferences_tracking":{"description":"Org setting (boolean): preferences tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_private_orbs":{"description":"Org setting (boolean): allow private orbs.","type":"boolean"},"enable_statistics_tracking":{"description":"Org setting (boolean): statistics tracking. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_uncertified_public_orbs":{"description":"Org setting (boolean): allow uncertified public orbs.","type":"boolean"},"is_user_checkout_keys_disabled":{"description":"Org setting (boolean): user checkout keys are disabled.","type":"boolean"},"is_running_disabled":{"description":"Org setting (boolean): running jobs is disabled for the whole org.","type":"boolean"},"is_privacy_optout_enforced":{"description":"Org setting (boolean): privacy opt-out is enforced. Spec-only: no client of the real service sends or reads it (docs/spec-notes.md \"Spec-only settings\"), so the service may not hold it and a plan may show it again after an apply.","type":"boolean"},"enable_image_brownouts":{"description":"Org setting (boolean): image brownouts.","type":"boolean"},"is_context_group_restriction_required":{"description":"Org setting (boolean): every context needs a group restriction.","type":"boolean"},"enable_resource_class_brownouts":{"description":"Org setting (boolean): resource class brownouts.","type":"boolean"}}};
 const schema34 = {"type":"object","additionalProperties":false,"properties":{"description":{"description":"The group's description. Left out: not managed (a change re-creates the group and removes its members, so it is only made for a description the config writes).","type":"string"}}};
 const schema44 = {"type":"object","additionalProperties":false,"required":["endpoint","protocol"],"properties":{"endpoint":{"description":"host:port, no scheme, as POST /otel/exporters takes it (spec: api-v2-v1.md Endpoints (V2)), e.g. api.honeycomb.io:443.","type":"string","pattern":"^[A-Za-z0-9._-]+:[0-9]{1,5}$","x-messages":{"pattern":"must be host:port without a scheme, e.g. api.honeycomb.io:443"}},"protocol":{"description":"grpc or http.","enum":["grpc","http"]},"insecure":{"description":"Send without TLS. Default false.","type":"boolean"},"headers":{"description":"Headers sent with every export, by name; values are secret (never shown, never read back): use ${env:NAME} or ${file:PATH}. Re-set them with --force-secrets.","type":"object","propertyNames":{"pattern":"^[A-Za-z0-9!#$%&'*+^_`|~-]+$","x-messages":{"pattern":"is not a header name Waybill accepts (an HTTP token: letters, digits and !#$%&'*+^_`|~-, no dot)"}},"additionalProperties":{"type":"string","minLength":1,"x-messages":{"minLength":"must not be empty"}}}}};
 const schema85 = {"type":"object","additionalProperties":false,"required":["from","to"],"properties":{"from":{"description":"The live item's address before the rename, e.g. project[\"gh/acme/api\"].webhook[\"slack\"].","type":"string","minLength":1},"to":{"description":"Its address in the config, in the same collection, e.g. project[\"gh/acme/api\"].webhook[\"slack-alerts\"].","type":"string","minLength":1}}};
-const schema86 = {"type":"object","additionalProperties":false,"required":["id","on","address"],"properties":{"id":{"description":"The rule's id: named by exceptions, violations and --policy-cmd output.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]*$","x-messages":{"pattern":"must be letters, digits, _, . and - (starting with a letter or digit)"}},"level":{"description":"error (default): fails validate and plan, stops apply (exit 4); warn: reported, the exit code unchanged.","enum":["error","warn"]},"on":{"description":"What the rule looks at: config (the config as written, checked by validate offline), plan (the changes of plan and apply), live (the live state, checked by drift).","enum":["config","plan","live"]},"address":{"description":"Address glob of the items the rule applies to, e.g. context[\"prod-*\"] or project[\"*\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"string","minLength":1},"message":{"description":"What the rule is for, in words: shown with every violation.","type":"string","minLength":1},"actions":{"description":"on: plan only: the rule selects changes with these actions.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["create","update","replace","delete"]}},"changed":{"description":"on: plan only: the rule selects changes that change one of these fields (dotted paths in the API's names, e.g. should_verify_tls, config.vcs).","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"field":{"description":"The field the condition tests (a dotted path in the API's names, e.g. should_verify_tls, can_pass_secrets_to_fork_pr_jobs); with exactly one of equals, not_equals, in, matches, exists, absent. On a plan the value after the change is tested (before it, for a delete).","type":"string","minLength":1},"equals":{"description":"The field must equal this value.","type":["string","number","boolean","null"]},"not_equals":{"description":"The field must not equal this value (an absent field passes).","type":["string","number","boolean","null"]},"in":{"description":"The field must be one of these values.","type":"array","minItems":1,"items":{"type":["string","number","boolean","null"]}},"matches":{"description":"The field must be a string matching this regular expression (JavaScript syntax, unanchored: add ^ and $ to match the whole value).","type":"string","minLength":1},"exists":{"description":"The field must be set.","const":true},"absent":{"description":"The field must not be set.","const":true},"count":{"description":"The items of this kind directly under the selected item are counted (e.g. restriction, env, webhook, trigger); with min and/or max. On a plan, the changes to such items are counted.","type":"string","minLength":1},"min":{"description":"With count: at least this many.","type":"integer","minimum":0},"max":{"description":"With count: at most this many.","type":"integer","minimum":0},"expect_match":{"description":"true: the rule matching no item at all is an error (a glob that rotted is made visible).","type":"boolean"}}};
-const schema87 = {"type":"object","additionalProperties":false,"required":["rule","address","reason","expires"],"properties":{"rule":{"description":"The id of the rule waived.","type":"string","minLength":1},"address":{"description":"Address glob of the items the rule does not apply to until the exception expires.","type":"string","minLength":1},"reason":{"description":"Why, in words (shown when the exception expires).","type":"string","minLength":1},"expires":{"description":"The last day the exception holds, YYYY-MM-DD (UTC); from the next day on it is a violation itself.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","x-messages":{"pattern":"must be a date such as 2026-12-31 (YYYY-MM-DD)"}}}};
+const schema86 = {"type":"object","additionalProperties":false,"required":["address","id"],"properties":{"address":{"description":"The unknown item's address as plan lists it, e.g. context[\"deploy\"].restriction[\"someday:x\"] (no globs).","type":"string","minLength":1},"id":{"description":"The unknown item's live id as plan lists it: the entry deletes that item and no other.","type":"string","minLength":1}}};
+const schema87 = {"type":"object","additionalProperties":false,"required":["id","on","address"],"properties":{"id":{"description":"The rule's id: named by exceptions, violations and --policy-cmd output.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]*$","x-messages":{"pattern":"must be letters, digits, _, . and - (starting with a letter or digit)"}},"level":{"description":"error (default): fails validate and plan, stops apply (exit 4); warn: reported, the exit code unchanged.","enum":["error","warn"]},"on":{"description":"What the rule looks at: config (the config as written, checked by validate offline), plan (the changes of plan and apply), live (the live state, checked by drift).","enum":["config","plan","live"]},"address":{"description":"Address glob of the items the rule applies to, e.g. context[\"prod-*\"] or project[\"*\"].webhook[\"*\"]. `*` matches any run of characters, `?` one character.","type":"string","minLength":1},"message":{"description":"What the rule is for, in words: shown with every violation.","type":"string","minLength":1},"actions":{"description":"on: plan only: the rule selects changes with these actions.","type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["create","update","replace","delete"]}},"changed":{"description":"on: plan only: the rule selects changes that change one of these fields (dotted paths in the API's names, e.g. should_verify_tls, config.vcs).","type":"array","minItems":1,"items":{"type":"string","minLength":1}},"field":{"description":"The field the condition tests (a dotted path in the API's names, e.g. should_verify_tls, can_pass_secrets_to_fork_pr_jobs); with exactly one of equals, not_equals, in, matches, exists, absent. On a plan the value after the change is tested (before it, for a delete).","type":"string","minLength":1},"equals":{"description":"The field must equal this value.","type":["string","number","boolean","null"]},"not_equals":{"description":"The field must not equal this value (an absent field passes).","type":["string","number","boolean","null"]},"in":{"description":"The field must be one of these values.","type":"array","minItems":1,"items":{"type":["string","number","boolean","null"]}},"matches":{"description":"The field must be a string matching this regular expression (JavaScript syntax, unanchored: add ^ and $ to match the whole value).","type":"string","minLength":1},"exists":{"description":"The field must be set.","const":true},"absent":{"description":"The field must not be set.","const":true},"count":{"description":"The items of this kind directly under the selected item are counted (e.g. restriction, env, webhook, trigger); with min and/or max. On a plan, the changes to such items are counted.","type":"string","minLength":1},"min":{"description":"With count: at least this many.","type":"integer","minimum":0},"max":{"description":"With count: at most this many.","type":"integer","minimum":0},"expect_match":{"description":"true: the rule matching no item at all is an error (a glob that rotted is made visible).","type":"boolean"}}};
+const schema88 = {"type":"object","additionalProperties":false,"required":["rule","address","reason","expires"],"properties":{"rule":{"description":"The id of the rule waived.","type":"string","minLength":1},"address":{"description":"Address glob of the items the rule does not apply to until the exception expires.","type":"string","minLength":1},"reason":{"description":"Why, in words (shown when the exception expires).","type":"string","minLength":1},"expires":{"description":"The last day the exception holds, YYYY-MM-DD (UTC); from the next day on it is a violation itself.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","x-messages":{"pattern":"must be a date such as 2026-12-31 (YYYY-MM-DD)"}}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -10686,8 +10687,8 @@ return errors === 0;
 }
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema88 = {"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1},"max_secret_resets":{"description":"apply refuses (exit 4) a plan that re-sets more secrets than this in the org (default 20); --allow-mass-change lets one run through.","type":"integer","minimum":0},"collections":{"description":"Thresholds for some collections, by collection glob with every parent key as *: projects' settings are project[\"*\"].settings, every context's env context[\"*\"].env.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/guardThresholds"}},"allow":{"description":"Risky transitions this org allows without --allow-risky: org-running-disabled, fork-pr-secrets, webhook-tls-off, sso-mappings-emptied, context-group-restriction-off, context-all-members-added.","type":"array","uniqueItems":true,"items":{"enum":["org-running-disabled","fork-pr-secrets","webhook-tls-off","sso-mappings-emptied","context-group-restriction-off","context-all-members-added"]}}}};
-const schema89 = {"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1}}};
+const schema89 = {"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1},"max_secret_resets":{"description":"apply refuses (exit 4) a plan that re-sets more secrets than this in the org (default 20); --allow-mass-change lets one run through.","type":"integer","minimum":0},"collections":{"description":"Thresholds for some collections, by collection glob with every parent key as *: projects' settings are project[\"*\"].settings, every context's env context[\"*\"].env.","type":"object","propertyNames":{"minLength":1},"additionalProperties":{"$ref":"#/$defs/guardThresholds"}},"allow":{"description":"Risky transitions this org allows without --allow-risky: org-running-disabled, fork-pr-secrets, webhook-tls-off, sso-mappings-emptied, context-group-restriction-off, context-all-members-added.","type":"array","uniqueItems":true,"items":{"enum":["org-running-disabled","fork-pr-secrets","webhook-tls-off","sso-mappings-emptied","context-group-restriction-off","context-all-members-added"]}}}};
+const schema90 = {"type":"object","additionalProperties":false,"properties":{"max_update_percent":{"description":"apply refuses (exit 4) updates and replaces of more than this share of a collection's live items (percent; default 30); --allow-mass-change lets one run through.","type":"number","minimum":0,"maximum":100},"min_collection_size":{"description":"Collections with fewer live items than this are not checked for update volume (default 10).","type":"integer","minimum":1}}};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10702,7 +10703,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "max_update_percent") || (key0 === "min_collection_size")) || (key0 === "max_secret_resets")) || (key0 === "collections")) || (key0 === "allow"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema88,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema89,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10716,7 +10717,7 @@ if(data.max_update_percent !== undefined){
 let data0 = data.max_update_percent;
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/max_update_percent",schemaPath:"#/properties/max_update_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema88.properties.max_update_percent,data:data0};
+const err1 = {instancePath:instancePath+"/max_update_percent",schemaPath:"#/properties/max_update_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema89.properties.max_update_percent,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10726,7 +10727,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data0 < 0 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/max_update_percent",schemaPath:"#/properties/max_update_percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema88.properties.max_update_percent,data:data0};
+const err2 = {instancePath:instancePath+"/max_update_percent",schemaPath:"#/properties/max_update_percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema89.properties.max_update_percent,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10737,7 +10738,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/max_update_percent",schemaPath:"#/properties/max_update_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema88.properties.max_update_percent.type,parentSchema:schema88.properties.max_update_percent,data:data0};
+const err3 = {instancePath:instancePath+"/max_update_percent",schemaPath:"#/properties/max_update_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema89.properties.max_update_percent.type,parentSchema:schema89.properties.max_update_percent,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10750,7 +10751,7 @@ errors++;
 if(data.min_collection_size !== undefined){
 let data1 = data.min_collection_size;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/min_collection_size",schemaPath:"#/properties/min_collection_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema88.properties.min_collection_size.type,parentSchema:schema88.properties.min_collection_size,data:data1};
+const err4 = {instancePath:instancePath+"/min_collection_size",schemaPath:"#/properties/min_collection_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema89.properties.min_collection_size.type,parentSchema:schema89.properties.min_collection_size,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10761,7 +10762,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/min_collection_size",schemaPath:"#/properties/min_collection_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema88.properties.min_collection_size,data:data1};
+const err5 = {instancePath:instancePath+"/min_collection_size",schemaPath:"#/properties/min_collection_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema89.properties.min_collection_size,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10775,7 +10776,7 @@ errors++;
 if(data.max_secret_resets !== undefined){
 let data2 = data.max_secret_resets;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/max_secret_resets",schemaPath:"#/properties/max_secret_resets/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema88.properties.max_secret_resets.type,parentSchema:schema88.properties.max_secret_resets,data:data2};
+const err6 = {instancePath:instancePath+"/max_secret_resets",schemaPath:"#/properties/max_secret_resets/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema89.properties.max_secret_resets.type,parentSchema:schema89.properties.max_secret_resets,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10786,7 +10787,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/max_secret_resets",schemaPath:"#/properties/max_secret_resets/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema88.properties.max_secret_resets,data:data2};
+const err7 = {instancePath:instancePath+"/max_secret_resets",schemaPath:"#/properties/max_secret_resets/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema89.properties.max_secret_resets,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10804,7 +10805,7 @@ for(const key1 in data3){
 const _errs10 = errors;
 if(typeof key1 === "string"){
 if(func3(key1) < 1){
-const err8 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema88.properties.collections.propertyNames,data:key1,propertyName:key1};
+const err8 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema89.properties.collections.propertyNames,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10816,7 +10817,7 @@ errors++;
 }
 var valid1 = _errs10 === errors;
 if(!valid1){
-const err9 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema88.properties.collections.propertyNames,parentSchema:schema88.properties.collections,data:data3};
+const err9 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid",schema:schema89.properties.collections.propertyNames,parentSchema:schema89.properties.collections,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10831,7 +10832,7 @@ let data4 = data3[key2];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key3 in data4){
 if(!((key3 === "max_update_percent") || (key3 === "min_collection_size"))){
-const err10 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/guardThresholds/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema89,data:data4};
+const err10 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/guardThresholds/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema90,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10845,7 +10846,7 @@ if(data4.max_update_percent !== undefined){
 let data5 = data4.max_update_percent;
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 100 || isNaN(data5)){
-const err11 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_update_percent",schemaPath:"#/$defs/guardThresholds/properties/max_update_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema89.properties.max_update_percent,data:data5};
+const err11 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_update_percent",schemaPath:"#/$defs/guardThresholds/properties/max_update_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema90.properties.max_update_percent,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10855,7 +10856,7 @@ vErrors.push(err11);
 errors++;
 }
 if(data5 < 0 || isNaN(data5)){
-const err12 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_update_percent",schemaPath:"#/$defs/guardThresholds/properties/max_update_percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema89.properties.max_update_percent,data:data5};
+const err12 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_update_percent",schemaPath:"#/$defs/guardThresholds/properties/max_update_percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema90.properties.max_update_percent,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10866,7 +10867,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_update_percent",schemaPath:"#/$defs/guardThresholds/properties/max_update_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema89.properties.max_update_percent.type,parentSchema:schema89.properties.max_update_percent,data:data5};
+const err13 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_update_percent",schemaPath:"#/$defs/guardThresholds/properties/max_update_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema90.properties.max_update_percent.type,parentSchema:schema90.properties.max_update_percent,data:data5};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10879,7 +10880,7 @@ errors++;
 if(data4.min_collection_size !== undefined){
 let data6 = data4.min_collection_size;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err14 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_collection_size",schemaPath:"#/$defs/guardThresholds/properties/min_collection_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema89.properties.min_collection_size.type,parentSchema:schema89.properties.min_collection_size,data:data6};
+const err14 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_collection_size",schemaPath:"#/$defs/guardThresholds/properties/min_collection_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema90.properties.min_collection_size.type,parentSchema:schema90.properties.min_collection_size,data:data6};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10890,7 +10891,7 @@ errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_collection_size",schemaPath:"#/$defs/guardThresholds/properties/min_collection_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema89.properties.min_collection_size,data:data6};
+const err15 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_collection_size",schemaPath:"#/$defs/guardThresholds/properties/min_collection_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema90.properties.min_collection_size,data:data6};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10903,7 +10904,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/guardThresholds/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema89.type,parentSchema:schema89,data:data4};
+const err16 = {instancePath:instancePath+"/collections/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/guardThresholds/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema90.type,parentSchema:schema90,data:data4};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10915,7 +10916,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema88.properties.collections.type,parentSchema:schema88.properties.collections,data:data3};
+const err17 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema89.properties.collections.type,parentSchema:schema89.properties.collections,data:data3};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10932,7 +10933,7 @@ const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
 let data8 = data7[i0];
 if(!((((((data8 === "org-running-disabled") || (data8 === "fork-pr-secrets")) || (data8 === "webhook-tls-off")) || (data8 === "sso-mappings-emptied")) || (data8 === "context-group-restriction-off")) || (data8 === "context-all-members-added"))){
-const err18 = {instancePath:instancePath+"/allow/" + i0,schemaPath:"#/properties/allow/items/enum",keyword:"enum",params:{allowedValues: schema88.properties.allow.items.enum},message:"must be equal to one of the allowed values",schema:schema88.properties.allow.items.enum,parentSchema:schema88.properties.allow.items,data:data8};
+const err18 = {instancePath:instancePath+"/allow/" + i0,schemaPath:"#/properties/allow/items/enum",keyword:"enum",params:{allowedValues: schema89.properties.allow.items.enum},message:"must be equal to one of the allowed values",schema:schema89.properties.allow.items.enum,parentSchema:schema89.properties.allow.items,data:data8};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10949,7 +10950,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data7[i1], data7[j0])){
-const err19 = {instancePath:instancePath+"/allow",schemaPath:"#/properties/allow/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema88.properties.allow,data:data7};
+const err19 = {instancePath:instancePath+"/allow",schemaPath:"#/properties/allow/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema89.properties.allow,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10964,7 +10965,7 @@ break outer0;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/allow",schemaPath:"#/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema88.properties.allow.type,parentSchema:schema88.properties.allow,data:data7};
+const err20 = {instancePath:instancePath+"/allow",schemaPath:"#/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema89.properties.allow.type,parentSchema:schema89.properties.allow,data:data7};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10976,7 +10977,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema88.type,parentSchema:schema88,data};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema89.type,parentSchema:schema89,data};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12036,15 +12037,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data.keep_unlisted !== undefined){
-let data50 = data.keep_unlisted;
+if(data.delete_unknown !== undefined){
+let data50 = data.delete_unknown;
 if(Array.isArray(data50)){
 const len4 = data50.length;
 for(let i4=0; i4<len4; i4++){
 let data51 = data50[i4];
-if(typeof data51 === "string"){
-if(func3(data51) < 1){
-const err76 = {instancePath:instancePath+"/keep_unlisted/" + i4,schemaPath:"#/properties/keep_unlisted/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.keep_unlisted.items,data:data51};
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+if(data51.address === undefined){
+const err76 = {instancePath:instancePath+"/delete_unknown/" + i4,schemaPath:"#/$defs/deleteUnknown/required",keyword:"required",params:{missingProperty: "address"},message:"must have required property '"+"address"+"'",schema:schema86.required,parentSchema:schema86,data:data51};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -12053,9 +12054,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-else {
-const err77 = {instancePath:instancePath+"/keep_unlisted/" + i4,schemaPath:"#/properties/keep_unlisted/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.keep_unlisted.items.type,parentSchema:schema32.properties.keep_unlisted.items,data:data51};
+if(data51.id === undefined){
+const err77 = {instancePath:instancePath+"/delete_unknown/" + i4,schemaPath:"#/$defs/deleteUnknown/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema86.required,parentSchema:schema86,data:data51};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -12064,10 +12064,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-}
-else {
-const err78 = {instancePath:instancePath+"/keep_unlisted",schemaPath:"#/properties/keep_unlisted/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.keep_unlisted.type,parentSchema:schema32.properties.keep_unlisted,data:data50};
+for(const key17 in data51){
+if(!((key17 === "address") || (key17 === "id"))){
+const err78 = {instancePath:instancePath+"/delete_unknown/" + i4,schemaPath:"#/$defs/deleteUnknown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema86,data:data51};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -12077,15 +12076,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data.policies !== undefined){
-let data52 = data.policies;
-if(Array.isArray(data52)){
-const len5 = data52.length;
-for(let i5=0; i5<len5; i5++){
-let data53 = data52[i5];
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.id === undefined){
-const err79 = {instancePath:instancePath+"/policies/" + i5,schemaPath:"#/$defs/policy/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema86.required,parentSchema:schema86,data:data53};
+if(data51.address !== undefined){
+let data52 = data51.address;
+if(typeof data52 === "string"){
+if(func3(data52) < 1){
+const err79 = {instancePath:instancePath+"/delete_unknown/" + i4+"/address",schemaPath:"#/$defs/deleteUnknown/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.address,data:data52};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -12094,8 +12089,9 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data53.on === undefined){
-const err80 = {instancePath:instancePath+"/policies/" + i5,schemaPath:"#/$defs/policy/required",keyword:"required",params:{missingProperty: "on"},message:"must have required property '"+"on"+"'",schema:schema86.required,parentSchema:schema86,data:data53};
+}
+else {
+const err80 = {instancePath:instancePath+"/delete_unknown/" + i4+"/address",schemaPath:"#/$defs/deleteUnknown/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.address.type,parentSchema:schema86.properties.address,data:data52};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -12104,8 +12100,12 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data53.address === undefined){
-const err81 = {instancePath:instancePath+"/policies/" + i5,schemaPath:"#/$defs/policy/required",keyword:"required",params:{missingProperty: "address"},message:"must have required property '"+"address"+"'",schema:schema86.required,parentSchema:schema86,data:data53};
+}
+if(data51.id !== undefined){
+let data53 = data51.id;
+if(typeof data53 === "string"){
+if(func3(data53) < 1){
+const err81 = {instancePath:instancePath+"/delete_unknown/" + i4+"/id",schemaPath:"#/$defs/deleteUnknown/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.id,data:data53};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -12114,9 +12114,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-for(const key17 in data53){
-if(!(func1.call(schema86.properties, key17))){
-const err82 = {instancePath:instancePath+"/policies/" + i5,schemaPath:"#/$defs/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema86,data:data53};
+}
+else {
+const err82 = {instancePath:instancePath+"/delete_unknown/" + i4+"/id",schemaPath:"#/$defs/deleteUnknown/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.id.type,parentSchema:schema86.properties.id,data:data53};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -12126,11 +12126,9 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data53.id !== undefined){
-let data54 = data53.id;
-if(typeof data54 === "string"){
-if(!pattern24.test(data54)){
-const err83 = {instancePath:instancePath+"/policies/" + i5+"/id",schemaPath:"#/$defs/policy/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]*$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9_.-]*$",parentSchema:schema86.properties.id,data:data54};
+}
+else {
+const err83 = {instancePath:instancePath+"/delete_unknown/" + i4,schemaPath:"#/$defs/deleteUnknown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema86.type,parentSchema:schema86,data:data51};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -12140,8 +12138,9 @@ vErrors.push(err83);
 errors++;
 }
 }
+}
 else {
-const err84 = {instancePath:instancePath+"/policies/" + i5+"/id",schemaPath:"#/$defs/policy/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.id.type,parentSchema:schema86.properties.id,data:data54};
+const err84 = {instancePath:instancePath+"/delete_unknown",schemaPath:"#/properties/delete_unknown/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.delete_unknown.type,parentSchema:schema32.properties.delete_unknown,data:data50};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -12151,10 +12150,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data53.level !== undefined){
-let data55 = data53.level;
-if(!((data55 === "error") || (data55 === "warn"))){
-const err85 = {instancePath:instancePath+"/policies/" + i5+"/level",schemaPath:"#/$defs/policy/properties/level/enum",keyword:"enum",params:{allowedValues: schema86.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema86.properties.level.enum,parentSchema:schema86.properties.level,data:data55};
+if(data.keep_unlisted !== undefined){
+let data54 = data.keep_unlisted;
+if(Array.isArray(data54)){
+const len5 = data54.length;
+for(let i5=0; i5<len5; i5++){
+let data55 = data54[i5];
+if(typeof data55 === "string"){
+if(func3(data55) < 1){
+const err85 = {instancePath:instancePath+"/keep_unlisted/" + i5,schemaPath:"#/properties/keep_unlisted/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.keep_unlisted.items,data:data55};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -12164,10 +12168,8 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data53.on !== undefined){
-let data56 = data53.on;
-if(!(((data56 === "config") || (data56 === "plan")) || (data56 === "live"))){
-const err86 = {instancePath:instancePath+"/policies/" + i5+"/on",schemaPath:"#/$defs/policy/properties/on/enum",keyword:"enum",params:{allowedValues: schema86.properties.on.enum},message:"must be equal to one of the allowed values",schema:schema86.properties.on.enum,parentSchema:schema86.properties.on,data:data56};
+else {
+const err86 = {instancePath:instancePath+"/keep_unlisted/" + i5,schemaPath:"#/properties/keep_unlisted/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.keep_unlisted.items.type,parentSchema:schema32.properties.keep_unlisted.items,data:data55};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -12177,11 +12179,9 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data53.address !== undefined){
-let data57 = data53.address;
-if(typeof data57 === "string"){
-if(func3(data57) < 1){
-const err87 = {instancePath:instancePath+"/policies/" + i5+"/address",schemaPath:"#/$defs/policy/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.address,data:data57};
+}
+else {
+const err87 = {instancePath:instancePath+"/keep_unlisted",schemaPath:"#/properties/keep_unlisted/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.keep_unlisted.type,parentSchema:schema32.properties.keep_unlisted,data:data54};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -12191,8 +12191,15 @@ vErrors.push(err87);
 errors++;
 }
 }
-else {
-const err88 = {instancePath:instancePath+"/policies/" + i5+"/address",schemaPath:"#/$defs/policy/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.address.type,parentSchema:schema86.properties.address,data:data57};
+if(data.policies !== undefined){
+let data56 = data.policies;
+if(Array.isArray(data56)){
+const len6 = data56.length;
+for(let i6=0; i6<len6; i6++){
+let data57 = data56[i6];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.id === undefined){
+const err88 = {instancePath:instancePath+"/policies/" + i6,schemaPath:"#/$defs/policy/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema87.required,parentSchema:schema87,data:data57};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -12201,12 +12208,8 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-if(data53.message !== undefined){
-let data58 = data53.message;
-if(typeof data58 === "string"){
-if(func3(data58) < 1){
-const err89 = {instancePath:instancePath+"/policies/" + i5+"/message",schemaPath:"#/$defs/policy/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.message,data:data58};
+if(data57.on === undefined){
+const err89 = {instancePath:instancePath+"/policies/" + i6,schemaPath:"#/$defs/policy/required",keyword:"required",params:{missingProperty: "on"},message:"must have required property '"+"on"+"'",schema:schema87.required,parentSchema:schema87,data:data57};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -12215,9 +12218,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/policies/" + i5+"/message",schemaPath:"#/$defs/policy/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.message.type,parentSchema:schema86.properties.message,data:data58};
+if(data57.address === undefined){
+const err90 = {instancePath:instancePath+"/policies/" + i6,schemaPath:"#/$defs/policy/required",keyword:"required",params:{missingProperty: "address"},message:"must have required property '"+"address"+"'",schema:schema87.required,parentSchema:schema87,data:data57};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -12226,12 +12228,9 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-if(data53.actions !== undefined){
-let data59 = data53.actions;
-if(Array.isArray(data59)){
-if(data59.length < 1){
-const err91 = {instancePath:instancePath+"/policies/" + i5+"/actions",schemaPath:"#/$defs/policy/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema86.properties.actions,data:data59};
+for(const key18 in data57){
+if(!(func1.call(schema87.properties, key18))){
+const err91 = {instancePath:instancePath+"/policies/" + i6,schemaPath:"#/$defs/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema87,data:data57};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -12240,11 +12239,12 @@ vErrors.push(err91);
 }
 errors++;
 }
-const len6 = data59.length;
-for(let i6=0; i6<len6; i6++){
-let data60 = data59[i6];
-if(!((((data60 === "create") || (data60 === "update")) || (data60 === "replace")) || (data60 === "delete"))){
-const err92 = {instancePath:instancePath+"/policies/" + i5+"/actions/" + i6,schemaPath:"#/$defs/policy/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema86.properties.actions.items.enum},message:"must be equal to one of the allowed values",schema:schema86.properties.actions.items.enum,parentSchema:schema86.properties.actions.items,data:data60};
+}
+if(data57.id !== undefined){
+let data58 = data57.id;
+if(typeof data58 === "string"){
+if(!pattern24.test(data58)){
+const err92 = {instancePath:instancePath+"/policies/" + i6+"/id",schemaPath:"#/$defs/policy/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]*$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9_.-]*$",parentSchema:schema87.properties.id,data:data58};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -12254,14 +12254,8 @@ vErrors.push(err92);
 errors++;
 }
 }
-let i7 = data59.length;
-let j0;
-if(i7 > 1){
-outer0:
-for(;i7--;){
-for(j0 = i7; j0--;){
-if(func0(data59[i7], data59[j0])){
-const err93 = {instancePath:instancePath+"/policies/" + i5+"/actions",schemaPath:"#/$defs/policy/properties/actions/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema86.properties.actions,data:data59};
+else {
+const err93 = {instancePath:instancePath+"/policies/" + i6+"/id",schemaPath:"#/$defs/policy/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.id.type,parentSchema:schema87.properties.id,data:data58};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -12269,14 +12263,12 @@ else {
 vErrors.push(err93);
 }
 errors++;
-break outer0;
 }
 }
-}
-}
-}
-else {
-const err94 = {instancePath:instancePath+"/policies/" + i5+"/actions",schemaPath:"#/$defs/policy/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema86.properties.actions.type,parentSchema:schema86.properties.actions,data:data59};
+if(data57.level !== undefined){
+let data59 = data57.level;
+if(!((data59 === "error") || (data59 === "warn"))){
+const err94 = {instancePath:instancePath+"/policies/" + i6+"/level",schemaPath:"#/$defs/policy/properties/level/enum",keyword:"enum",params:{allowedValues: schema87.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema87.properties.level.enum,parentSchema:schema87.properties.level,data:data59};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -12286,11 +12278,10 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data53.changed !== undefined){
-let data61 = data53.changed;
-if(Array.isArray(data61)){
-if(data61.length < 1){
-const err95 = {instancePath:instancePath+"/policies/" + i5+"/changed",schemaPath:"#/$defs/policy/properties/changed/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema86.properties.changed,data:data61};
+if(data57.on !== undefined){
+let data60 = data57.on;
+if(!(((data60 === "config") || (data60 === "plan")) || (data60 === "live"))){
+const err95 = {instancePath:instancePath+"/policies/" + i6+"/on",schemaPath:"#/$defs/policy/properties/on/enum",keyword:"enum",params:{allowedValues: schema87.properties.on.enum},message:"must be equal to one of the allowed values",schema:schema87.properties.on.enum,parentSchema:schema87.properties.on,data:data60};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -12299,12 +12290,12 @@ vErrors.push(err95);
 }
 errors++;
 }
-const len7 = data61.length;
-for(let i8=0; i8<len7; i8++){
-let data62 = data61[i8];
-if(typeof data62 === "string"){
-if(func3(data62) < 1){
-const err96 = {instancePath:instancePath+"/policies/" + i5+"/changed/" + i8,schemaPath:"#/$defs/policy/properties/changed/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.changed.items,data:data62};
+}
+if(data57.address !== undefined){
+let data61 = data57.address;
+if(typeof data61 === "string"){
+if(func3(data61) < 1){
+const err96 = {instancePath:instancePath+"/policies/" + i6+"/address",schemaPath:"#/$defs/policy/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.address,data:data61};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -12315,7 +12306,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/policies/" + i5+"/changed/" + i8,schemaPath:"#/$defs/policy/properties/changed/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.changed.items.type,parentSchema:schema86.properties.changed.items,data:data62};
+const err97 = {instancePath:instancePath+"/policies/" + i6+"/address",schemaPath:"#/$defs/policy/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.address.type,parentSchema:schema87.properties.address,data:data61};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -12325,9 +12316,11 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
-else {
-const err98 = {instancePath:instancePath+"/policies/" + i5+"/changed",schemaPath:"#/$defs/policy/properties/changed/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema86.properties.changed.type,parentSchema:schema86.properties.changed,data:data61};
+if(data57.message !== undefined){
+let data62 = data57.message;
+if(typeof data62 === "string"){
+if(func3(data62) < 1){
+const err98 = {instancePath:instancePath+"/policies/" + i6+"/message",schemaPath:"#/$defs/policy/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.message,data:data62};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -12337,11 +12330,8 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data53.field !== undefined){
-let data63 = data53.field;
-if(typeof data63 === "string"){
-if(func3(data63) < 1){
-const err99 = {instancePath:instancePath+"/policies/" + i5+"/field",schemaPath:"#/$defs/policy/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.field,data:data63};
+else {
+const err99 = {instancePath:instancePath+"/policies/" + i6+"/message",schemaPath:"#/$defs/policy/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.message.type,parentSchema:schema87.properties.message,data:data62};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -12351,8 +12341,11 @@ vErrors.push(err99);
 errors++;
 }
 }
-else {
-const err100 = {instancePath:instancePath+"/policies/" + i5+"/field",schemaPath:"#/$defs/policy/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.field.type,parentSchema:schema86.properties.field,data:data63};
+if(data57.actions !== undefined){
+let data63 = data57.actions;
+if(Array.isArray(data63)){
+if(data63.length < 1){
+const err100 = {instancePath:instancePath+"/policies/" + i6+"/actions",schemaPath:"#/$defs/policy/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema87.properties.actions,data:data63};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -12361,11 +12354,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-if(data53.equals !== undefined){
-let data64 = data53.equals;
-if((((typeof data64 !== "string") && (!((typeof data64 == "number") && (isFinite(data64))))) && (typeof data64 !== "boolean")) && (data64 !== null)){
-const err101 = {instancePath:instancePath+"/policies/" + i5+"/equals",schemaPath:"#/$defs/policy/properties/equals/type",keyword:"type",params:{type: schema86.properties.equals.type},message:"must be string,number,boolean,null",schema:schema86.properties.equals.type,parentSchema:schema86.properties.equals,data:data64};
+const len7 = data63.length;
+for(let i7=0; i7<len7; i7++){
+let data64 = data63[i7];
+if(!((((data64 === "create") || (data64 === "update")) || (data64 === "replace")) || (data64 === "delete"))){
+const err101 = {instancePath:instancePath+"/policies/" + i6+"/actions/" + i7,schemaPath:"#/$defs/policy/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema87.properties.actions.items.enum},message:"must be equal to one of the allowed values",schema:schema87.properties.actions.items.enum,parentSchema:schema87.properties.actions.items,data:data64};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -12375,10 +12368,14 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data53.not_equals !== undefined){
-let data65 = data53.not_equals;
-if((((typeof data65 !== "string") && (!((typeof data65 == "number") && (isFinite(data65))))) && (typeof data65 !== "boolean")) && (data65 !== null)){
-const err102 = {instancePath:instancePath+"/policies/" + i5+"/not_equals",schemaPath:"#/$defs/policy/properties/not_equals/type",keyword:"type",params:{type: schema86.properties.not_equals.type},message:"must be string,number,boolean,null",schema:schema86.properties.not_equals.type,parentSchema:schema86.properties.not_equals,data:data65};
+let i8 = data63.length;
+let j0;
+if(i8 > 1){
+outer0:
+for(;i8--;){
+for(j0 = i8; j0--;){
+if(func0(data63[i8], data63[j0])){
+const err102 = {instancePath:instancePath+"/policies/" + i6+"/actions",schemaPath:"#/$defs/policy/properties/actions/uniqueItems",keyword:"uniqueItems",params:{i: i8, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i8+" are identical)",schema:true,parentSchema:schema87.properties.actions,data:data63};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -12386,13 +12383,14 @@ else {
 vErrors.push(err102);
 }
 errors++;
+break outer0;
 }
 }
-if(data53.in !== undefined){
-let data66 = data53.in;
-if(Array.isArray(data66)){
-if(data66.length < 1){
-const err103 = {instancePath:instancePath+"/policies/" + i5+"/in",schemaPath:"#/$defs/policy/properties/in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema86.properties.in,data:data66};
+}
+}
+}
+else {
+const err103 = {instancePath:instancePath+"/policies/" + i6+"/actions",schemaPath:"#/$defs/policy/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema87.properties.actions.type,parentSchema:schema87.properties.actions,data:data63};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -12401,11 +12399,12 @@ vErrors.push(err103);
 }
 errors++;
 }
-const len8 = data66.length;
-for(let i9=0; i9<len8; i9++){
-let data67 = data66[i9];
-if((((typeof data67 !== "string") && (!((typeof data67 == "number") && (isFinite(data67))))) && (typeof data67 !== "boolean")) && (data67 !== null)){
-const err104 = {instancePath:instancePath+"/policies/" + i5+"/in/" + i9,schemaPath:"#/$defs/policy/properties/in/items/type",keyword:"type",params:{type: schema86.properties.in.items.type},message:"must be string,number,boolean,null",schema:schema86.properties.in.items.type,parentSchema:schema86.properties.in.items,data:data67};
+}
+if(data57.changed !== undefined){
+let data65 = data57.changed;
+if(Array.isArray(data65)){
+if(data65.length < 1){
+const err104 = {instancePath:instancePath+"/policies/" + i6+"/changed",schemaPath:"#/$defs/policy/properties/changed/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema87.properties.changed,data:data65};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -12414,10 +12413,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-}
-else {
-const err105 = {instancePath:instancePath+"/policies/" + i5+"/in",schemaPath:"#/$defs/policy/properties/in/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema86.properties.in.type,parentSchema:schema86.properties.in,data:data66};
+const len8 = data65.length;
+for(let i9=0; i9<len8; i9++){
+let data66 = data65[i9];
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+const err105 = {instancePath:instancePath+"/policies/" + i6+"/changed/" + i9,schemaPath:"#/$defs/policy/properties/changed/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.changed.items,data:data66};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -12427,11 +12428,8 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data53.matches !== undefined){
-let data68 = data53.matches;
-if(typeof data68 === "string"){
-if(func3(data68) < 1){
-const err106 = {instancePath:instancePath+"/policies/" + i5+"/matches",schemaPath:"#/$defs/policy/properties/matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.matches,data:data68};
+else {
+const err106 = {instancePath:instancePath+"/policies/" + i6+"/changed/" + i9,schemaPath:"#/$defs/policy/properties/changed/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.changed.items.type,parentSchema:schema87.properties.changed.items,data:data66};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -12441,8 +12439,9 @@ vErrors.push(err106);
 errors++;
 }
 }
+}
 else {
-const err107 = {instancePath:instancePath+"/policies/" + i5+"/matches",schemaPath:"#/$defs/policy/properties/matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.matches.type,parentSchema:schema86.properties.matches,data:data68};
+const err107 = {instancePath:instancePath+"/policies/" + i6+"/changed",schemaPath:"#/$defs/policy/properties/changed/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema87.properties.changed.type,parentSchema:schema87.properties.changed,data:data65};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -12452,10 +12451,11 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data53.exists !== undefined){
-let data69 = data53.exists;
-if(true !== data69){
-const err108 = {instancePath:instancePath+"/policies/" + i5+"/exists",schemaPath:"#/$defs/policy/properties/exists/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema86.properties.exists,data:data69};
+if(data57.field !== undefined){
+let data67 = data57.field;
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+const err108 = {instancePath:instancePath+"/policies/" + i6+"/field",schemaPath:"#/$defs/policy/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.field,data:data67};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -12465,10 +12465,8 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data53.absent !== undefined){
-let data70 = data53.absent;
-if(true !== data70){
-const err109 = {instancePath:instancePath+"/policies/" + i5+"/absent",schemaPath:"#/$defs/policy/properties/absent/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema86.properties.absent,data:data70};
+else {
+const err109 = {instancePath:instancePath+"/policies/" + i6+"/field",schemaPath:"#/$defs/policy/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.field.type,parentSchema:schema87.properties.field,data:data67};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -12478,11 +12476,10 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data53.count !== undefined){
-let data71 = data53.count;
-if(typeof data71 === "string"){
-if(func3(data71) < 1){
-const err110 = {instancePath:instancePath+"/policies/" + i5+"/count",schemaPath:"#/$defs/policy/properties/count/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema86.properties.count,data:data71};
+if(data57.equals !== undefined){
+let data68 = data57.equals;
+if((((typeof data68 !== "string") && (!((typeof data68 == "number") && (isFinite(data68))))) && (typeof data68 !== "boolean")) && (data68 !== null)){
+const err110 = {instancePath:instancePath+"/policies/" + i6+"/equals",schemaPath:"#/$defs/policy/properties/equals/type",keyword:"type",params:{type: schema87.properties.equals.type},message:"must be string,number,boolean,null",schema:schema87.properties.equals.type,parentSchema:schema87.properties.equals,data:data68};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -12492,8 +12489,10 @@ vErrors.push(err110);
 errors++;
 }
 }
-else {
-const err111 = {instancePath:instancePath+"/policies/" + i5+"/count",schemaPath:"#/$defs/policy/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema86.properties.count.type,parentSchema:schema86.properties.count,data:data71};
+if(data57.not_equals !== undefined){
+let data69 = data57.not_equals;
+if((((typeof data69 !== "string") && (!((typeof data69 == "number") && (isFinite(data69))))) && (typeof data69 !== "boolean")) && (data69 !== null)){
+const err111 = {instancePath:instancePath+"/policies/" + i6+"/not_equals",schemaPath:"#/$defs/policy/properties/not_equals/type",keyword:"type",params:{type: schema87.properties.not_equals.type},message:"must be string,number,boolean,null",schema:schema87.properties.not_equals.type,parentSchema:schema87.properties.not_equals,data:data69};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -12503,10 +12502,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data53.min !== undefined){
-let data72 = data53.min;
-if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
-const err112 = {instancePath:instancePath+"/policies/" + i5+"/min",schemaPath:"#/$defs/policy/properties/min/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema86.properties.min.type,parentSchema:schema86.properties.min,data:data72};
+if(data57.in !== undefined){
+let data70 = data57.in;
+if(Array.isArray(data70)){
+if(data70.length < 1){
+const err112 = {instancePath:instancePath+"/policies/" + i6+"/in",schemaPath:"#/$defs/policy/properties/in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema87.properties.in,data:data70};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -12515,9 +12515,11 @@ vErrors.push(err112);
 }
 errors++;
 }
-if((typeof data72 == "number") && (isFinite(data72))){
-if(data72 < 0 || isNaN(data72)){
-const err113 = {instancePath:instancePath+"/policies/" + i5+"/min",schemaPath:"#/$defs/policy/properties/min/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema86.properties.min,data:data72};
+const len9 = data70.length;
+for(let i10=0; i10<len9; i10++){
+let data71 = data70[i10];
+if((((typeof data71 !== "string") && (!((typeof data71 == "number") && (isFinite(data71))))) && (typeof data71 !== "boolean")) && (data71 !== null)){
+const err113 = {instancePath:instancePath+"/policies/" + i6+"/in/" + i10,schemaPath:"#/$defs/policy/properties/in/items/type",keyword:"type",params:{type: schema87.properties.in.items.type},message:"must be string,number,boolean,null",schema:schema87.properties.in.items.type,parentSchema:schema87.properties.in.items,data:data71};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -12528,10 +12530,8 @@ errors++;
 }
 }
 }
-if(data53.max !== undefined){
-let data73 = data53.max;
-if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
-const err114 = {instancePath:instancePath+"/policies/" + i5+"/max",schemaPath:"#/$defs/policy/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema86.properties.max.type,parentSchema:schema86.properties.max,data:data73};
+else {
+const err114 = {instancePath:instancePath+"/policies/" + i6+"/in",schemaPath:"#/$defs/policy/properties/in/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema87.properties.in.type,parentSchema:schema87.properties.in,data:data70};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -12540,9 +12540,12 @@ vErrors.push(err114);
 }
 errors++;
 }
-if((typeof data73 == "number") && (isFinite(data73))){
-if(data73 < 0 || isNaN(data73)){
-const err115 = {instancePath:instancePath+"/policies/" + i5+"/max",schemaPath:"#/$defs/policy/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema86.properties.max,data:data73};
+}
+if(data57.matches !== undefined){
+let data72 = data57.matches;
+if(typeof data72 === "string"){
+if(func3(data72) < 1){
+const err115 = {instancePath:instancePath+"/policies/" + i6+"/matches",schemaPath:"#/$defs/policy/properties/matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.matches,data:data72};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -12552,11 +12555,8 @@ vErrors.push(err115);
 errors++;
 }
 }
-}
-if(data53.expect_match !== undefined){
-let data74 = data53.expect_match;
-if(typeof data74 !== "boolean"){
-const err116 = {instancePath:instancePath+"/policies/" + i5+"/expect_match",schemaPath:"#/$defs/policy/properties/expect_match/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema86.properties.expect_match.type,parentSchema:schema86.properties.expect_match,data:data74};
+else {
+const err116 = {instancePath:instancePath+"/policies/" + i6+"/matches",schemaPath:"#/$defs/policy/properties/matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.matches.type,parentSchema:schema87.properties.matches,data:data72};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -12566,9 +12566,10 @@ vErrors.push(err116);
 errors++;
 }
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/policies/" + i5,schemaPath:"#/$defs/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema86.type,parentSchema:schema86,data:data53};
+if(data57.exists !== undefined){
+let data73 = data57.exists;
+if(true !== data73){
+const err117 = {instancePath:instancePath+"/policies/" + i6+"/exists",schemaPath:"#/$defs/policy/properties/exists/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema87.properties.exists,data:data73};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -12578,9 +12579,10 @@ vErrors.push(err117);
 errors++;
 }
 }
-}
-else {
-const err118 = {instancePath:instancePath+"/policies",schemaPath:"#/properties/policies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.policies.type,parentSchema:schema32.properties.policies,data:data52};
+if(data57.absent !== undefined){
+let data74 = data57.absent;
+if(true !== data74){
+const err118 = {instancePath:instancePath+"/policies/" + i6+"/absent",schemaPath:"#/$defs/policy/properties/absent/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema87.properties.absent,data:data74};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -12590,15 +12592,11 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data.exceptions !== undefined){
-let data75 = data.exceptions;
-if(Array.isArray(data75)){
-const len9 = data75.length;
-for(let i10=0; i10<len9; i10++){
-let data76 = data75[i10];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.rule === undefined){
-const err119 = {instancePath:instancePath+"/exceptions/" + i10,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema87.required,parentSchema:schema87,data:data76};
+if(data57.count !== undefined){
+let data75 = data57.count;
+if(typeof data75 === "string"){
+if(func3(data75) < 1){
+const err119 = {instancePath:instancePath+"/policies/" + i6+"/count",schemaPath:"#/$defs/policy/properties/count/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.count,data:data75};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -12607,8 +12605,9 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data76.address === undefined){
-const err120 = {instancePath:instancePath+"/exceptions/" + i10,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "address"},message:"must have required property '"+"address"+"'",schema:schema87.required,parentSchema:schema87,data:data76};
+}
+else {
+const err120 = {instancePath:instancePath+"/policies/" + i6+"/count",schemaPath:"#/$defs/policy/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.count.type,parentSchema:schema87.properties.count,data:data75};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -12617,8 +12616,11 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(data76.reason === undefined){
-const err121 = {instancePath:instancePath+"/exceptions/" + i10,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'",schema:schema87.required,parentSchema:schema87,data:data76};
+}
+if(data57.min !== undefined){
+let data76 = data57.min;
+if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
+const err121 = {instancePath:instancePath+"/policies/" + i6+"/min",schemaPath:"#/$defs/policy/properties/min/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema87.properties.min.type,parentSchema:schema87.properties.min,data:data76};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -12627,8 +12629,9 @@ vErrors.push(err121);
 }
 errors++;
 }
-if(data76.expires === undefined){
-const err122 = {instancePath:instancePath+"/exceptions/" + i10,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "expires"},message:"must have required property '"+"expires"+"'",schema:schema87.required,parentSchema:schema87,data:data76};
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 < 0 || isNaN(data76)){
+const err122 = {instancePath:instancePath+"/policies/" + i6+"/min",schemaPath:"#/$defs/policy/properties/min/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema87.properties.min,data:data76};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -12637,9 +12640,12 @@ vErrors.push(err122);
 }
 errors++;
 }
-for(const key18 in data76){
-if(!((((key18 === "rule") || (key18 === "address")) || (key18 === "reason")) || (key18 === "expires"))){
-const err123 = {instancePath:instancePath+"/exceptions/" + i10,schemaPath:"#/$defs/policyException/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema87,data:data76};
+}
+}
+if(data57.max !== undefined){
+let data77 = data57.max;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+const err123 = {instancePath:instancePath+"/policies/" + i6+"/max",schemaPath:"#/$defs/policy/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema87.properties.max.type,parentSchema:schema87.properties.max,data:data77};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -12648,12 +12654,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data76.rule !== undefined){
-let data77 = data76.rule;
-if(typeof data77 === "string"){
-if(func3(data77) < 1){
-const err124 = {instancePath:instancePath+"/exceptions/" + i10+"/rule",schemaPath:"#/$defs/policyException/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.rule,data:data77};
+if((typeof data77 == "number") && (isFinite(data77))){
+if(data77 < 0 || isNaN(data77)){
+const err124 = {instancePath:instancePath+"/policies/" + i6+"/max",schemaPath:"#/$defs/policy/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema87.properties.max,data:data77};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -12663,8 +12666,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-else {
-const err125 = {instancePath:instancePath+"/exceptions/" + i10+"/rule",schemaPath:"#/$defs/policyException/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.rule.type,parentSchema:schema87.properties.rule,data:data77};
+}
+if(data57.expect_match !== undefined){
+let data78 = data57.expect_match;
+if(typeof data78 !== "boolean"){
+const err125 = {instancePath:instancePath+"/policies/" + i6+"/expect_match",schemaPath:"#/$defs/policy/properties/expect_match/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema87.properties.expect_match.type,parentSchema:schema87.properties.expect_match,data:data78};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -12674,11 +12680,9 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data76.address !== undefined){
-let data78 = data76.address;
-if(typeof data78 === "string"){
-if(func3(data78) < 1){
-const err126 = {instancePath:instancePath+"/exceptions/" + i10+"/address",schemaPath:"#/$defs/policyException/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.address,data:data78};
+}
+else {
+const err126 = {instancePath:instancePath+"/policies/" + i6,schemaPath:"#/$defs/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema87.type,parentSchema:schema87,data:data57};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -12688,8 +12692,9 @@ vErrors.push(err126);
 errors++;
 }
 }
+}
 else {
-const err127 = {instancePath:instancePath+"/exceptions/" + i10+"/address",schemaPath:"#/$defs/policyException/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.address.type,parentSchema:schema87.properties.address,data:data78};
+const err127 = {instancePath:instancePath+"/policies",schemaPath:"#/properties/policies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.policies.type,parentSchema:schema32.properties.policies,data:data56};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -12699,11 +12704,15 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data76.reason !== undefined){
-let data79 = data76.reason;
-if(typeof data79 === "string"){
-if(func3(data79) < 1){
-const err128 = {instancePath:instancePath+"/exceptions/" + i10+"/reason",schemaPath:"#/$defs/policyException/properties/reason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema87.properties.reason,data:data79};
+if(data.exceptions !== undefined){
+let data79 = data.exceptions;
+if(Array.isArray(data79)){
+const len10 = data79.length;
+for(let i11=0; i11<len10; i11++){
+let data80 = data79[i11];
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.rule === undefined){
+const err128 = {instancePath:instancePath+"/exceptions/" + i11,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "rule"},message:"must have required property '"+"rule"+"'",schema:schema88.required,parentSchema:schema88,data:data80};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -12712,9 +12721,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/exceptions/" + i10+"/reason",schemaPath:"#/$defs/policyException/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.reason.type,parentSchema:schema87.properties.reason,data:data79};
+if(data80.address === undefined){
+const err129 = {instancePath:instancePath+"/exceptions/" + i11,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "address"},message:"must have required property '"+"address"+"'",schema:schema88.required,parentSchema:schema88,data:data80};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -12723,12 +12731,8 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-if(data76.expires !== undefined){
-let data80 = data76.expires;
-if(typeof data80 === "string"){
-if(!pattern25.test(data80)){
-const err130 = {instancePath:instancePath+"/exceptions/" + i10+"/expires",schemaPath:"#/$defs/policyException/properties/expires/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"+"\"",schema:"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",parentSchema:schema87.properties.expires,data:data80};
+if(data80.reason === undefined){
+const err130 = {instancePath:instancePath+"/exceptions/" + i11,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'",schema:schema88.required,parentSchema:schema88,data:data80};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -12737,9 +12741,8 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-else {
-const err131 = {instancePath:instancePath+"/exceptions/" + i10+"/expires",schemaPath:"#/$defs/policyException/properties/expires/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema87.properties.expires.type,parentSchema:schema87.properties.expires,data:data80};
+if(data80.expires === undefined){
+const err131 = {instancePath:instancePath+"/exceptions/" + i11,schemaPath:"#/$defs/policyException/required",keyword:"required",params:{missingProperty: "expires"},message:"must have required property '"+"expires"+"'",schema:schema88.required,parentSchema:schema88,data:data80};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -12748,10 +12751,9 @@ vErrors.push(err131);
 }
 errors++;
 }
-}
-}
-else {
-const err132 = {instancePath:instancePath+"/exceptions/" + i10,schemaPath:"#/$defs/policyException/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema87.type,parentSchema:schema87,data:data76};
+for(const key19 in data80){
+if(!((((key19 === "rule") || (key19 === "address")) || (key19 === "reason")) || (key19 === "expires"))){
+const err132 = {instancePath:instancePath+"/exceptions/" + i11,schemaPath:"#/$defs/policyException/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema88,data:data80};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -12761,14 +12763,126 @@ vErrors.push(err132);
 errors++;
 }
 }
-}
-else {
-const err133 = {instancePath:instancePath+"/exceptions",schemaPath:"#/properties/exceptions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.exceptions.type,parentSchema:schema32.properties.exceptions,data:data75};
+if(data80.rule !== undefined){
+let data81 = data80.rule;
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+const err133 = {instancePath:instancePath+"/exceptions/" + i11+"/rule",schemaPath:"#/$defs/policyException/properties/rule/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema88.properties.rule,data:data81};
 if(vErrors === null){
 vErrors = [err133];
 }
 else {
 vErrors.push(err133);
+}
+errors++;
+}
+}
+else {
+const err134 = {instancePath:instancePath+"/exceptions/" + i11+"/rule",schemaPath:"#/$defs/policyException/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema88.properties.rule.type,parentSchema:schema88.properties.rule,data:data81};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+}
+if(data80.address !== undefined){
+let data82 = data80.address;
+if(typeof data82 === "string"){
+if(func3(data82) < 1){
+const err135 = {instancePath:instancePath+"/exceptions/" + i11+"/address",schemaPath:"#/$defs/policyException/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema88.properties.address,data:data82};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+}
+}
+else {
+const err136 = {instancePath:instancePath+"/exceptions/" + i11+"/address",schemaPath:"#/$defs/policyException/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema88.properties.address.type,parentSchema:schema88.properties.address,data:data82};
+if(vErrors === null){
+vErrors = [err136];
+}
+else {
+vErrors.push(err136);
+}
+errors++;
+}
+}
+if(data80.reason !== undefined){
+let data83 = data80.reason;
+if(typeof data83 === "string"){
+if(func3(data83) < 1){
+const err137 = {instancePath:instancePath+"/exceptions/" + i11+"/reason",schemaPath:"#/$defs/policyException/properties/reason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema88.properties.reason,data:data83};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+}
+else {
+const err138 = {instancePath:instancePath+"/exceptions/" + i11+"/reason",schemaPath:"#/$defs/policyException/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema88.properties.reason.type,parentSchema:schema88.properties.reason,data:data83};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(data80.expires !== undefined){
+let data84 = data80.expires;
+if(typeof data84 === "string"){
+if(!pattern25.test(data84)){
+const err139 = {instancePath:instancePath+"/exceptions/" + i11+"/expires",schemaPath:"#/$defs/policyException/properties/expires/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"+"\"",schema:"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",parentSchema:schema88.properties.expires,data:data84};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+}
+else {
+const err140 = {instancePath:instancePath+"/exceptions/" + i11+"/expires",schemaPath:"#/$defs/policyException/properties/expires/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema88.properties.expires.type,parentSchema:schema88.properties.expires,data:data84};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+}
+else {
+const err141 = {instancePath:instancePath+"/exceptions/" + i11,schemaPath:"#/$defs/policyException/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema88.type,parentSchema:schema88,data:data80};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
+}
+else {
+const err142 = {instancePath:instancePath+"/exceptions",schemaPath:"#/properties/exceptions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.exceptions.type,parentSchema:schema32.properties.exceptions,data:data79};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
 }
 errors++;
 }
@@ -12781,12 +12895,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err134 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+const err143 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
 if(vErrors === null){
-vErrors = [err134];
+vErrors = [err143];
 }
 else {
-vErrors.push(err134);
+vErrors.push(err143);
 }
 errors++;
 }

@@ -82,6 +82,11 @@ export interface DesiredOrg extends Located {
    * loader has checked that the kind can be renamed and that both are in one collection).
    */
   readonly moved?: readonly DesiredMove[];
+  /**
+   * `delete_unknown` entries: unknown live items (design.md §5 "Reading the real service")
+   * this org deletes anyway, each named by its exact address and live id.
+   */
+  readonly delete_unknown?: readonly DesiredDeleteUnknown[];
   /** `guards:` (issue 45): volume thresholds and the risky transitions the org allows. */
   readonly guards?: DesiredGuards;
 }
@@ -103,6 +108,15 @@ export interface DesiredSsoGroupMapping extends Located {
 /** The whole set (a PUT replaces it): `[]` means none. */
 export interface DesiredSsoGroupMappings extends Located {
   readonly mappings: readonly DesiredSsoGroupMapping[];
+}
+
+/**
+ * One `delete_unknown` entry: the one way to delete a live item Waybill cannot name. Both the
+ * address and the id are the plan's (`unknown[]`), so the entry deletes that item or fails.
+ */
+export interface DesiredDeleteUnknown extends Located {
+  readonly address: string;
+  readonly id: string;
 }
 
 export interface DesiredMove extends Located {
@@ -287,6 +301,7 @@ export const mergedOrgLists = (
   ignore_fields?: readonly string[];
   ignore_fields_unacknowledged?: DesiredOrg["ignore_fields_unacknowledged"];
   moved?: readonly DesiredMove[];
+  delete_unknown?: readonly DesiredDeleteUnknown[];
   groups_source?: SourceLocation;
   guards?: DesiredGuards;
 } => ({
@@ -314,4 +329,7 @@ export const mergedOrgLists = (
   ...(a.moved === undefined && b.moved === undefined
     ? {}
     : { moved: [...(a.moved ?? []), ...(b.moved ?? [])] }),
+  ...(a.delete_unknown === undefined && b.delete_unknown === undefined
+    ? {}
+    : { delete_unknown: [...(a.delete_unknown ?? []), ...(b.delete_unknown ?? [])] }),
 });

@@ -15,7 +15,7 @@ import type { Located } from "../model/desired.js";
 import { withoutIgnoredFields } from "./ignore-fields.js";
 import { ambiguityMessage, keyedDiff } from "./keyed-diff.js";
 import { applyMoves, renameHints } from "./moves.js";
-import type { CollectionSpec, Matched, OrgCtx } from "./state.js";
+import { type CollectionSpec, deleteUnknownKey, type Matched, type OrgCtx } from "./state.js";
 import type { Change, ParamValue } from "./types.js";
 
 export const DELETE_REASON = "not in the config, and the config manages this collection";
@@ -72,8 +72,9 @@ export const diffCollection = <D, L>(
   }
   const liveAll = spec.live ?? [];
   // design.md §5 "Reading the real service": a live item the kind cannot name is listed as
-  // unknown and takes no part in the diff, so nothing can update, replace or delete it (a
-  // delete of it would need an address the config can write, and it has none).
+  // unknown and takes no part in the diff, so nothing can update or replace it, and nothing
+  // deletes it unless a `delete_unknown` entry names it by its address and its live id.
+  const unknownDeletes: { live: L; address: string; id: string; at: string }[] = [];
   const named =
     kind.unknown === undefined
       ? liveAll
@@ -81,8 +82,21 @@ export const diffCollection = <D, L>(
           const why = kind.unknown?.(l);
           if (why === undefined) return true;
           const address = spec.address(kind.liveAddressKey(l));
-          if (!ctx.ignored(address))
-            acc.unknown.push({ address, resource_type: kind.type, reason: why });
+          if (ctx.ignored(address)) return false;
+          const id = kind.liveId(l);
+          const key = id === undefined ? undefined : deleteUnknownKey(ctx.slug, address, id);
+          const entry = key === undefined ? undefined : ctx.deleteUnknown.get(key);
+          if (entry !== undefined && key !== undefined && id !== undefined) {
+            unknownDeletes.push({ live: l, address, id, at: formatLocation(entry.source) });
+            acc.deletedUnknown.push(key);
+          } else {
+            acc.unknown.push({
+              address,
+              resource_type: kind.type,
+              reason: why,
+              ...(id === undefined ? {} : { id }),
+            });
+          }
           return false;
         });
   const live = named.filter((l) => !ctx.ignored(spec.address(kind.liveAddressKey(l))));
@@ -357,6 +371,21 @@ export const diffCollection = <D, L>(
       ...(id === undefined ? {} : { id }),
     });
     deleted.push({ live: l, address });
+  }
+  // An unknown item a `delete_unknown` entry names: deleted, and only it (by its live id).
+  for (const u of unknownDeletes) {
+    const b = base(u.address, kind.liveAddressKey(u.live));
+    acc.changes.push({
+      ...b,
+      params: withId(b.params, u.id),
+      action: "delete",
+      reason: `unknown item, deleted because delete_unknown at ${u.at} names it by its address and id`,
+      before: kind.liveView(u.live),
+      after: null,
+      fields: [],
+      calls: kind.deleteCalls(),
+      id: u.id,
+    });
   }
   renameHints(ctx, spec, diff.unmatched, created, desired);
   return { matched, deleted, created };

@@ -11,7 +11,7 @@
  * src/kinds/references.ts (references between kinds).
  */
 
-import { PlanError } from "../core/errors.js";
+import { formatLocation, PlanError } from "../core/errors.js";
 import { resolvedSecretValues } from "../core/secret.js";
 import { isUuid } from "../core/uuid.js";
 import type { PlanParents } from "../kinds/contract.js";
@@ -26,6 +26,7 @@ import { maskLiveSecrets } from "./mask-live.js";
 import { maskPlanUrls } from "./mask-urls.js";
 import { planProject } from "./projects.js";
 import {
+  deleteUnknownKey,
   globMatcher,
   mergeAcc,
   mergeOrgs,
@@ -109,6 +110,7 @@ export const planChanges = (
       acc,
     };
     planOrg(ctx, org, liveOrg, ahead);
+    unmatchedDeleteUnknown(org, acc.deletedUnknown);
     // Issue 28: what the service would undo or refuse, before anything is written.
     const refused = [
       ...referencesOnDeletedItems(org, liveOrg, acc.changes, ctx.ignored, ctx.kinds),
@@ -143,6 +145,24 @@ export const planChanges = (
     unknown: acc.unknown,
     ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
   });
+};
+
+/**
+ * `delete_unknown` entries that named no unknown live item: an error before any write, at
+ * the entry. Decision: not a silent no-op (as a `moved` entry is), because the entry is the
+ * one way to delete something Waybill cannot name, and one that matches nothing (a typo in
+ * the id, a known item, a collection the config does not manage, an `ignore`d address) must
+ * not pass for a delete done; once the item is gone, the entry is removed.
+ */
+const unmatchedDeleteUnknown = (org: DesiredOrg, done: readonly string[]): void => {
+  const matched = new Set(done);
+  const problems = (org.delete_unknown ?? [])
+    .filter((e) => !matched.has(deleteUnknownKey(org.slug, e.address, e.id)))
+    .map(
+      (e) =>
+        `${formatLocation(e.source)}: delete_unknown names ${e.address} with id ${e.id}, but plan lists no unknown live item with that address and id (it may be deleted already, the id may be another item's, the item may be one Waybill can name, its collection may not be managed by the config, or \`ignore\` may exclude it): remove the entry, or copy the address and id plan lists under "Unknown"`,
+    );
+  if (problems.length > 0) throw new PlanError(problems.join("\n"));
 };
 
 /** design.md §4 "Integration": URLs masked unless `--show-urls` (src/plan/mask-urls.ts). */

@@ -14,7 +14,7 @@ import {
   compileAddressGlob,
   normalAddress,
 } from "../model/address.js";
-import type { DesiredMove, DesiredOrg } from "../model/desired.js";
+import type { DesiredDeleteUnknown, DesiredMove, DesiredOrg } from "../model/desired.js";
 import { type FieldIgnored, fieldIgnoredMatcher } from "./ignore-fields.js";
 import type {
   Change,
@@ -53,6 +53,8 @@ export interface Acc {
   readonly ignoredFields: IgnoredField[];
   /** Live items no kind can name (the plan's `unknown`). */
   readonly unknown: UnknownItem[];
+  /** The `delete_unknown` entries a delete was planned for (`deleteUnknownKey`). */
+  readonly deletedUnknown: string[];
 }
 
 export interface OrgCtx {
@@ -67,6 +69,8 @@ export interface OrgCtx {
   readonly keptUnlisted: (address: string) => boolean;
   /** `moved` entries by their `to` address. */
   readonly moves: ReadonlyMap<string, DesiredMove>;
+  /** `delete_unknown` entries by `deleteUnknownKey` (address as the planner writes it, id). */
+  readonly deleteUnknown: ReadonlyMap<string, DesiredDeleteUnknown>;
   readonly forced: (address: string) => boolean;
   readonly skipSecrets: boolean;
   readonly acc: Acc;
@@ -170,6 +174,7 @@ export const newAcc = (): Acc => ({
   kept: [],
   ignoredFields: [],
   unknown: [],
+  deletedUnknown: [],
 });
 
 /** Add what one project's planning accumulated to the whole run's (in place, in order). */
@@ -183,7 +188,12 @@ export const mergeAcc = (into: Acc, part: Acc): void => {
   for (const k of part.kept) into.kept.push(k);
   for (const f of part.ignoredFields) into.ignoredFields.push(f);
   for (const u of part.unknown) into.unknown.push(u);
+  for (const k of part.deletedUnknown) into.deletedUnknown.push(k);
 };
+
+/** A `delete_unknown` entry's key: the org, the address as the planner writes it, the id. */
+export const deleteUnknownKey = (org: string, address: string, id: string): string =>
+  `${org}\u0000${normalAddress(address)}\u0000${id}`;
 
 /** The parts of an org's planning context that depend on the config and options only. */
 export const orgStatics = (
@@ -198,6 +208,9 @@ export const orgStatics = (
   keptUnlisted: globMatcher(org.keep_unlisted ?? []),
   // Keyed by the address as the planner writes it, whatever spacing the config used.
   moves: new Map((org.moved ?? []).map((m) => [normalAddress(m.to), m])),
+  deleteUnknown: new Map(
+    (org.delete_unknown ?? []).map((e) => [deleteUnknownKey(org.slug, e.address, e.id), e]),
+  ),
   forced,
   skipSecrets: options.skipSecrets ?? false,
 });

@@ -157,6 +157,8 @@ export interface UnknownItem {
   readonly address: string;
   readonly resource_type: ResourceType;
   readonly reason: string;
+  /** Its live id, when it has one: with the address, what a `delete_unknown` entry names. */
+  readonly id?: string;
 }
 
 /** A live item `keep_unlisted` left alone (issue 19): not in the config, not deleted. */

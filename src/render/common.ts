@@ -1,7 +1,14 @@
 /** Pieces every plan renderer shares (design.md §1 "Plans"). */
 import type { ApiCall } from "../kinds/contract.js";
 import { type JsonValue, SENSITIVE } from "../kinds/values.js";
-import type { Change, CollectionGuard, DeleteChange, Plan } from "../plan/types.js";
+import type { Change, CollectionGuard, DeleteChange, Plan, UnknownItem } from "../plan/types.js";
+
+/**
+ * An unknown item's line (design.md §5 "Reading the real service"): its address, its live id
+ * (what a `delete_unknown` entry names with the address) and why it is unknown.
+ */
+export const unknownLine = (u: UnknownItem): string =>
+  `${u.address}${u.id === undefined ? "" : ` (id ${u.id})`}: ${u.reason}`;
 
 export const summaryLine = (plan: Plan): string => {
   const s = plan.summary;

@@ -10,6 +10,7 @@ import {
   secretDeletesLine,
   shownDigest,
   summaryLine,
+  unknownLine,
   unverifiedLine,
 } from "./common.js";
 import { policyMarkdownLines } from "./policy.js";
@@ -104,7 +105,7 @@ export const renderMarkdown = (
   }
   if (!plan.saveable) notes.push("This plan cannot be saved or applied (secrets were skipped).");
   for (const w of plan.warnings) notes.push(`Warning: ${w}`);
-  for (const u of plan.unknown ?? []) notes.push(`Unknown (left alone): ${u.address}: ${u.reason}`);
+  for (const u of plan.unknown ?? []) notes.push(`Unknown (left alone): ${unknownLine(u)}`);
   if (notes.length > 0) {
     head.push("");
     // A loop, not push(...notes): nothing here spreads an array whose length the plan sets.

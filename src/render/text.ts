@@ -19,6 +19,7 @@ import {
   scopeLine,
   secretDeletesLine,
   summaryLine,
+  unknownLine,
   unverifiedLine,
 } from "./common.js";
 import { policyTextLines } from "./policy.js";
@@ -213,7 +214,7 @@ export function* renderTextLines(raw: Plan, options: TextOptions): Generator<str
   for (const w of plan.warnings) yield paint("yellow", `Warning: ${w}`);
   // design.md §5 "Reading the real service": listed, never changed.
   for (const u of plan.unknown ?? [])
-    yield paint("yellow", `Unknown (left alone): ${u.address}: ${u.reason}`);
+    yield paint("yellow", `Unknown (left alone): ${unknownLine(u)}`);
 }
 
 /** The whole plan as one string (tests, `show`); the CLI streams `renderTextLines`. */

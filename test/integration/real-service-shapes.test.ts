@@ -306,6 +306,7 @@ describe("export → plan → drift → apply on the sparse shapes", () => {
         address: unknownAddress,
         resource_type: "context_restriction",
         reason: expect.stringMatching(/never updated or deleted/),
+        id: expect.any(String),
       },
       {
         address: unknownSetting,

@@ -13,7 +13,16 @@ import { ORG_SETTING_NAMES } from "../../src/core/wire.js";
 import { contextRestrictionKind } from "../../src/kinds/context-restriction.js";
 import type { LiveRestriction } from "../../src/model/live.js";
 import { planChanges } from "../../src/plan/plan.js";
-import { dContext, desired, dOrg, lContext, live, lOrg, ORG_ID } from "../helpers/builders.js";
+import {
+  dContext,
+  desired,
+  dOrg,
+  lContext,
+  live,
+  lOrg,
+  ORG_ID,
+  source,
+} from "../helpers/builders.js";
 import { propertyRuns } from "../helpers/property-runs.js";
 
 const KNOWN = new Set(["project", "expression", "group"]);
@@ -87,6 +96,48 @@ describe("unknown items (property)", () => {
             expect(u.address).toMatch(/^context\["deploy"\]\.restriction\[/);
             expect(u.reason).toMatch(/never updated or deleted/);
           }
+        },
+      ),
+      { numRuns: propertyRuns(100) },
+    );
+  });
+
+  it("a delete_unknown entry deletes exactly the unknown item it names, by its id, and no other", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(unknownItem, {
+          minLength: 1,
+          maxLength: 4,
+          selector: (u) => `${u.type}:${u.pattern ?? ""}`,
+        }),
+        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        async (unknowns, chosen) => {
+          const data = unknowns.map((u, i) => ({
+            id: `0d000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+            attributes: {
+              ...u.extra,
+              restriction_type: u.type,
+              ...(u.pattern === undefined ? {} : { match_pattern: u.pattern }),
+            },
+          }));
+          const restrictions = await listed({ data });
+          const liveState = live(
+            lOrg({ contexts: [lContext("deploy", { id: CONTEXT_ID, restrictions })] }),
+          );
+          const owned = dContext("deploy", { restrictions: [] });
+          // The entries copy what a first plan lists: address and id.
+          const listedFirst = planChanges(desired(dOrg({ contexts: [owned] })), liveState).unknown;
+          const named = (listedFirst ?? []).filter((_, i) => chosen[i] === true);
+          const plan = planChanges(
+            desired({
+              ...dOrg({ contexts: [owned] }),
+              delete_unknown: named.map((u) => ({ address: u.address, id: u.id ?? "", source })),
+            }),
+            liveState,
+          );
+          const deleted = plan.changes.map((c) => `${c.action} ${c.address} ${c.params.id}`);
+          expect(deleted.sort()).toEqual(named.map((u) => `delete ${u.address} ${u.id}`).sort());
+          expect((plan.unknown ?? []).length).toBe(unknowns.length - named.length);
         },
       ),
       { numRuns: propertyRuns(100) },

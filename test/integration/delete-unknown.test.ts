@@ -1,0 +1,174 @@
+/**
+ * design.md §5 "Reading the real service": an item Waybill cannot name is never deleted —
+ * unless the config names it in `delete_unknown`, by the address and the live id plan lists.
+ * Then plan shows a delete of that unknown item, apply deletes it and nothing else, and an
+ * entry that names no unknown live item is an error before any write. Runs the CLI
+ * in-process against the (sparse) emulator over loopback.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Seed } from "../../emulator/src/seed.js";
+import { makeTempDir, type TempDir } from "../helpers/cli.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { runInProcess } from "../helpers/in-process.js";
+
+const ORG = "0a410000-0000-4000-8000-000000000001";
+const CTX = "0c410000-0000-4000-8000-000000000001";
+const EXPRESSION = 'pipeline.git.branch == "main"';
+const seed = (): Seed => ({
+  orgs: [
+    {
+      id: ORG,
+      slug: "gh/acme",
+      name: "acme",
+      contexts: [
+        {
+          id: CTX,
+          name: "deploy",
+          restrictions: [
+            { restriction_type: "expression", match_pattern: EXPRESSION },
+            { restriction_type: "someday", match_pattern: "rule-x" },
+            { restriction_type: "someday", match_pattern: "rule-y" },
+          ],
+        },
+      ],
+    },
+  ],
+});
+const X = 'context["deploy"].restriction["someday:rule-x"]';
+const Y = 'context["deploy"].restriction["someday:rule-y"]';
+
+/** The org's config: the context's restrictions managed, and the given delete_unknown lines. */
+const config = (deleteUnknown: string): string =>
+  [
+    "org: gh/acme",
+    "contexts:",
+    "  deploy:",
+    "    restrictions:",
+    `      - expression: '${EXPRESSION}'`,
+    deleteUnknown,
+    "",
+  ].join("\n");
+
+describe("delete_unknown: the one way to delete an item Waybill cannot name", () => {
+  let emulator: TestEmulator;
+  let tmp: TempDir;
+  beforeAll(async () => {
+    emulator = await startTestEmulator(seed());
+    tmp = await makeTempDir();
+  });
+  afterAll(async () => {
+    await emulator.close();
+    await tmp.remove();
+  });
+  beforeEach(async () => {
+    await emulator.reset(seed());
+    await emulator.clearRequests();
+  });
+  const run = (args: readonly string[]) =>
+    runInProcess(args, {
+      SERVICE_BASE_URL: emulator.url,
+      SERVICE_TOKEN: emulator.token,
+      NO_COLOR: "1",
+    });
+  /** The ids plan lists for the unknown items, by address. */
+  const unknownIds = async (): Promise<Map<string, string>> => {
+    const file = await tmp.write("plain.yaml", config(""));
+    const r = await run(["plan", "-c", file, "--format", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const unknown = JSON.parse(r.stdout).unknown as { address: string; id: string }[];
+    return new Map(unknown.map((u) => [u.address, u.id]));
+  };
+  const writes = async () => (await emulator.requests()).filter((q) => q.method !== "GET");
+  const restrictionsLeft = async () =>
+    ((await emulator.state()).orgs?.[0]?.contexts?.[0]?.restrictions ?? [])
+      .map((r) => `${r.restriction_type}:${r.match_pattern}`)
+      .sort();
+
+  it("plan shows the named unknown item as a delete; apply deletes it and nothing else", async () => {
+    const ids = await unknownIds();
+    const idX = ids.get(X);
+    expect(idX).toEqual(expect.any(String));
+    expect(ids.get(Y)).toEqual(expect.any(String));
+    const file = await tmp.write(
+      "named.yaml",
+      config(`delete_unknown:\n  - address: '${X}'\n    id: ${idX}`),
+    );
+
+    const json = await run(["plan", "-c", file, "--format", "json"]);
+    expect(json.code, json.stderr).toBe(0);
+    const plan = JSON.parse(json.stdout);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({
+        address: X,
+        action: "delete",
+        resource_type: "context_restriction",
+        id: idX,
+        reason: expect.stringMatching(
+          /^unknown item, deleted because delete_unknown at .*named\.yaml:7:5 names it/,
+        ),
+      }),
+    ]);
+    // The other unknown item is still only listed.
+    expect(plan.unknown.map((u: { address: string }) => u.address)).toEqual([Y]);
+    const text = await run(["plan", "-c", file]);
+    expect(text.stdout).toMatch(/- context\["deploy"\]\.restriction\["someday:rule-x"\]/);
+    expect(text.stdout).toContain(`Unknown (left alone): ${Y} (id ${ids.get(Y)})`);
+
+    await emulator.clearRequests();
+    const apply = await run(["apply", "-c", file, "--auto-approve"]);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    // Apply's own writes aside (the org lock, src/lock/), one: the named item's delete.
+    const sent = (await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"));
+    expect(sent.map((q) => `${q.method} ${q.path}`)).toEqual([
+      `DELETE /api/v3/context-restrictions/${idX}`,
+    ]);
+    expect(await restrictionsLeft()).toEqual([`expression:${EXPRESSION}`, "someday:rule-y"]);
+  });
+
+  it("without an entry, apply writes nothing for unknown items", async () => {
+    const file = await tmp.write("none.yaml", config(""));
+    const apply = await run(["apply", "-c", file, "--auto-approve"]);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect((await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"))).toEqual([]);
+    expect(await restrictionsLeft()).toHaveLength(3);
+  });
+
+  it("an entry that names no unknown live item is an error at its line, with no write", async () => {
+    const ids = await unknownIds();
+    // Y's address with X's id: the address and the id must name one item.
+    const file = await tmp.write(
+      "wrong.yaml",
+      config(`delete_unknown:\n  - address: '${Y}'\n    id: ${ids.get(X)}`),
+    );
+    await emulator.clearRequests();
+    for (const args of [
+      ["plan", "-c", file],
+      ["apply", "-c", file, "--auto-approve"],
+    ]) {
+      const r = await run(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /wrong\.yaml:7:5: delete_unknown names context\["deploy"\]\.restriction\["someday:rule-y"\] with id .* but plan lists no unknown live item with that address and id/,
+      );
+    }
+    expect(await writes()).toEqual([]);
+    expect(await restrictionsLeft()).toHaveLength(3);
+  });
+
+  it("an entry must be an exact address of a kind whose items can be unknown", async () => {
+    for (const [entry, message] of [
+      [
+        `  - address: 'context["deploy"].restriction["*"]'\n    id: abc`,
+        /is not an item's address/,
+      ],
+      [`  - address: 'context["deploy"].env["A"]'\n    id: abc`, /never unknown to Waybill/],
+    ] as const) {
+      const file = await tmp.write("bad.yaml", config(`delete_unknown:\n${entry}`));
+      const r = await run(["validate", "-c", file]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/bad\.yaml:7:\d+/);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(await writes()).toEqual([]);
+  });
+});
