@@ -348,6 +348,10 @@ export const checkLimits = (
   }
 };
 
+/** One item's address, exactly (no glob), as `moved` and `delete_unknown` name it; or undefined. */
+const exactAddress = (text: string) =>
+  checkIgnoreGlob(text) !== undefined || /[*?]/.test(text) ? undefined : parseAddress(text);
+
 /**
  * `delete_unknown` (design.md §5 "Reading the real service": an unknown item is never
  * deleted unless the config names it). Decision, the design being silent on the form: an
@@ -364,8 +368,8 @@ const checkDeleteUnknown = (entries: readonly unknown[], report: Report): void =
     const id = e?.id;
     if (typeof address !== "string" || typeof id !== "string") return;
     const path = ["delete_unknown", i];
-    const segments = parseAddress(address);
-    if (segments === undefined || checkIgnoreGlob(address) !== undefined || /[*?]/.test(address)) {
+    const segments = exactAddress(address);
+    if (segments === undefined) {
       report(
         [...path, "address"],
         "value",
@@ -416,13 +420,13 @@ const checkMoved = (moved: readonly unknown[], report: Report): void => {
     const to = m?.to;
     if (typeof from !== "string" || typeof to !== "string") return;
     const path = ["moved", i];
-    const a = parseAddress(from);
-    const b = parseAddress(to);
+    const a = exactAddress(from);
+    const b = exactAddress(to);
     for (const [seg, text, key] of [
       [a, from, "from"],
       [b, to, "to"],
     ] as const) {
-      if (seg === undefined || checkIgnoreGlob(text) !== undefined || /[*?]/.test(text)) {
+      if (seg === undefined) {
         report(
           [...path, key],
           "value",

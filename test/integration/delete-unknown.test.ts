@@ -5,10 +5,9 @@
  * entry that names no unknown live item is an error before any write. Runs the CLI
  * in-process against the (sparse) emulator over loopback.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
-import { makeTempDir, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";
 
 const ORG = "0a410000-0000-4000-8000-000000000001";
@@ -50,37 +49,24 @@ const config = (deleteUnknown: string): string =>
   ].join("\n");
 
 describe("delete_unknown: the one way to delete an item Waybill cannot name", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(seed());
-    tmp = await makeTempDir();
-  });
-  afterAll(async () => {
-    await emulator.close();
-    await tmp.remove();
-  });
-  beforeEach(async () => {
-    await emulator.reset(seed());
-    await emulator.clearRequests();
-  });
+  const suite = useEmulatorSuite(seed, {});
   const run = (args: readonly string[]) =>
     runInProcess(args, {
-      SERVICE_BASE_URL: emulator.url,
-      SERVICE_TOKEN: emulator.token,
+      SERVICE_BASE_URL: suite.emulator.url,
+      SERVICE_TOKEN: suite.emulator.token,
       NO_COLOR: "1",
     });
   /** The ids plan lists for the unknown items, by address. */
   const unknownIds = async (): Promise<Map<string, string>> => {
-    const file = await tmp.write("plain.yaml", config(""));
+    const file = await suite.tmp.write("plain.yaml", config(""));
     const r = await run(["plan", "-c", file, "--format", "json"]);
     expect(r.code, r.stderr).toBe(0);
     const unknown = JSON.parse(r.stdout).unknown as { address: string; id: string }[];
     return new Map(unknown.map((u) => [u.address, u.id]));
   };
-  const writes = async () => (await emulator.requests()).filter((q) => q.method !== "GET");
+  const writes = async () => (await suite.emulator.requests()).filter((q) => q.method !== "GET");
   const restrictionsLeft = async () =>
-    ((await emulator.state()).orgs?.[0]?.contexts?.[0]?.restrictions ?? [])
+    ((await suite.emulator.state()).orgs?.[0]?.contexts?.[0]?.restrictions ?? [])
       .map((r) => `${r.restriction_type}:${r.match_pattern}`)
       .sort();
 
@@ -89,7 +75,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
     const idX = ids.get(X);
     expect(idX).toEqual(expect.any(String));
     expect(ids.get(Y)).toEqual(expect.any(String));
-    const file = await tmp.write(
+    const file = await suite.tmp.write(
       "named.yaml",
       config(`delete_unknown:\n  - address: '${X}'\n    id: ${idX}`),
     );
@@ -114,7 +100,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
     expect(text.stdout).toMatch(/- context\["deploy"\]\.restriction\["someday:rule-x"\]/);
     expect(text.stdout).toContain(`Unknown (left alone): ${Y} (id ${ids.get(Y)})`);
 
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     const apply = await run(["apply", "-c", file, "--auto-approve"]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     // Apply's own writes aside (the org lock, src/lock/), one: the named item's delete.
@@ -126,7 +112,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
   });
 
   it("without an entry, apply writes nothing for unknown items", async () => {
-    const file = await tmp.write("none.yaml", config(""));
+    const file = await suite.tmp.write("none.yaml", config(""));
     const apply = await run(["apply", "-c", file, "--auto-approve"]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect((await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"))).toEqual([]);
@@ -136,11 +122,11 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
   it("an entry that names no unknown live item is an error at its line, with no write", async () => {
     const ids = await unknownIds();
     // Y's address with X's id: the address and the id must name one item.
-    const file = await tmp.write(
+    const file = await suite.tmp.write(
       "wrong.yaml",
       config(`delete_unknown:\n  - address: '${Y}'\n    id: ${ids.get(X)}`),
     );
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     for (const args of [
       ["plan", "-c", file],
       ["apply", "-c", file, "--auto-approve"],
@@ -163,7 +149,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
       ],
       [`  - address: 'context["deploy"].env["A"]'\n    id: abc`, /never unknown to Waybill/],
     ] as const) {
-      const file = await tmp.write("bad.yaml", config(`delete_unknown:\n${entry}`));
+      const file = await suite.tmp.write("bad.yaml", config(`delete_unknown:\n${entry}`));
       const r = await run(["validate", "-c", file]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/bad\.yaml:7:\d+/);
