@@ -88,7 +88,7 @@ export const checkRules = (
       ["groups"],
       "key",
       "groups_not_standalone",
-      `org ${org} is tied to a VCS provider, and the service creates and manages groups in standalone orgs only (spec: api-v2-v1.md Endpoints (V2)); remove \`groups:\` (restrictions and sso_group_mappings may still name the provider's groups by name or id)`,
+      `org ${org} is tied to a VCS provider, and the service creates and manages groups in standalone orgs only (the API reference, "Endpoints (V2)"); remove \`groups:\` (restrictions and sso_group_mappings may still name the provider's groups by name or id)`,
     );
   }
 

@@ -69,7 +69,7 @@ export const contextEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "context"
   },
   adopt: {
     by: "resend",
-    why: "spec: api-v3.md Contexts: env-vars/set sets the variable by name, so sending it again is safe",
+    why: 'env-vars/set sets the variable by name (the API reference, "Contexts"), so sending it again is safe',
   },
   // Never the last four (a secret's part).
   fingerprint: (l) => ({ name: l.name }),

@@ -50,14 +50,14 @@ const toLive = (g: V2Group): LiveGroup => ({
   description: typeof g.description === "string" ? g.description : "",
 });
 
-const NO_UPDATE = "a group has no update route (spec: api-v2-v1.md), so it is re-created";
+const NO_UPDATE = "a group has no update route (the API reference, V2), so it is re-created";
 
 /** Groups are created in standalone orgs only (the slug's provider: kinds/listing.ts). */
 export { isVcsOrgSlug } from "./listing.js";
 
 /** What removing a group takes with it (spec: DELETE …/groups/{group_id}). */
 export const GROUP_DESTROYS =
-  "deleting a group also removes its members and role grants (spec: api-v2-v1.md); a re-created group starts empty";
+  "deleting a group also removes its members and role grants (the API reference, V2); a re-created group starts empty";
 
 export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
   type: "group",
@@ -148,7 +148,7 @@ export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
   },
   refusal: (_d, status) =>
     status === 400 || status === 403
-      ? "The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups, spec: api-v2-v1.md Endpoints (V2)); in an org tied to a VCS provider, manage groups there and leave `groups:` out."
+      ? 'The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups; the API reference, "Endpoints (V2)"); in an org tied to a VCS provider, manage groups there and leave `groups:` out.'
       : undefined,
   destroys: GROUP_DESTROYS,
   desiredItems: function* (org) {

@@ -106,9 +106,9 @@ const toLive = (e: V2OtelExporter, orgId: string): LiveOtelExporter => ({
   header_names: Object.keys(e.headers ?? {}).sort(),
 });
 
-const NO_UPDATE = "an exporter has no update route (spec: api-v2-v1.md), so it is re-created";
+const NO_UPDATE = "an exporter has no update route (the API reference, V2), so it is re-created";
 
-export const OTEL_LIMIT_REPLACE_REFUSAL = `the org has ${MAX_OTEL_EXPORTERS_PER_ORG} exporters, the service's maximum (spec: api-v2-v1.md Limits), and this one must be re-created (${NO_UPDATE.replace(", so it is re-created", "")}). Waybill creates the replacement before deleting the old one, and never deletes first; free a slot: remove another exporter from the config (or this one, apply, then add it back and apply again)`;
+export const OTEL_LIMIT_REPLACE_REFUSAL = `the org has ${MAX_OTEL_EXPORTERS_PER_ORG} exporters, the service's maximum (the API reference, V2 "Limits"), and this one must be re-created (${NO_UPDATE.replace(", so it is re-created", "")}). Waybill creates the replacement before deleting the old one, and never deletes first; free a slot: remove another exporter from the config (or this one, apply, then add it back and apply again)`;
 
 export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter, "org">({
   type: "otel_exporter",
@@ -271,7 +271,7 @@ export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter
   // A refused create leaves every live exporter as it was: a replace deletes the old one
   // only after its replacement was accepted.
   refusal: (_d, status) =>
-    `Nothing was deleted: an exporter being replaced keeps exporting.${status === 400 ? ` The service refuses a sixth exporter in an org (spec: api-v2-v1.md Limits, ${MAX_OTEL_EXPORTERS_PER_ORG} per organization): if another was added since the plan, free a slot and re-run.` : ""}`,
+    `Nothing was deleted: an exporter being replaced keeps exporting.${status === 400 ? ` The service refuses a sixth exporter in an org (the API reference, V2 "Limits": ${MAX_OTEL_EXPORTERS_PER_ORG} per organization): if another was added since the plan, free a slot and re-run.` : ""}`,
   desiredItems: function* (org) {
     for (const e of org.otel_exporters ?? []) {
       yield { address: addr.otelExporter(otelKey(e.protocol, e.endpoint)), item: e };
@@ -321,8 +321,8 @@ export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter
       max: MAX_OTEL_EXPORTERS_PER_ORG,
       message: (total, before) =>
         before === 0
-          ? `the org declares ${total} OTLP exporters; the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits): remove ${total - MAX_OTEL_EXPORTERS_PER_ORG}`
-          : `the org declares ${total} OTLP exporters across its files (${before} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (spec: api-v2-v1.md Limits)`,
+          ? `the org declares ${total} OTLP exporters; the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (the API reference, V2 "Limits"): remove ${total - MAX_OTEL_EXPORTERS_PER_ORG}`
+          : `the org declares ${total} OTLP exporters across its files (${before} before this file); the service allows at most ${MAX_OTEL_EXPORTERS_PER_ORG} per org (the API reference, V2 "Limits")`,
     },
     // Two exporters with one protocol and endpoint (here or in two files) is an error.
     declares: "value",

@@ -103,7 +103,7 @@ export const projectEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "project"
   },
   adopt: {
     by: "resend",
-    why: "the POST sets the named variable (spec: api-v3.md Projects, 201/404 only), so sending it again cannot duplicate it",
+    why: 'the POST sets the named variable (the API reference, "Projects": 201/404 only), so sending it again cannot duplicate it',
     // An earlier attempt of ours may have stored the value before its answer was lost: a
     // variable whose last four are ours is taken as that one (adopted).
     existsRefusal: {

@@ -96,7 +96,7 @@ const RULES: readonly FieldRule[] = [
 ];
 
 export const SIGNING_SECRET_REMOVAL =
-  "signing_secret: a stored signing secret cannot be removed (spec: api-v3.md Webhooks, update), so the webhook is re-created without one";
+  'signing_secret: a stored signing secret cannot be removed (the API reference, "Webhooks": update), so the webhook is re-created without one';
 
 const plainView = (d: DesiredWebhook): JsonObject => ({
   name: d.name,

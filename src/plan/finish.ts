@@ -325,7 +325,7 @@ export const v2BudgetWarning = (changes: readonly Change[]): string | undefined 
   const hours = Math.ceil(calls / V2_REQUESTS_PER_HOUR) - 1;
   return (
     `this plan makes ${calls.toLocaleString("en-US")} V2 API calls; the service allows ` +
-    `${V2_REQUESTS_PER_HOUR.toLocaleString("en-US")} an hour per token (api-v2-v1.md Limits): ` +
+    `${V2_REQUESTS_PER_HOUR.toLocaleString("en-US")} an hour per token (the API reference, V2 "Limits"): ` +
     `apply paces them rather than fail, so it takes at least ${hours} hour${hours === 1 ? "" : "s"}` +
     " (apply's own reads and other users of the token spend the same budget)"
   );

@@ -236,7 +236,7 @@ describe("CI recipes", () => {
   it("service config: says whose format it is, and wires PR plan, approved apply and a scheduled drift", async () => {
     const { doc, text } = await load("service/.service/config.yml");
     expect(text).toContain("The format of this file is the service's, not Waybill's");
-    expect(text).toContain("spec: api-v3.md");
+    expect(text).toContain("the service's API reference");
     const workflows = obj(doc.workflows);
     expect(Object.keys(workflows)).toEqual([
       "plan-pull-request",
