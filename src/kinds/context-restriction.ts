@@ -213,8 +213,9 @@ const restrictionEntries = (
     const ignore = (reason: string) => out.push({ ignored: { glob, reason } });
     const unknown = unknownRestriction(r);
     if (unknown !== undefined) {
-      // design.md §5: exported as a comment, not as config (plan lists it as unknown).
-      out.push({ ignored: { glob, reason: unknown, commentOnly: true } });
+      // design.md §5: exported as a comment, not as config (plan lists it as unknown), with
+      // its live id: what a `delete_unknown` entry names beside the address.
+      out.push({ ignored: { glob, reason: `${unknown} (id ${idsOf(list)})`, commentOnly: true } });
     } else if (list.length > 1) {
       ignore(`${list.length} live restrictions share this key (ids ${idsOf(list)})`);
     } else if (type === "project" && !PROJECT_SLUG.test(value) && !UUID.test(value)) {

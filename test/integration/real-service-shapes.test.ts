@@ -292,6 +292,8 @@ describe("export → plan → drift → apply on the sparse shapes", () => {
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/^ {2}gh\/acme\/api:$/m);
     expect(exported.stdout).toContain(`#   ${unknownAddress}: a restriction of type "someday"`);
+    // With its live id, which a delete_unknown entry names beside the address.
+    expect(exported.stdout).toMatch(/someday.*\(id [0-9a-f-]{36}\)$/m);
     expect(exported.stdout).toContain(`#   ${unknownSetting}: a setting the service returns`);
     expect(exported.stdout).not.toMatch(/^\s*is_bitbucket_workspace_member_org_member:/m);
     expect(exported.stdout).not.toMatch(/^\s*- someday:/m);
