@@ -136,6 +136,14 @@ export const buildExport = (
   const orgIgnore: IgnoreEntry[] = [];
   const org: DocMap = { org: snapshot.slug };
   writeChildren("org", snapshot, { org: snapshot }, {}, org, ctx, orgIgnore);
+  // A listed project no config key can name (src/export/read.ts projectKeys) is not
+  // exported: listed under `ignore` with why, so nothing is lost without a word.
+  for (const id of snapshot.unnamedProjects ?? [])
+    orgIgnore.push({
+      glob: `project["${id}"]`,
+      reason:
+        "the service lists this project without a slug or a name, so no config key can name it",
+    });
   // Issue 28: an org tied to a VCS provider gets its groups from the provider, and the
   // loader refuses `groups:` there (src/config/rules.ts): it is not written.
   if (isVcsOrgSlug(snapshot.slug)) delete org[groupKind.config.yamlKey];

@@ -69,7 +69,8 @@ export const readExportSnapshot = async (
     api.listV3<ProjectAttributes>("/projects", { "filter[org_id]": orgId }),
     KINDS.context.list(api, orgScope),
   ]);
-  const listed = projectKeys(listedProjects, orgSlug, orgId);
+  const unnamedProjects: string[] = [];
+  const listed = projectKeys(listedProjects, orgSlug, orgId, unnamedProjects);
   const projectIdBySlug = new Map<string, string>();
   for (const [key, p] of listed) projectIdBySlug.set(key, p.id);
 
@@ -115,7 +116,8 @@ export const readExportSnapshot = async (
     pipelineIds.map(async (id) => ((await probeSynthetic(api, id)) ? [id] : [])),
   );
   const [marked] = markSynthetic({ orgs: [read] }, new Set(probed.flat())).orgs;
-  return marked ?? read;
+  const snapshot: LiveOrg = marked ?? read;
+  return unnamedProjects.length === 0 ? snapshot : { ...snapshot, unnamedProjects };
 };
 
 /**
@@ -124,17 +126,24 @@ export const readExportSnapshot = async (
  * service") its name where the org is not on an OAuth VCS provider, as a config may key
  * a project (a key without `/`, issue 18); with
  * the slug its V2 routes take (src/kinds/listing.ts listedProjectSlug). Decision: a second project of one name is keyed by its built slug,
- * so neither is lost; a project with neither slug nor name is keyed by its id.
+ * so neither is lost; a project whose slug cannot be built (no slug, and no name in an org of
+ * an OAuth VCS provider: the plugin records such an item, `{ id, references }`) is not keyed
+ * at all: its V2 routes have no slug to take, so it is not read, and `unnamed` lists it.
  */
 const projectKeys = (
   listed: readonly V3Resource<ProjectAttributes>[],
   orgSlug: string,
   orgId: string,
+  unnamed: string[],
 ): Map<string, { readonly id: string; readonly slug: string }> => {
   const out = new Map<string, { readonly id: string; readonly slug: string }>();
   for (const p of listed) {
     const id = requireId(p, "project");
-    const slug = listedProjectSlug(p.attributes, orgSlug, orgId, id) ?? id;
+    const slug = listedProjectSlug(p.attributes, orgSlug, orgId, id);
+    if (slug === undefined) {
+      unnamed.push(id);
+      continue;
+    }
     const name = p.attributes.name;
     // In an org of an OAuth VCS provider the built slug is the repo's (`gh/acme/api`), what a
     // user writes: it is the key there.

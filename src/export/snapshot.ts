@@ -7,4 +7,11 @@
  */
 import type { LiveOrg } from "../model/live.js";
 
-export type ExportSnapshot = LiveOrg;
+export type ExportSnapshot = LiveOrg & {
+  /**
+   * Ids of listed projects no config key can name (docs/spec-notes.md "Reading the real
+   * service": listed without a slug, and without a name in an org of an OAuth VCS provider):
+   * not read, and written under `ignore` with why.
+   */
+  readonly unnamedProjects?: readonly string[];
+};

@@ -168,6 +168,30 @@ describe("reading the real service's shapes", () => {
     );
   });
 
+  it("export --all-projects over a project listed without attributes says so, never crashes", async () => {
+    // testProjectNamedAfterItsSlugWhereUnnamed's item, in an org-wide listing of a VCS org:
+    // no name, so no slug can be built (spec: api-v2-v1.md "Conventions of V2").
+    await emulator.script([
+      {
+        method: "GET",
+        path: "/api/v3/projects",
+        json: { data: [{ id: API_ID, references: { org: { id: ORG_ID } } }] },
+      },
+    ]);
+    const r = await runInProcess(["export", "--org", "gh/acme", "--all-projects"], {
+      SERVICE_BASE_URL: emulator.url,
+      SERVICE_TOKEN: emulator.token,
+      NO_COLOR: "1",
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/TypeError|internal error|undefined/i);
+    // Not exported, and said so: listed under ignore with why; none of its V2 routes is read.
+    expect(r.stdout).toMatch(new RegExp(`^ {2}- project\\["${API_ID}"\\]`, "m"));
+    expect(r.stdout).toContain("without a slug or a name");
+    const v2 = (await emulator.requests()).filter((q) => q.path.startsWith("/api/v2/project/"));
+    expect(v2).toEqual([]);
+  });
+
   it("a context's env vars as the plugin records them: no id, no references, no page", async () => {
     // CircleCIApiServiceTest.kt testContextEnvVarsWithTheirDates: each item is attributes only.
     const env = await answer(`/api/v3/contexts/${CTX_PROD_ID}/env-vars`);
