@@ -18,6 +18,17 @@ projects:
         events: [workflow-completed]
 `;
 
+/** The hooks file (with `extra` lines under its webhook) and a file of `org` that moves it. */
+const writeFolder = async (dir: string, org: string, extra = ""): Promise<string> => {
+  await writeFile(join(dir, "hooks.yaml"), `${HOOKS}${extra}`);
+  const moves = join(dir, "moves.yaml");
+  await writeFile(
+    moves,
+    `org: ${org}\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
+  );
+  return moves;
+};
+
 describe("moved: the `to` the config declares", () => {
   let dir: string;
   beforeEach(async () => {
@@ -28,36 +39,24 @@ describe("moved: the `to` the config declares", () => {
   });
 
   it("is found in another file of the folder", async () => {
-    await writeFile(join(dir, "hooks.yaml"), HOOKS);
-    await writeFile(
-      join(dir, "moves.yaml"),
-      `org: gh/acme\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
-    );
+    await writeFolder(dir, "gh/acme");
     const r = await loadConfig(dir, { env: {} });
     expect(r.ok ? [] : r.diagnostics).toEqual([]);
   });
 
   it("is checked in the org of the entry: an item of another org does not count", async () => {
-    await writeFile(join(dir, "hooks.yaml"), HOOKS);
-    await writeFile(
-      join(dir, "other.yaml"),
-      `org: gh/other\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
-    );
+    const moves = await writeFolder(dir, "gh/other");
     const r = await loadConfig(dir, { env: {} });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.diagnostics.map((d) => [d.file, d.line, d.col, d.code])).toEqual([
-      [join(dir, "other.yaml"), 4, 9, "invalid_moved"],
+      [moves, 4, 9, "invalid_moved"],
     ]);
     expect(r.diagnostics[0]?.message).toContain("is not declared in the config of org gh/other");
   });
 
   it("is not reported while a file has other problems (its items would look undeclared)", async () => {
-    await writeFile(join(dir, "hooks.yaml"), `${HOOKS}        nonsense: 1\n`);
-    await writeFile(
-      join(dir, "moves.yaml"),
-      `org: gh/acme\nmoved:\n  - from: ${P}.webhook["slack"]\n    to: ${P}.webhook["slack-alerts"]\n`,
-    );
+    await writeFolder(dir, "gh/acme", "        nonsense: 1\n");
     const r = await loadConfig(dir, { env: {} });
     expect(r.ok ? [] : r.diagnostics.map((d) => d.code)).not.toContain("invalid_moved");
     expect(r.ok).toBe(false);
