@@ -1,3 +1,4 @@
+import type { Family } from "../../emulator/src/family.js";
 import { startEmulator } from "../../emulator/src/index.js";
 import { type ApiClientOptions, createApiClient } from "../../src/api/client.js";
 import type { Api, RequestLogEntry } from "../../src/api/types.js";
@@ -82,6 +83,8 @@ export const startHarness = async (
   seed: unknown = baseSeed(),
   options: Partial<ApiClientOptions> = {},
   faults?: Record<string, unknown>,
+  /** The emulator's families (a copy of the list with a test-only one); default every one. */
+  families?: readonly Family[],
 ): Promise<Harness> => {
   const clock = createFakeClock();
   // The emulator shares the virtual clock, so its token bucket refills in virtual time as
@@ -91,6 +94,7 @@ export const startHarness = async (
     admin: true,
     now: () => clock.now(),
     ...(faults !== undefined ? { faults: faults as never } : {}),
+    ...(families !== undefined ? { families } : {}),
   });
   const url = emulator.url.replace(/\/$/, "");
   const log: RequestLogEntry[] = [];
