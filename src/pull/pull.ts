@@ -15,14 +15,15 @@
  * Secrets are never written: an added secret is a `${env:NAME}` placeholder, listed in
  * `envVars`; a secret that differs cannot be read back and is listed in `skipped`.
  */
-import { parseDocument } from "yaml";
+import { isDeepStrictEqual } from "node:util";
+import { isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 import type { ExportResult } from "../export/build.js";
 import type { EnvVarNeed } from "../export/env-names.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { parseAddress } from "../model/address.js";
 import { hasMaskedRendering, maskedRenderingIn } from "../model/url-mask.js";
 import type { Change, Plan } from "../plan/types.js";
-import { type JsonSchema, orderValue, schemaCursor } from "./fmt.js";
+import { type JsonSchema, parsedValue as loaderValue, orderValue, schemaCursor } from "./fmt.js";
 import {
   appendIn,
   deleteIn,
@@ -285,7 +286,10 @@ export const computePull = (options: PullOptions): PullResult => {
     }
     return undefined;
   };
-  const edit = (file: string, fn: (text: string) => string): void => {
+  /** Per file, the paths the current change writes (the shared-value guard's allowance). */
+  const written = new Map<string, EditPath[]>();
+  const edit = (file: string, path: EditPath, fn: (text: string) => string): void => {
+    written.set(file, [...(written.get(file) ?? []), path]);
     files.texts.set(file, fn(files.texts.get(file) ?? ""));
   };
   const schemaAt = (path: EditPath) => path.reduce((c, s) => c.child(s), cursor);
@@ -303,6 +307,7 @@ export const computePull = (options: PullOptions): PullResult => {
     // reason, and the rest of the pull goes on: its edits are undone when a file it touched
     // would no longer parse.
     const textsBefore = new Map(files.texts);
+    written.clear();
     const pulledBefore = pulled.length;
     const envBefore = envVars.length;
     const undo = (why: string): void => {
@@ -343,6 +348,27 @@ export const computePull = (options: PullOptions): PullResult => {
           "its value cannot be written at its place in the file without breaking the YAML; nothing of it was written",
         );
         break;
+      }
+      // Issue 41: a value written where a YAML anchor stands changes every alias of it (a
+      // webhook's `events: &e [...]` aliased by another, a map another takes by `<<: *hook`):
+      // the file would then say something else for an item the service did not change, and
+      // the next plan would change it. Each such place gets its old value written out (an
+      // own key beside the `<<:`, a value for the `*e`), and says so; when that cannot be
+      // done, the change is not written.
+      const before = textsBefore.get(path);
+      const kept =
+        before === undefined ? undefined : keepElsewhere(before, text, written.get(path) ?? []);
+      if (before !== undefined && kept === undefined) {
+        undo(
+          "its value is shared through a YAML anchor (an alias or a `<<:` merge key) with another place, which would change too; nothing of it was written (edit the anchor by hand)",
+        );
+        break;
+      }
+      if (kept !== undefined && kept.text !== text) {
+        files.texts.set(path, kept.text);
+        notes.push(
+          `${change.address}: ${kept.paths.map((p) => p.join(".")).join(", ")} took ${kept.paths.length === 1 ? "its value" : "their values"} from a YAML anchor pull changed, and now ${kept.paths.length === 1 ? "says it" : "say them"} in ${path}`,
+        );
       }
     }
   }
@@ -425,10 +451,10 @@ export const computePull = (options: PullOptions): PullResult => {
 
   function writeValue(file: string, path: EditPath, value: unknown): void {
     if (value === null || value === undefined) {
-      edit(file, (t) => deleteIn(t, path));
+      edit(file, path, (t) => deleteIn(t, path));
       return;
     }
-    edit(file, (t) => setIn(t, path, orderValue(value, schemaAt(path))));
+    edit(file, path, (t) => setIn(t, path, orderValue(value, schemaAt(path))));
   }
 
   /** The file declaring the nearest ancestor of `rest`'s parent, with the item's path. */
@@ -573,7 +599,8 @@ export const computePull = (options: PullOptions): PullResult => {
       schemaAt(typeof last === "string" ? [...target, last] : [...target, 0]),
     );
     const f = file;
-    if (typeof last === "string") edit(f, (t) => setIn(t, [...target, last], value));
+    if (typeof last === "string")
+      edit(f, [...target, last], (t) => setIn(t, [...target, last], value));
     else {
       const text = files.texts.get(f) ?? "";
       if (!hasPath(text, target) && itemParent.length > 0 && inherited(org, target)) {
@@ -583,7 +610,7 @@ export const computePull = (options: PullOptions): PullResult => {
         });
         return;
       }
-      edit(f, (t) => appendIn(t, target, value));
+      edit(f, target, (t) => appendIn(t, target, value));
     }
     needsOf(value, exported);
     pulled.push(change.address);
@@ -610,11 +637,27 @@ export const computePull = (options: PullOptions): PullResult => {
       return;
     }
     const declared = findDeclared(change.org, steps);
-    if (!declared) {
-      skipped.push({ address: change.address, why: "it comes from a template: remove it there" });
+    // Issue 41: an item a template gives, deleted by hand from one item that extends it,
+    // is removed from that item only: `null` on the item removes an inherited key (the
+    // templates' rule, examples/large-org/01-templates.yaml); the template and the other
+    // items that extend it stay. Before, pull said "remove it there" and the next plan
+    // created it again. The same when the item also writes some of it itself: deleting
+    // only its own block would leave the template's.
+    const owner = declared ?? findOwner(change.org, steps.slice(0, -2), steps.slice(-2) as Step[]);
+    const template = owner && templateHolding(change.org, owner, []);
+    if (owner && template) {
+      edit(owner.file, owner.path, (t) => setIn(t, owner.path, null));
+      notes.push(
+        `${change.address}: written as null on the item, which removes what template "${template.name}" gives it`,
+      );
+      pulled.push(change.address);
       return;
     }
-    edit(declared.file, (t) => deleteIn(t, declared.path));
+    if (!declared) {
+      skipped.push({ address: change.address, why: "no file declares it" });
+      return;
+    }
+    edit(declared.file, declared.path, (t) => deleteIn(t, declared.path));
     pulled.push(change.address);
   }
 
@@ -651,3 +694,114 @@ export const computePull = (options: PullOptions): PullResult => {
     notes,
   };
 };
+
+/**
+ * The places where the meaning of `after` (as the loader reads it: aliases and merge keys
+ * resolved) differs from `before` outside `allowed` (the paths a change wrote): each a map
+ * key or a whole list, the deepest that differs.
+ */
+const changedElsewhere = (
+  before: unknown,
+  after: unknown,
+  allowed: readonly EditPath[],
+): EditPath[] => {
+  const out: EditPath[] = [];
+  const walk = (x: unknown, y: unknown, at: readonly (string | number)[]): void => {
+    if (allowed.some((p) => p.length <= at.length && p.every((s, i) => s === at[i]))) return;
+    const leads = allowed.some((p) => p.length > at.length && at.every((s, i) => s === p[i]));
+    if (leads && Array.isArray(x) && Array.isArray(y)) {
+      const n = Math.max(x.length, y.length);
+      for (let i = 0; i < n; i++) walk(x[i], y[i], [...at, i]);
+      return;
+    }
+    // A map the change created where there was none (`contexts:` filled in) is empty before.
+    const mapOr = (v: unknown): Record<string, unknown> | undefined =>
+      isPlainObject(v) ? v : leads && (v === undefined || v === null) ? {} : undefined;
+    const mx = mapOr(x);
+    const my = mapOr(y);
+    if (mx && my) {
+      for (const k of new Set([...Object.keys(mx), ...Object.keys(my)])) {
+        walk(mx[k], my[k], [...at, k]);
+      }
+      return;
+    }
+    if (!isDeepStrictEqual(x, y)) out.push(at);
+  };
+  walk(before, after, []);
+  return out;
+};
+
+/**
+ * `after` with the old value written out at each place outside `allowed` whose meaning the
+ * change altered through an anchor; undefined when that does not restore every place.
+ */
+const keepElsewhere = (
+  before: string,
+  after: string,
+  allowed: readonly EditPath[],
+): { text: string; paths: EditPath[] } | undefined => {
+  const old = loaderValue(before);
+  if (old === undefined) return { text: after, paths: [] };
+  try {
+    let text = after;
+    // An item pull removed held an anchor another place uses (`<<: *hook`, `*events`): that
+    // place is written out whole with the value it had, so no alias is left dangling.
+    const dangling = loaderValue(text) === undefined ? danglingAliasUsers(text) : [];
+    for (const p of dangling) {
+      const v = get(old, p);
+      if (v === undefined || p.some((s) => typeof s === "number")) return undefined;
+      text = setIn(text, p, v);
+    }
+    const now = loaderValue(text);
+    if (now === undefined) return undefined;
+    const paths = changedElsewhere(old, now, allowed);
+    for (const p of paths) {
+      const v = get(old, p);
+      // A place that appeared, or a list item: not restored by writing a value.
+      if (v === undefined || p.some((s) => typeof s === "number")) return undefined;
+      text = setIn(text, p, v);
+    }
+    const fixed = loaderValue(text);
+    if (fixed === undefined || changedElsewhere(old, fixed, allowed).length > 0) return undefined;
+    return { text, paths: [...dangling, ...paths] };
+  } catch (err) {
+    if (err instanceof YamlEditError) return undefined;
+    throw err;
+  }
+};
+
+/**
+ * The places whose alias no longer resolves: a value `*a` (its own path), or a map merging
+ * `<<: *a` (the map's path).
+ */
+const danglingAliasUsers = (text: string): EditPath[] => {
+  const doc = parseDocument(text, { merge: true });
+  const out: EditPath[] = [];
+  const dangling = (n: unknown): boolean =>
+    (isAlias(n) && n.resolve(doc) === undefined) || (isSeq(n) && n.items.some(dangling));
+  const walk = (n: unknown, at: EditPath): void => {
+    if (isAlias(n)) {
+      if (dangling(n)) out.push(at);
+      return;
+    }
+    if (isMap(n)) {
+      for (const pair of n.items) {
+        const key = isScalar(pair.key) ? pair.key.value : undefined;
+        // With merge keys on, `yaml` reads a plain `<<` key as a symbol (`"<<"` stays a key).
+        if (typeof key === "symbol" && dangling(pair.value)) out.push(at);
+        else if (typeof key === "string") walk(pair.value, [...at, key]);
+      }
+      return;
+    }
+    if (isSeq(n)) {
+      n.items.forEach((item: Node | unknown, i) => {
+        walk(item, [...at, i]);
+      });
+    }
+  };
+  walk(doc.contents, []);
+  return out;
+};
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
