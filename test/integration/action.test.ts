@@ -341,6 +341,17 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
 
   const ours = () => gh.comments.filter((c) => c.body.startsWith("<!-- waybill-action:"));
 
+  /** A plan of the config (in this process) against the service has nothing to do. */
+  const expectNothingToDo = async (config: string, serviceUrl: string) => {
+    const after = await runCli(["plan", "-c", config, "--detailed-exitcode"], {
+      cwd: tmp.dir,
+      baseUrl: serviceUrl,
+      token: DEMO_TOKEN,
+      env: DEMO_SECRETS,
+    });
+    expect(after.code, after.stderr).toBe(0);
+  };
+
   it("plan on a pull request: one comment, created, then updated in place (found on page 2)", async () => {
     const first = await runAction({
       WAYBILL_COMMAND: "plan",
@@ -542,13 +553,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       expect(r.summary).toMatch(/^### `waybill apply` exited 0\n\n```\n/);
       expect(r.summary).toMatch(/\d+ done, 0 failed, 0 skipped\./);
       // Applied for real: a second plan (in this process) has nothing to do.
-      const after = await runCli(["plan", "-c", "infra/waybill.yaml", "--detailed-exitcode"], {
-        cwd: tmp.dir,
-        baseUrl: own.url,
-        token: DEMO_TOKEN,
-        env: DEMO_SECRETS,
-      });
-      expect(after.code, after.stderr).toBe(0);
+      await expectNothingToDo("infra/waybill.yaml", own.url);
     } finally {
       await own.close();
     }
@@ -675,13 +680,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       // Nothing posted or edited on a push.
       expect(gh.requests.filter((q) => !q.startsWith("GET "))).toEqual([]);
       expect(await writesOf(own)).not.toEqual([]);
-      const after = await runCli(["plan", "-c", "merge/waybill.yaml", "--detailed-exitcode"], {
-        cwd: tmp.dir,
-        baseUrl: own.url,
-        token: DEMO_TOKEN,
-        env: DEMO_SECRETS,
-      });
-      expect(after.code, after.stderr).toBe(0);
+      await expectNothingToDo("merge/waybill.yaml", own.url);
     } finally {
       await own.close();
     }
