@@ -79,6 +79,8 @@ export const diffCollection = <D, L>(
     kind.unknown === undefined
       ? liveAll
       : liveAll.filter((l) => {
+          const liveId = kind.liveId(l);
+          if (liveId !== undefined) acc.liveIdsOfUnknownKinds.push(`${ctx.slug}\u0000${liveId}`);
           const why = kind.unknown?.(l);
           if (why === undefined) return true;
           const address = spec.address(kind.liveAddressKey(l));

@@ -17,6 +17,7 @@ import { isUuid } from "../core/uuid.js";
 import type { PlanParents } from "../kinds/contract.js";
 import { referenceResolver, referencesOnDeletedItems } from "../kinds/references.js";
 import { childKindsIn } from "../kinds/registry.js";
+import { normalAddress } from "../model/address.js";
 import type { DesiredConfig, DesiredOrg } from "../model/desired.js";
 import type { LiveOrg, LiveState } from "../model/live.js";
 import type { PlanAhead } from "./ahead.js";
@@ -26,6 +27,7 @@ import { maskLiveSecrets } from "./mask-live.js";
 import { maskPlanUrls } from "./mask-urls.js";
 import { planProject } from "./projects.js";
 import {
+  type Acc,
   deleteUnknownKey,
   globMatcher,
   mergeAcc,
@@ -110,7 +112,7 @@ export const planChanges = (
       acc,
     };
     planOrg(ctx, org, liveOrg, ahead);
-    unmatchedDeleteUnknown(org, acc.deletedUnknown);
+    unmatchedDeleteUnknown(org, acc);
     // Issue 28: what the service would undo or refuse, before anything is written.
     const refused = [
       ...referencesOnDeletedItems(org, liveOrg, acc.changes, ctx.ignored, ctx.kinds),
@@ -148,20 +150,33 @@ export const planChanges = (
 };
 
 /**
- * `delete_unknown` entries that named no unknown live item: an error before any write, at
- * the entry. Decision: not a silent no-op (as a `moved` entry is), because the entry is the
- * one way to delete something Waybill cannot name, and one that matches nothing (a typo in
- * the id, a known item, a collection the config does not manage, an `ignore`d address) must
- * not pass for a delete done; once the item is gone, the entry is removed.
+ * `delete_unknown` entries that named no unknown live item. Decision: when an entry names
+ * something else — its id is a live item's that Waybill can name or that stands at another
+ * address, or its address holds an unknown item with another id — it is an error before
+ * any write, at the entry: the entry is the one way to delete what Waybill cannot name, and
+ * a mistaken one must not pass for a delete done. When no live item read has its id at all,
+ * the item is gone (deleted by the last apply, or by hand): a warning that writes nothing,
+ * so a re-run after the delete (or after a kill right after it) converges instead of
+ * failing every plan until the entry is removed.
  */
-const unmatchedDeleteUnknown = (org: DesiredOrg, done: readonly string[]): void => {
-  const matched = new Set(done);
-  const problems = (org.delete_unknown ?? [])
-    .filter((e) => !matched.has(deleteUnknownKey(org.slug, e.address, e.id)))
-    .map(
-      (e) =>
-        `${formatLocation(e.source)}: delete_unknown names ${e.address} with id ${e.id}, but plan lists no unknown live item with that address and id (it may be deleted already, the id may be another item's, the item may be one Waybill can name, its collection may not be managed by the config, or \`ignore\` may exclude it): remove the entry, or copy the address and id plan lists under "Unknown"`,
-    );
+const unmatchedDeleteUnknown = (org: DesiredOrg, acc: Acc): void => {
+  const matched = new Set(acc.deletedUnknown);
+  const liveIds = new Set(acc.liveIdsOfUnknownKinds);
+  const unknownAt = new Set(acc.unknown.map((u) => normalAddress(u.address)));
+  const problems: string[] = [];
+  for (const e of org.delete_unknown ?? []) {
+    if (matched.has(deleteUnknownKey(org.slug, e.address, e.id))) continue;
+    const where = `${formatLocation(e.source)}: delete_unknown names ${e.address} with id ${e.id}`;
+    if (liveIds.has(`${org.slug}\u0000${e.id}`) || unknownAt.has(normalAddress(e.address))) {
+      problems.push(
+        `${where}, but plan lists no unknown live item with that address and id (the id may be another item's, the item may be one Waybill can name, or \`ignore\` may exclude it): remove the entry, or copy the address and id plan lists under "Unknown"`,
+      );
+    } else {
+      acc.warnings.push(
+        `${where}, and no live item read has that id: nothing is deleted (if the item was deleted, remove the entry; if its collection is not managed by the config, it was not read)`,
+      );
+    }
+  }
   if (problems.length > 0) throw new PlanError(problems.join("\n"));
 };
 

@@ -55,6 +55,12 @@ export interface Acc {
   readonly unknown: UnknownItem[];
   /** The `delete_unknown` entries a delete was planned for (`deleteUnknownKey`). */
   readonly deletedUnknown: string[];
+  /**
+   * `org \0 id` of every live item read in a collection whose kind can hold unknown items
+   * (named or not): tells a `delete_unknown` entry whose item is gone from one that names
+   * something else.
+   */
+  readonly liveIdsOfUnknownKinds: string[];
 }
 
 export interface OrgCtx {
@@ -175,6 +181,7 @@ export const newAcc = (): Acc => ({
   ignoredFields: [],
   unknown: [],
   deletedUnknown: [],
+  liveIdsOfUnknownKinds: [],
 });
 
 /** Add what one project's planning accumulated to the whole run's (in place, in order). */
@@ -189,6 +196,7 @@ export const mergeAcc = (into: Acc, part: Acc): void => {
   for (const f of part.ignoredFields) into.ignoredFields.push(f);
   for (const u of part.unknown) into.unknown.push(u);
   for (const k of part.deletedUnknown) into.deletedUnknown.push(k);
+  for (const k of part.liveIdsOfUnknownKinds) into.liveIdsOfUnknownKinds.push(k);
 };
 
 /** A `delete_unknown` entry's key: the org, the address as the planner writes it, the id. */

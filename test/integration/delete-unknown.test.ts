@@ -109,6 +109,16 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
       `DELETE /api/v3/context-restrictions/${idX}`,
     ]);
     expect(await restrictionsLeft()).toEqual([`expression:${EXPRESSION}`, "someday:rule-y"]);
+
+    // The item is gone: a re-run with the entry still there converges (no change, exit 0,
+    // nothing written) and says the entry can go, instead of failing every plan after it.
+    await suite.emulator.clearRequests();
+    const again = await run(["apply", "-c", file, "--auto-approve"]);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout + again.stderr).toMatch(
+      /named\.yaml:7:5: delete_unknown names .* and no live item read has that id: nothing is deleted \(if the item was deleted, remove the entry/,
+    );
+    expect((await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"))).toEqual([]);
   });
 
   it("without an entry, apply writes nothing for unknown items", async () => {
