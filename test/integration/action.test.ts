@@ -825,6 +825,65 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     }
   });
 
+  it("apply on a workflow_run after a push of main: the reviewed digest of the commit it ran for", async () => {
+    const sha = "6".repeat(40);
+    await pushOf(sha, true);
+    const marker = "<!-- waybill-action: plan chained/waybill.yaml -->";
+    const digest = "c".repeat(32);
+    const own: Comment = {
+      id: 7100,
+      body: `${marker}\n### \`waybill plan\` succeeded\r\n\n<!-- waybill-plan-digest: ${digest} -->\n**No changes.**`,
+      user: BOT,
+    };
+    gh.comments.push(own);
+    const event = (branch: string) =>
+      tmp.write(
+        `workflow-run-${branch}.json`,
+        JSON.stringify({
+          workflow_run: {
+            event: "push",
+            head_branch: branch,
+            head_sha: sha,
+            head_repository: { full_name: REPO },
+            repository: { full_name: REPO },
+            pull_requests: [],
+          },
+          repository: { full_name: REPO, default_branch: "main" },
+        }),
+      );
+    try {
+      const r = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "chained/waybill.yaml",
+          GITHUB_EVENT_PATH: await event("main"),
+          ...viaStandIn(0),
+        },
+        "workflow_run",
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(
+        `"argv":["apply","-c","chained/waybill.yaml","--format","text","--expect-digest","${digest}"]`,
+      );
+      // A run for another branch has no reviewed plan of main's.
+      const other = await runAction(
+        {
+          WAYBILL_COMMAND: "apply",
+          WAYBILL_CONFIG: "chained/waybill.yaml",
+          GITHUB_EVENT_PATH: await event("feature"),
+          ...viaStandIn(0),
+        },
+        "workflow_run",
+        undefined,
+        "here",
+      );
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain("the workflow_run did not run for the default branch");
+    } finally {
+      gh.comments.splice(gh.comments.indexOf(own), 1);
+    }
+  });
+
   it("apply: a plan file or --expect-digest in args is the approval; the option list matches apply --help", async () => {
     const { approvalInArgs, APPLY_VALUE_OPTIONS } = (await import(SCRIPT)) as {
       approvalInArgs: (argv: string[]) => string | undefined;
