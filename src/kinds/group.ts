@@ -19,7 +19,7 @@ import { call } from "./calls.js";
 import { compareFields, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineOrgCollection } from "./define.js";
 import { listV2Items, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 
@@ -59,7 +59,7 @@ export { isVcsOrgSlug } from "./listing.js";
 export const GROUP_DESTROYS =
   "deleting a group also removes its members and role grants (the API reference, V2); a re-created group starts empty";
 
-export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
+export const groupKind = defineOrgCollection<DesiredGroup, LiveGroup>({
   type: "group",
   parent: "org",
   // Decision: delete first. The spec says nothing of two groups with one name; our emulator
@@ -151,28 +151,13 @@ export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
       ? 'The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups; the API reference, "Endpoints (V2)"); in an org tied to a VCS provider, manage groups there and leave `groups:` out.'
       : undefined,
   destroys: GROUP_DESTROYS,
-  desiredItems: function* (org) {
-    for (const g of org.groups?.values() ?? []) yield { address: addr.group(g.name), item: g };
-  },
-  liveItems: function* (org) {
-    for (const g of org.groups ?? []) yield { key: `group:${g.id}`, item: g };
-  },
   rename: cannotRename("a group has no update route: its name cannot change in place"),
-  collection: {
-    name: "groups",
-    segment: { name: "group", keyed: true },
-    desiredIn: (org) => (org.groups === undefined ? undefined : [...org.groups.values()]),
-    liveIn: (org) => org.groups,
-    addressKey: (d) => d.name,
-    onParentDelete: "cascades",
-  },
+  // Its collection, desired and live items, and config shape are an org-level map's
+  // (defineOrgCollection): `groups`, `group["<name>"]`, removed with the org.
   config: {
     yamlKey: "groups",
     summary: { key: "groups", one: "group" },
-    shape: "map",
-    schemaDef: "group",
     schemaKeys: GROUP_KEYS,
-    declares: "key",
     build: (ctx, name, raw: RawGroup | null, path): DesiredGroup => ({
       name,
       source: ctx.at(path),

@@ -31,7 +31,7 @@ import { call } from "./calls.js";
 import { addFields, addSecret, compareFields, compareSecret, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineOrgCollection } from "./define.js";
 import { scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { type JsonObject, SENSITIVE, sameSet } from "./values.js";
@@ -110,7 +110,7 @@ const NO_UPDATE = "an exporter has no update route (the API reference, V2), so i
 
 export const OTEL_LIMIT_REPLACE_REFUSAL = `the org has ${MAX_OTEL_EXPORTERS_PER_ORG} exporters, the service's maximum (the API reference, V2 "Limits"), and this one must be re-created (${NO_UPDATE.replace(", so it is re-created", "")}). Waybill creates the replacement before deleting the old one, and never deletes first; free a slot: remove another exporter from the config (or this one, apply, then add it back and apply again)`;
 
-export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter, "org">({
+export const otelExporterKind = defineOrgCollection<DesiredOtelExporter, LiveOtelExporter>({
   type: "otel_exporter",
   parent: "org",
   // Decision: create the new exporter before deleting the old one. Never delete before the
@@ -272,25 +272,13 @@ export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter
   // only after its replacement was accepted.
   refusal: (_d, status) =>
     `Nothing was deleted: an exporter being replaced keeps exporting.${status === 400 ? ` The service refuses a sixth exporter in an org (the API reference, V2 "Limits": ${MAX_OTEL_EXPORTERS_PER_ORG} per organization): if another was added since the plan, free a slot and re-run.` : ""}`,
-  desiredItems: function* (org) {
-    for (const e of org.otel_exporters ?? []) {
-      yield { address: addr.otelExporter(otelKey(e.protocol, e.endpoint)), item: e };
-    }
-  },
-  liveItems: function* (org) {
-    for (const e of org.otel_exporters ?? []) yield { key: `otel_exporter:${e.id}`, item: e };
-  },
   // spec: api-v2-v1.md: exporters are created and deleted, never updated.
   rename: cannotRename(
     "an OTLP exporter has no name and no update route: it is identified by protocol and endpoint",
   ),
+  // Otherwise an org-level collection's (defineOrgCollection): `otel_exporters`,
+  // `otel_exporter["<protocol>:<endpoint>"]`, removed with the org.
   collection: {
-    name: "otel_exporters",
-    segment: { name: "otel_exporter", keyed: true },
-    desiredIn: (org) => org.otel_exporters,
-    liveIn: (org) => org.otel_exporters,
-    addressKey: (d) => otelKey(d.protocol, d.endpoint),
-    onParentDelete: "cascades",
     serial: true,
     // Decision (the 5-per-org limit and "never delete before the replacement is known to
     // be accepted"): removals run first and the collection runs serially (`serial`), so a
@@ -312,7 +300,6 @@ export const otelExporterKind = defineKind<DesiredOtelExporter, LiveOtelExporter
     yamlKey: "otel_exporters",
     summary: { key: "otel_exporters", one: "OTLP exporter" },
     shape: "list",
-    schemaDef: "otelExporter",
     schemaKeys: OTEL_EXPORTER_KEYS,
     // spec: api-v2-v1.md "Limits": OTLP exporters, 5 per organization. Checked offline, so a
     // config over the limit never gets as far as a refused POST (design.md §3 "More kinds"),

@@ -76,3 +76,46 @@ describe("defineWalkedParent (the project kind)", () => {
     expect(() => p.config.build({} as never, "x", {} as never, [])).toThrow(/built by the loader/);
   });
 });
+
+describe("defineOrgCollection", () => {
+  // The members group and otel_exporter stated by hand before they used it (issue 47).
+  it("gives the org-level kinds written with it the collection and items they stated", () => {
+    const group = KINDS.group;
+    expect([group.collection.name, group.collection.segment]).toEqual([
+      "groups",
+      { name: "group", keyed: true },
+    ]);
+    expect(group.collection.onParentDelete).toBe("cascades");
+    expect([group.config.shape, group.config.schemaDef, group.config.declares]).toEqual([
+      "map",
+      "group",
+      "key",
+    ]);
+    const groups = new Map([["ops", { name: "ops", source: { file: "f", line: 1, col: 1 } }]]);
+    const org = { groups } as never;
+    expect([...group.desiredItems(org)].map((x) => x.address)).toEqual(['group["ops"]']);
+    expect(group.collection.desiredIn(org)).toEqual([...groups.values()]);
+    const liveOrg = { groups: [{ id: "g1", name: "ops", description: "" }] } as never;
+    expect([...group.liveItems(liveOrg)].map((x) => x.key)).toEqual(["group:g1"]);
+
+    const otel = KINDS.otel_exporter;
+    expect([otel.collection.name, otel.collection.segment.name, otel.collection.serial]).toEqual([
+      "otel_exporters",
+      "otel_exporter",
+      true,
+    ]);
+    expect([otel.config.shape, otel.config.schemaDef, otel.config.declares]).toEqual([
+      "list",
+      "otelExporter",
+      "value",
+    ]);
+    const e = { endpoint: "api.example.com:443", protocol: "grpc" as const };
+    expect(otel.collection.addressKey(e as never)).toBe("grpc:api.example.com:443");
+    expect([...otel.desiredItems({ otel_exporters: [e] } as never)].map((x) => x.address)).toEqual([
+      'otel_exporter["grpc:api.example.com:443"]',
+    ]);
+    expect(
+      [...otel.liveItems({ otel_exporters: [{ id: "x1", ...e }] } as never)].map((x) => x.key),
+    ).toEqual(["otel_exporter:x1"]);
+  });
+});
