@@ -14,7 +14,16 @@
  * the job no longer has, is no reason to plan in full.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { loadConfig } from "../config/load.js";
@@ -67,17 +76,23 @@ export const checkedRef = (ref: string | undefined): string | undefined => {
 
 const folderOf = (path: string): string => (statSync(path).isDirectory() ? path : dirname(path));
 
-/** The config's files at `commit`, written under `into`; the paths to load. */
-const configAt = async (
+/** A config file at the ref: its path from the repository's top, `/`-separated, and blob. */
+interface AtRef {
+  readonly file: string;
+  readonly blob: string;
+}
+
+/** Each `-c` path at the ref: where it is from the top, and the files under it there. */
+const listAt = async (
   top: string,
   commit: string,
   paths: readonly string[],
-  into: string,
-): Promise<string[]> => {
-  const out: string[] = [];
+): Promise<{ roots: { rel: string; isDir: boolean }[]; files: AtRef[] }> => {
+  const roots: { rel: string; isDir: boolean }[] = [];
+  const files: AtRef[] = [];
   for (const p of paths) {
     const real = realpathSync(resolve(p));
-    const rel = relative(top, real);
+    const rel = relative(top, real).split(sep).join("/");
     if (rel.startsWith("..") || isAbsolute(rel)) {
       throw new NoConfigAtRef(`${p} is outside the git repository`);
     }
@@ -94,19 +109,111 @@ const configAt = async (
       const m = /^(100644|100755) blob ([0-9a-f]{40,64})\t(.+)$/s.exec(line);
       if (!m) continue;
       const file = m[3] as string;
-      if (file.split("/").some((s) => s === ".." || s === "" || s === ".")) continue;
-      if (!isDir && file !== rel.split(sep).join("/")) continue;
-      const target = join(into, ...file.split("/"));
-      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      writeFileSync(target, await git(top, ["cat-file", "blob", m[2] as string]), {
-        mode: 0o600,
-      });
+      if (file.split("/").some((x) => x === ".." || x === "" || x === ".")) continue;
+      if (!isDir && file !== rel) continue;
+      files.push({ file, blob: m[2] as string });
       found++;
     }
     if (found === 0) throw new NoConfigAtRef(`${p} did not exist there`);
-    out.push(join(into, ...(rel === "" ? [] : rel.split(sep))));
+    roots.push({ rel, isDir });
+  }
+  return { roots, files };
+};
+
+/** Write `files` (at the ref) under `into`, at their paths from the top. */
+const writeAt = async (top: string, files: readonly AtRef[], into: string): Promise<string[]> => {
+  const out: string[] = [];
+  for (const { file, blob } of files) {
+    const target = join(into, ...file.split("/"));
+    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+    writeFileSync(target, await git(top, ["cat-file", "blob", blob]), { mode: 0o600 });
+    out.push(target);
   }
   return out;
+};
+
+/** git's object name of a file's bytes (sha1, or sha256 in a repository that uses it). */
+const blobId = (bytes: Buffer, like: string): string =>
+  createHash(like.length === 64 ? "sha256" : "sha1")
+    .update(`blob ${bytes.length}\0`)
+    .update(bytes)
+    .digest("hex");
+
+const TEMPLATES = /^templates\s*:/m;
+const YAML_FILE = /\.ya?ml$/i;
+const EMPTY: DesiredConfig = { orgs: [], files: [] };
+
+const loadWith = async (
+  paths: readonly string[],
+  io: CliIO,
+): Promise<DesiredConfig | undefined> => {
+  if (paths.length === 0) return EMPTY;
+  const loaded = await loadConfig(paths, { env: io.env, resolveSecrets: "available" });
+  return loaded.ok ? loaded.config : undefined;
+};
+
+const orgSet = (c: DesiredConfig): string =>
+  [...new Set(c.orgs.map((o) => o.slug))].sort().join("\n");
+
+/**
+ * The files that differ, compared alone (issue 44: a pull request pays for what it changes;
+ * loading the whole config twice costs more than the reads at 2,000 projects): the config
+ * files whose blob differs (or that exist on one side only) and every file that holds
+ * `templates:` (what `extends` reads), loaded from the ref and from the work tree. What the
+ * other files declare is the same on both sides. Undefined when the parts cannot be compared
+ * alone (one fails to load, or they name other orgs): then the whole configs are.
+ */
+const comparedByFile = async (
+  top: string,
+  atRef: readonly AtRef[],
+  desired: DesiredConfig,
+  into: string,
+  since: string,
+  io: CliIO,
+): Promise<ScopeDecision | undefined> => {
+  const now = new Map<string, { path: string; bytes: Buffer }>();
+  for (const f of desired.files) {
+    const rel = relative(top, realpathSync(resolve(f)))
+      .split(sep)
+      .join("/");
+    now.set(rel, { path: f, bytes: readFileSync(f) });
+  }
+  const was = new Map(atRef.filter((f) => YAML_FILE.test(f.file)).map((f) => [f.file, f]));
+  const like = atRef[0]?.blob ?? "";
+  const changed = new Set<string>();
+  const templates = new Set<string>();
+  for (const [rel, f] of now) {
+    const before = was.get(rel);
+    if (before === undefined || before.blob !== blobId(f.bytes, like)) changed.add(rel);
+    if (TEMPLATES.test(f.bytes.toString("utf8"))) templates.add(rel);
+  }
+  for (const rel of was.keys()) if (!now.has(rel)) changed.add(rel);
+  if (changed.size === 0) return scopeOfChange(EMPTY, EMPTY, since, desired);
+  // A file with templates that changed may reach items of any file: compare the whole.
+  if ([...changed].some((rel) => templates.has(rel))) return undefined;
+  const part = [...new Set([...changed, ...templates])].sort();
+  const refPart = part.flatMap((rel) => {
+    const f = was.get(rel);
+    return f === undefined ? [] : [f];
+  });
+  const written = await writeAt(top, refPart, join(into, "part"));
+  for (const [i, f] of refPart.entries()) {
+    if (changed.has(f.file) && TEMPLATES.test(readFileSync(written[i] as string, "utf8"))) {
+      return undefined;
+    }
+  }
+  const before = await loadWith(written, io);
+  const after = await loadWith(
+    part.flatMap((rel) => {
+      const f = now.get(rel);
+      return f === undefined ? [] : [f.path];
+    }),
+    io,
+  );
+  if (before === undefined || after === undefined || orgSet(before) !== orgSet(after)) {
+    return undefined;
+  }
+  return scopeOfChange(before, after, since, desired);
 };
 
 /**
@@ -140,7 +247,15 @@ export const changedSince = async (
       throw new NoConfigAtRef(`${shown} is not a commit git knows here`);
     }
     into = mkdtempSync(join(tmpdir(), "waybill-since-"));
-    const at = await configAt(realpathSync(top), commit, paths, into);
+    const root = realpathSync(top);
+    const listed = await listAt(root, commit, paths);
+    const byFile = await comparedByFile(root, listed.files, desired, into, shown, io);
+    if (byFile !== undefined) return byFile;
+    // The whole config at the ref, laid out as the -c paths name it.
+    await writeAt(root, listed.files, join(into, "whole"));
+    const at = listed.roots.map(({ rel }) =>
+      join(into as string, "whole", ...(rel === "" ? [] : rel.split("/"))),
+    );
     const loaded = await loadConfig(at, { env: io.env, resolveSecrets: "available" });
     if (!loaded.ok) {
       const d = loaded.diagnostics[0];

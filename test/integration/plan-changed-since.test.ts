@@ -296,6 +296,23 @@ describe("plan --changed-since", () => {
     expect(plan.warnings[0]).toContain("cannot be read");
   });
 
+  it("nothing changed since the ref: an empty partial plan that reads no more than the org", async () => {
+    const { cfg } = await repo();
+    const { plan } = await planJson(cfg, "--changed-since", "base");
+    expect(plan.scope?.addresses).toEqual([]);
+    expect(plan.scope?.total).toBeGreaterThan(N * 2);
+    expect(plan.changes).toEqual([]);
+    expect((await suite.emulator.requests()).length).toBeLessThanOrEqual(1);
+  });
+
+  it("a file removed with the org's contexts: `contexts` became unmanaged, a full plan with the reason", async () => {
+    const { cfg } = await repo();
+    await rm(join(cfg, "10-contexts.yaml"));
+    const { plan } = await planJson(cfg, "--changed-since", "base");
+    expect(plan.scope).toBeUndefined();
+    expect(plan.warnings[0]).toContain("`contexts` of the org became unmanaged since base");
+  });
+
   it("a ref that git would take for an option is refused before any request", async () => {
     const { cfg } = await repo();
     const r = await run(["plan", "-c", cfg, "--changed-since", "--output=/tmp/x"]);
