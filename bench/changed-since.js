@@ -161,7 +161,7 @@ try {
       "a template every project extends, edited",
       cfg,
       (plan) =>
-        `a full plan with the reason: ${plan.scope === undefined && /changed since base/.test(plan.warnings[0] ?? "") ? "yes" : "NO"}`,
+        `a full plan with the reason: ${plan.scope === undefined && /the change since base reaches/.test(plan.warnings[0] ?? "") ? "yes" : "NO"}`,
     );
   }
 } finally {

@@ -240,7 +240,7 @@ export const scopeOfChange = (
         : counts.addresses + [...a.items.keys()].filter((x) => !b.items.has(x)).length;
     const broad = broadness(changed, counts ?? b.counts);
     if (broad !== undefined) {
-      return { kind: "full", reason: `org ${slug}: ${broad} changed since ${since}` };
+      return { kind: "full", reason: `org ${slug}: the change since ${since} reaches ${broad}` };
     }
     for (const address of [...changed].sort()) addresses.push({ org: slug, address });
   }
@@ -305,7 +305,7 @@ const broadness = (changed: ReadonlySet<string>, now: Counts): string | undefine
   ] as const) {
     const n = parents.get(name)?.size ?? 0;
     if (n > BROAD_CHANGE_MIN && n * 2 > declared) {
-      return `${n} of ${declared} ${name}s (a template or \`extends\` reaching most of them?); a partial plan would read nearly all of them, so the whole org is planned`;
+      return `${n.toLocaleString("en-US")} of ${declared.toLocaleString("en-US")} ${name}s (a template or \`extends\` they share?): a partial plan would read nearly all of them`;
     }
   }
   return undefined;
