@@ -22,6 +22,7 @@
 import { diffArrays } from "diff";
 import { isScalar, parseAllDocuments, visit } from "yaml";
 import { stripControls } from "../core/controls.js";
+import { lineOf, lineStarts } from "./fmt.js";
 
 /** What a masked value is shown as (the redactor's REDACTION, src/model/redactor.ts). */
 const MASK = "(sensitive)";
@@ -34,24 +35,6 @@ const VERBATIM_MIN = 8;
 
 /** Per line (0-based), the column ranges to mask: [from, to) in the line's text. */
 type LineMasks = Map<number, [number, number][]>;
-
-const lineStarts = (text: string): number[] => {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-};
-
-/** The index of the line holding offset `pos` (binary search over the line starts). */
-const lineAt = (starts: readonly number[], pos: number): number => {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] ?? 0) <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-};
 
 const addMask = (masks: LineMasks, line: number, from: number, to: number): void => {
   const list = masks.get(line);
@@ -74,8 +57,8 @@ export const secretLines = (text: string, secrets: ReadonlySet<string>): LineMas
         const range = node.range;
         if (!range) return;
         const [from, to] = [range[0], range[1]];
-        const first = lineAt(starts, from);
-        const last = lineAt(starts, Math.max(from, to - 1));
+        const first = lineOf(starts, from);
+        const last = lineOf(starts, Math.max(from, to - 1));
         for (let l = first; l <= last; l++) {
           const start = starts[l] ?? 0;
           const end = (starts[l + 1] ?? text.length + 1) - 1;

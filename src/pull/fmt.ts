@@ -149,13 +149,15 @@ interface Layout {
 const rangeOf = (n: unknown): readonly number[] | undefined =>
   (n as { range?: readonly number[] } | null)?.range;
 
-const lineStarts = (text: string): number[] => {
+/** The offset each line of `text` starts at. */
+export const lineStarts = (text: string): number[] => {
   const out = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) out.push(i + 1);
   return out;
 };
 
-const lineOf = (starts: readonly number[], offset: number): number => {
+/** The 0-based line holding `offset` (binary search over `lineStarts`). */
+export const lineOf = (starts: readonly number[], offset: number): number => {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

@@ -25,6 +25,7 @@ import type { DesiredConfig } from "../../src/model/desired.js";
 import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, TEST_TOKEN, type TestEmulator } from "../helpers/emulator.js";
 import { propertyRuns } from "../helpers/property-runs.js";
+import { flowCollections } from "../helpers/yaml-style.js";
 
 const GH_ORG_ID = "4a000000-0000-4000-8000-000000000001";
 const SA_ORG_ID = "4a000000-0000-4000-8000-000000000002";
@@ -186,16 +187,7 @@ const style = (c: ConfigSpec, doc: Record<string, unknown>): string => {
       },
     });
   }
-  if (c.flow) {
-    visit(d, {
-      Seq: (_, n) => {
-        n.flow = true;
-      },
-      Map: (_, n) => {
-        if (n.items.length > 0 && n.items.every((i) => isScalar(i.value))) n.flow = true;
-      },
-    });
-  }
+  if (c.flow) flowCollections(d);
   const text = d.toString({ indent: 2, indentSeq: true, lineWidth: 0 });
   if (!c.comments) return text;
   const commented = text

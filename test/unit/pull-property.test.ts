@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Document, isScalar, visit } from "yaml";
+import { Document } from "yaml";
 import { loadConfig } from "../../src/config/load.js";
 import { readConfigSchema } from "../../src/config/schema-check.js";
 import { buildExport } from "../../src/export/build.js";
@@ -23,6 +23,7 @@ import { formatYaml } from "../../src/pull/fmt.js";
 import { computePull } from "../../src/pull/pull.js";
 import { liveFromDesired } from "../helpers/live-from-desired.js";
 import { propertyRuns } from "../helpers/property-runs.js";
+import { flowCollections } from "../helpers/yaml-style.js";
 
 const schema = readConfigSchema();
 const SLUG = "gh/acme/api";
@@ -97,17 +98,7 @@ const render = (c: ConfigSpec): string => {
     },
   };
   const d = new Document(doc);
-  // Flow style for lists and for maps of scalars (`{ cron_expression: …, … }`).
-  if (c.flow) {
-    visit(d, {
-      Seq: (_, n) => {
-        n.flow = true;
-      },
-      Map: (_, n) => {
-        if (n.items.length > 0 && n.items.every((i) => isScalar(i.value))) n.flow = true;
-      },
-    });
-  }
+  if (c.flow) flowCollections(d);
   const text = d.toString();
   if (!c.comments) return text;
   return `# the acme org\n${text
