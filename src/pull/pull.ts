@@ -30,6 +30,7 @@ import {
   type EditPath,
   hasPath,
   setIn,
+  unaliasPath,
   valueAt,
   YamlEditError,
 } from "./yaml-edit.js";
@@ -290,7 +291,9 @@ export const computePull = (options: PullOptions): PullResult => {
   const written = new Map<string, EditPath[]>();
   const edit = (file: string, path: EditPath, fn: (text: string) => string): void => {
     written.set(file, [...(written.get(file) ?? []), path]);
-    files.texts.set(file, fn(files.texts.get(file) ?? ""));
+    // Issue 41: an alias on the way (`restrictions: *a1`) is written out first: the edit
+    // then changes this item only, never the anchor its other users read.
+    files.texts.set(file, fn(unaliasPath(files.texts.get(file) ?? "", path)));
   };
   const schemaAt = (path: EditPath) => path.reduce((c, s) => c.child(s), cursor);
 

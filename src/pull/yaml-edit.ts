@@ -11,6 +11,7 @@
  */
 import {
   type Document,
+  isAlias,
   isCollection,
   isMap,
   isScalar,
@@ -142,6 +143,33 @@ export const valueAt = (text: string, path: EditPath): unknown => {
   const n = nodeAt(parse(text), path);
   if (n === undefined) return undefined;
   return isScalar(n) || isCollection(n) ? n.toJSON() : n;
+};
+
+/**
+ * Issue 41: `text` with each alias on `path` (a `*a` standing for the path's node or for one
+ * of its ancestors) replaced by the value it stands for, so that an edit at `path` changes
+ * this place only, never the anchor nor its other aliases.
+ */
+export const unaliasPath = (text: string, path: EditPath): string => {
+  let out = text;
+  // Each round replaces the alias nearest the root; the value written holds no alias.
+  for (let round = 0; round <= path.length; round++) {
+    const doc = parse(out);
+    let n: unknown = doc.contents;
+    let hit: { at: EditPath; value: unknown } | undefined;
+    for (let i = 0; i < path.length && hit === undefined; i++) {
+      const c = child(n, path[i] as string | number);
+      if (!c) break;
+      if (isAlias(c.node)) {
+        const target = c.node.resolve(doc);
+        hit = { at: path.slice(0, i + 1), value: target?.toJS(doc, { maxAliasCount: -1 }) };
+      }
+      n = c.node;
+    }
+    if (hit === undefined || hit.value === undefined) return out;
+    out = setIn(out, hit.at, hit.value);
+  }
+  return out;
 };
 
 export const hasPath = (text: string, path: EditPath): boolean =>

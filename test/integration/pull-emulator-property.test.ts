@@ -609,6 +609,29 @@ describe("pull against the emulator (property)", () => {
     );
   });
 
+  it("a restriction added by hand to each of two contexts that share one list (`*a1`)", async () => {
+    // The edit of the alias' user failed ("not a list") and was not pulled.
+    const ctx = (name: "deploy" | "build") => ({
+      name,
+      env: {},
+      restrictions: ['pipeline.git.branch == "main"'],
+    });
+    await check(
+      {
+        ...base,
+        contexts: [ctx("deploy"), ctx("build")],
+        projects: [{ ...twoHooks, webhooks: {} }],
+        anchors: true,
+        flow: true,
+      },
+      [
+        { kind: "restriction", context: 0, expression: "pipeline.x == 1" },
+        { kind: "restriction", context: 1, expression: "'quoted' == pipeline.git.tag" },
+      ],
+      1004,
+    );
+  });
+
   it("pull leaves no drift but named secrets, no mask, no shared placeholder; fmt keeps meaning", async () => {
     let run = 0;
     await fc.assert(
