@@ -8,9 +8,17 @@
 import { ApiError, NetworkError, TimeoutError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import { WaybillError } from "../core/errors.js";
-import { type AfterCreateStep, type ApiCall, answerShape, idAt } from "../kinds/contract.js";
+import {
+  type AfterCreateStep,
+  type ApiCall,
+  answerShape,
+  idAt,
+  type ResourceKind,
+} from "../kinds/contract.js";
 import { v2ProjectSlug } from "../kinds/listing.js";
+import { type Kinds, kindIn } from "../kinds/references.js";
 import { kindOf } from "../kinds/registry.js";
+import type { ResourceType } from "../model/address.js";
 import type { OperationPhase } from "../plan/order.js";
 import type { Change } from "../plan/types.js";
 import {
@@ -60,7 +68,16 @@ export interface ExecutorDeps {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Ids this apply deletes: a re-list never adopts one of them (src/apply/relist.ts). */
   readonly deleting?: ReadonlySet<string>;
+  /**
+   * The kinds the plan's changes are of (default: the registry's): a test runs a test-only
+   * kind's change with a copy of the registry that holds it, as the planner takes `kinds`.
+   */
+  readonly kinds?: Kinds;
 }
+
+/** The kind of `type`, among `deps.kinds` or the registry's. */
+const kindFor = (deps: Pick<ExecutorDeps, "kinds">, type: ResourceType) =>
+  deps.kinds === undefined ? kindOf(type) : kindIn(deps.kinds, type);
 
 /**
  * Decision: after a create timed out, wait this long before re-listing. A timed-out request
@@ -184,10 +201,8 @@ export class EnvVarRefusedError extends WaybillError {
  * 200 ... whether or not it existed"; a project env var POST: spec Projects, 201/404 only,
  * it sets the named variable), so re-sending after an uncertain answer duplicates nothing.
  */
-const createsItem = (change: Change, call: ApiCall): boolean =>
-  call.method === "POST" &&
-  call.phase === "create" &&
-  kindOf(change.resource_type).adopt.by === "relist";
+const createsItem = (kind: ResourceKind<unknown, unknown>, call: ApiCall): boolean =>
+  call.method === "POST" && call.phase === "create" && kind.adopt.by === "relist";
 
 /**
  * The created item's id, where the call says its answer holds it (src/kinds/contract.ts
@@ -254,8 +269,9 @@ const send = async (
       ? api.put(call.api, path, body, query)
       : api.post(call.api, path, body, query);
 
-  const adopt = kindOf(change.resource_type).adopt;
-  if (!createsItem(change, call)) {
+  const kind = kindFor(deps, change.resource_type);
+  const adopt = kind.adopt;
+  if (!createsItem(kind, call)) {
     let uncertainBefore = false;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -267,7 +283,7 @@ const send = async (
           // lost: the live item the kind says holds our value is taken as that one.
           if (uncertainBefore) {
             const found = await relistFind(
-              { api, change, params, desired },
+              { api, change, params, desired, ...(deps.kinds ? { kinds: deps.kinds } : {}) },
               (kind, d, l) => kind.liveKey(l) === kind.desiredKey(d) && exists.sameValue(d, l),
             );
             if (found.found) return { adopted: true };
@@ -290,6 +306,7 @@ const send = async (
       params,
       desired,
       ...(deps.deleting ? { deleting: deps.deleting } : {}),
+      ...(deps.kinds ? { kinds: deps.kinds } : {}),
     });
     if (!found.found) return undefined;
     const live = { created: { live: found.live } };
@@ -311,7 +328,7 @@ const send = async (
         err.status < 500 &&
         err.status !== 429 &&
         desired !== undefined
-          ? kindOf(change.resource_type).refusal?.(desired?.item, err.status)
+          ? kind.refusal?.(desired?.item, err.status)
           : undefined;
       if (refusal !== undefined && !(adopt.by === "relist" && adopt.adoptOnRefusal === true)) {
         throw new CreateRefusedError(`${(err as ApiError).message}. ${refusal}`, {
@@ -358,8 +375,8 @@ const runAfterCreate = async (
   orgId: string,
 ): Promise<string[]> => {
   const { kind: type, matches, done } = step.removeAdded;
-  const kind = kindOf(type);
-  const childParam = kindOf(change.resource_type).collection.childParam;
+  const kind = kindFor(deps, type);
+  const childParam = kindFor(deps, change.resource_type).collection.childParam;
   if (childParam === undefined || kind.parent !== change.resource_type) {
     throw new ApplyBuildError(
       `${change.address}: its after-create step names ${type}, which is not a child kind of ${change.resource_type}`,
@@ -389,10 +406,10 @@ const runAfterCreate = async (
 
 /** What apply prints about a created (or adopted) item, when its kind says (`announce`). */
 const announce = (
-  change: Change,
+  kind: ResourceKind<unknown, unknown>,
   created: { readonly body: unknown } | { readonly live: unknown },
 ): string | undefined => {
-  const a = kindOf(change.resource_type).announce;
+  const a = kind.announce;
   if (a === undefined) return undefined;
   const live = "live" in created ? created.live : a.fromResponse(created.body);
   return live === undefined ? undefined : a.note(live);
@@ -416,6 +433,7 @@ export const executeOperation = async (
   change: Change,
   phase: OperationPhase,
 ): Promise<OperationResult> => {
+  const kind = kindFor(deps, change.resource_type);
   const params = withV2Slug(resolveParams(change, (a) => deps.ids.get(change.org, a)));
   const desired = deps.desired.get(change.org, change.address);
   const calls = change.calls.filter((c) => c.phase === phase);
@@ -436,7 +454,7 @@ export const executeOperation = async (
       const r = await send(deps, change, call, params, desired);
       if (r.id !== undefined && call.method === "POST" && phase === "create") id = r.id;
       // Issue 18: what other changes take from the new item besides its id (a project's slug).
-      const values = kindOf(change.resource_type).createdValues;
+      const values = kind.createdValues;
       if (phase === "create" && values !== undefined && r.created !== undefined) {
         const got =
           "body" in r.created
@@ -447,7 +465,7 @@ export const executeOperation = async (
         }
       }
       if (r.adopted) adopted = true;
-      const note = r.created === undefined ? undefined : announce(change, r.created);
+      const note = r.created === undefined ? undefined : announce(kind, r.created);
       if (note !== undefined) notes.push(note);
     } catch (err) {
       // src/kinds/contract.ts: a 404 on DELETE means the item is gone. Decision: such an
@@ -455,7 +473,7 @@ export const executeOperation = async (
       // Issue 28: only when a re-list no longer shows it (a V2 404 for a project the V3
       // listing shows is a slug the service does not know, never "already gone").
       if (call.method === "DELETE" && err instanceof ApiError && err.status === 404) {
-        if (await stillListed(deps.api, change, params)) {
+        if (await stillListed(deps.api, change, params, deps.kinds)) {
           throw new StillThereError(
             `${change.address}: ${err.message}, but the service still lists it (id ${String(change.params.id)}): it was not deleted`,
             { cause: err },
@@ -469,7 +487,7 @@ export const executeOperation = async (
   }
   if (phase === "create") {
     if (id !== undefined) deps.ids.set(change.org, change.address, id);
-    else if (kindOf(change.resource_type).adopt.by === "relist") {
+    else if (kind.adopt.by === "relist") {
       // An envelope answer always holds the id (spec: api-v3.md "Envelopes"); a flat one
       // may not (a V2 checkout key is known by its fingerprint).
       if (calls.some((c) => c.method === "POST" && answerShape(c) === "envelope")) {
@@ -479,14 +497,14 @@ export const executeOperation = async (
     const orgId = params.org_id;
     const step =
       id !== undefined && orgId !== undefined && desired?.type === change.resource_type
-        ? kindOf(change.resource_type).afterCreate?.(desired.item, orgId)
+        ? kind.afterCreate?.(desired.item, orgId)
         : undefined;
     if (step !== undefined && id !== undefined && orgId !== undefined) {
       for (const n of await runAfterCreate(deps, change, step, id, orgId)) notes.push(n);
     }
     // A singleton (a created project's settings) exists with its parent: its "create" sets
     // the declared keys, so it is said to be updated, not created.
-    const singleton = !kindOf(change.resource_type).collection.segment.keyed;
+    const singleton = !kind.collection.segment.keyed;
     const verb = adopted ? "adopted" : singleton ? "updated" : "created";
     return { verb, ...(id ? { id } : {}), notes };
   }

@@ -7,8 +7,10 @@
 import { ApiError } from "../api/errors.js";
 import type { Api } from "../api/types.js";
 import type { ListScope, ResourceKind } from "../kinds/contract.js";
+import { type Kinds, kindIn } from "../kinds/references.js";
 import { kindOf } from "../kinds/registry.js";
 import type { JsonObject } from "../kinds/values.js";
+import type { ResourceType } from "../model/address.js";
 import type { Change } from "../plan/types.js";
 import { type ResolvedParams, setParamFields } from "./body.js";
 import type { DesiredItem } from "./desired-index.js";
@@ -29,7 +31,12 @@ export interface RelistInput {
    * key): never adopted, so an uncertain create is not matched to an item about to go.
    */
   readonly deleting?: ReadonlySet<string>;
+  /** The kinds the change is of (default: the registry's; src/apply/executor.ts `kinds`). */
+  readonly kinds?: Kinds;
 }
+
+const kindFor = (kinds: Kinds | undefined, type: ResourceType) =>
+  kinds === undefined ? kindOf(type) : kindIn(kinds, type);
 
 /**
  * The listing scope of a change: its resolved params carry the parent's ids, and its
@@ -67,7 +74,7 @@ export const relistFind = async (
 ): Promise<Found> => {
   const { api, change, params, desired, signal, deleting } = input;
   if (desired === undefined || desired.type !== change.resource_type) return { found: false };
-  const kind = kindOf(change.resource_type);
+  const kind = kindFor(input.kinds, change.resource_type);
   const items = await kind.list(api, scopeOf(params, change), signal ? { signal } : {});
   const m = items.find(
     (l) => notOld(change, kind.liveId(l), deleting) && pick(kind, desired.item, l),
@@ -106,8 +113,9 @@ export const stillListed = async (
   api: Api,
   change: Change,
   params: ResolvedParams,
+  kinds?: Kinds,
 ): Promise<boolean> => {
-  const kind = kindOf(change.resource_type);
+  const kind = kindFor(kinds, change.resource_type);
   const id = "id" in change && typeof change.id === "string" ? change.id : change.params.id;
   if (typeof id !== "string") return false;
   let items: readonly unknown[];

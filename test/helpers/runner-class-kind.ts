@@ -86,12 +86,13 @@ export const runnerClassKind = defineOrgCollection<DesiredRunnerClass, LiveRunne
       ...(l.description === "" ? {} : { description: l.description }),
       ...(l.context_id === null ? {} : { context: l.context_name ?? l.context_id }),
     })),
-  createCalls: () => [
+  createCalls: (d) => [
     call("create", "POST", "/runner/resource-classes", {
       body: "envelope",
       answer: "flat",
-      body_fields: ["name", "description", "references.org"],
-      param_fields: { "references.context.id": "context_id" },
+      body_fields: ["name", "description", "references.org"].concat(
+        d.context === undefined ? [] : ["references.context"],
+      ),
     }),
   ],
   refParams: (d, env): Record<string, string | { readonly pending: string }> => {
@@ -101,7 +102,7 @@ export const runnerClassKind = defineOrgCollection<DesiredRunnerClass, LiveRunne
   updateCalls: (fields) => [
     call("update", "POST", "/runner/resource-classes/{id}/update", {
       body: "envelope",
-      body_fields: fields.map((f) => f.path),
+      body_fields: fields.map((f) => (f.path === "context_id" ? "references.context" : f.path)),
     }),
   ],
   deleteCalls: () => [call("delete", "DELETE", "/runner/resource-classes/{id}")],

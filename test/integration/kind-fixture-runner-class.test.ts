@@ -6,12 +6,14 @@
  * edit anywhere else. Its module stays within 150 lines (`defineOrgCollection` states the
  * rest); against the real emulator it is listed, planned (create, update, delete, nothing
  * for a matching config), its unknown context is a "did you mean", its create's flat answer
- * is read where its call declares it, its export names the context, and a context's delete
- * takes the classes naming it (the cascade its family declares).
+ * is read where its call declares it (and apply's executor, given the copy of the registry,
+ * creates one and keeps its id), its export names the context, and a context's delete takes
+ * the classes naming it (the cascade its family declares).
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAMILIES } from "../../emulator/src/families.js";
+import { executeOperation, newIdRegistry } from "../../src/apply/executor.js";
 import { contextKind } from "../../src/kinds/context.js";
 import { answerShape, idAt, type ResourceKind } from "../../src/kinds/contract.js";
 import { ALL_KINDS, KINDS } from "../../src/kinds/registry.js";
@@ -169,6 +171,34 @@ describe("a test-only kind added by the docs alone (runner resource classes)", (
       item: expect.anything(),
       doc: { description: "8 cores", context: "deploy" },
     });
+  });
+
+  it("is applied by apply's executor: the flat answer's id is kept, never dropped", async () => {
+    const org = await readLive();
+    const build = org.contexts?.find((c) => c.name === "build")?.id;
+    const cheap: DesiredRunnerClass = { name: "cheap", context: "build", source: at(7) };
+    const plan = planChanges(desired(declaring([cheap])), live(org), { kinds: KINDS_WITH });
+    const change = plan.changes.find((c) => c.address === 'runner_resource_class["cheap"]');
+    expect(change?.action).toBe("create");
+    const ids = newIdRegistry();
+    const deps = {
+      api: h.client,
+      ids,
+      kinds: KINDS_WITH,
+      desired: { get: (_o: string, a: string) => (a === change!.address ? cheap : undefined) },
+    };
+    const result = await executeOperation(
+      { ...deps, desired: { get: (o, a) => deps.desired.get(o, a) as never } },
+      change!,
+      "create",
+    );
+    expect(result.verb).toBe("created");
+    const listed = (await runnerClassKind.list(h.client, { org_id: ORG_ID })).find(
+      (c) => c.name === "cheap",
+    );
+    expect(listed?.context_id).toBe(build);
+    expect(ids.get(ORG_SLUG, change!.address)).toBe(listed?.id);
+    expect(result.id).toBe(listed?.id);
   });
 
   it("goes with the context it names: the cascade its family declares", async () => {
