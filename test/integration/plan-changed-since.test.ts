@@ -296,6 +296,18 @@ describe("plan --changed-since", () => {
     expect(plan.warnings[0]).toContain("cannot be read");
   });
 
+  it("the Markdown comment says it is partial right under the digest's marker", async () => {
+    const { cfg } = await repo();
+    await writeFile(join(cfg, "10-contexts.yaml"), contexts("us"));
+    const r = await run(["plan", "-c", cfg, "--changed-since", "base", "--format", "markdown"]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toMatch(/^<!-- waybill-plan-digest: [0-9a-f]{32} -->$/);
+    expect(lines[1]).toMatch(
+      /^\*\*partial plan: 1 of \d+ addresses, those changed since base; drift elsewhere is not checked\*\*$/,
+    );
+  });
+
   it("nothing changed since the ref: an empty partial plan that reads no more than the org", async () => {
     const { cfg } = await repo();
     const { plan } = await planJson(cfg, "--changed-since", "base");

@@ -20,6 +20,17 @@ describe("renderJson", () => {
     ["a plan with every action", () => mixedPlan()],
     ["a forced-secrets plan", () => mixedPlan({ forceSecrets: ["*"] })],
     ["a targeted plan", () => mixedPlan({ targets: ['context["deploy"]'] })],
+    [
+      "a partial plan (--changed-since)",
+      () =>
+        mixedPlan({
+          scope: {
+            since: "origin/main",
+            addresses: [{ org: "gh/acme", address: 'context["deploy"]' }],
+            total: 12,
+          },
+        }),
+    ],
     ["an empty plan", () => planChanges(desired(dOrg()), live(lOrg()))],
     [
       "a --skip-secrets plan with an unresolved create",
