@@ -8,7 +8,8 @@
  *   a value that is not the live one, and what it said it could not pull);
  * - no masked rendering (`…(abcd)`, `(sensitive)`) is in any file;
  * - no `${env:NAME}` binds two different live values;
- * - `fmt` then `validate` gives the same desired state, and `fmt` is idempotent.
+ * - `fmt` then `validate` gives the same desired state, and `fmt` is idempotent;
+ * - `pull --dry-run` before it holds no secret, and its diff is a patch giving what pull wrote.
  * Few runs (each is an apply, a pull, two plans and two fmts): PROPERTY_RUNS_SCALE searches
  * longer. A counterexample it found is kept below as a fixed case.
  */
@@ -24,6 +25,7 @@ import { canonicalConfig } from "../../src/model/config-canonical.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import { makeTempDir, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, TEST_TOKEN, type TestEmulator } from "../helpers/emulator.js";
+import { gnuPatch } from "../helpers/gnu-patch.js";
 import { propertyRuns } from "../helpers/property-runs.js";
 import { flowCollections } from "../helpers/yaml-style.js";
 
@@ -485,10 +487,33 @@ describe("pull against the emulator (property)", () => {
     expect((await cli(["plan", "--detailed-exitcode"])).code, `apply converged:\n${text}`).toBe(0);
 
     await changeByHand(emulator, hands);
-    const pulled = await cli(hands.some((h) => h.kind === "drop") ? ["pull", "--prune"] : ["pull"]);
+    const args = hands.some((h) => h.kind === "drop") ? ["pull", "--prune"] : ["pull"];
+    const own = Object.fromEntries(
+      readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]),
+    );
+    const dry = await cli([...args, "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    const pulled = await cli(args);
     expect(pulled.code, pulled.stderr).toBe(0);
     const after = texts();
-    const why = `\n--- before\n${text}\n--- after\n${after}\n--- hands\n${JSON.stringify(hands)}\n--- pull\n${pulled.stderr}`;
+    const why = `\n--- before\n${text}\n--- after\n${after}\n--- hands\n${JSON.stringify(hands)}\n--- pull\n${pulled.stderr}\n--- dry run\n${dry.stdout}`;
+
+    // Issue 41: the dry run's diff holds no secret (runCli scans for every env value; these
+    // are the literals, URLs and values made by hand), and, where it masks no changed line,
+    // `patch` applied to each file gives exactly what pull wrote.
+    expect(dry.stdout, why).not.toMatch(
+      /literal-[a-z_]+-value-41|hooks\.example\.com|hand-[a-z-]*\d+-41/,
+    );
+    if (!/the diff masks/.test(dry.stderr)) {
+      for (const [f, before] of Object.entries(own)) {
+        const part = dry.stdout
+          .split(/^(?=Index: )/m)
+          .find((d) => d.startsWith(`Index: ${join(dir, f)}\n`));
+        expect(part === undefined ? before : gnuPatch(before, part), why).toBe(
+          readFileSync(join(dir, f), "utf8"),
+        );
+      }
+    }
 
     // No masked rendering in any file.
     for (const f of readdirSync(dir))
