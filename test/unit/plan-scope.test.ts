@@ -163,6 +163,17 @@ describe("narrowDesired", () => {
     expect(org?.contexts?.get("deploy")?.env?.get("A")).toEqual(dEnv("A", "one"));
   });
 
+  it("an org setting in scope keeps the org's settings, nothing else", () => {
+    const was = desired(dOrg({ settings: { enable_private_orbs: false }, projects: [] }));
+    const now = desired(dOrg({ settings: { enable_private_orbs: true }, projects: [] }));
+    const d = scopeOfChange(was, now, "main");
+    expect(addresses(d)).toEqual([addr.orgSettings()]);
+    const org =
+      d.kind === "scoped" ? narrowDesired(now, scopeIndex(d.scope.addresses)).orgs[0] : undefined;
+    expect(org?.settings?.enable_private_orbs).toBe(true);
+    expect(org?.contexts).toBeUndefined();
+  });
+
   it("nothing of the org in scope: no collection is left to read", () => {
     const org = narrowDesired(base(), scopeIndex([])).orgs[0];
     expect(org?.projects.size).toBe(0);
