@@ -5,6 +5,7 @@
  * unified diff). Exit 0 written (or nothing to pull), 1 error.
  */
 import { DEFAULT_MAX_FILE_BYTES } from "../config/load.js";
+import { secretFieldAt } from "../config/references.js";
 import { readConfigSchema } from "../config/schema-check.js";
 import { stripControls } from "../core/controls.js";
 import { UsageError } from "../core/errors.js";
@@ -148,7 +149,7 @@ const pullCommand = async (
     const secrets = [...collectSecretValues(desired), ...liveCredentialUrls(run.live)];
     let masked = 0;
     for (const f of result.files) {
-      const patch = dryRunPatch(f.path, f.before, f.after, secrets);
+      const patch = dryRunPatch(f.path, f.before, f.after, secrets, isSecretPlace);
       masked += patch.maskedChanges;
       io.stdout.write(patch.text);
     }
@@ -202,3 +203,12 @@ const liveCredentialUrls = (live: LiveState): string[] =>
           p.status !== "found" ? [] : (p.webhooks ?? []).map((w) => w.url),
         ),
   );
+
+/**
+ * A secret field of the config (src/config/references.ts `secretFieldAt`: env values,
+ * webhook URLs and secrets, exporter headers), in an item or in a template (`templates.
+ * projects.NAME.…` is read as `projects.NAME.…`): its literal is masked in the dry run even
+ * when no loaded item holds it.
+ */
+const isSecretPlace = (path: readonly (string | number)[]): boolean =>
+  secretFieldAt(path[0] === "templates" ? path.slice(1) : path) !== undefined;

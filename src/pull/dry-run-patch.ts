@@ -20,7 +20,7 @@
  * count of such lines is returned so the command can say so. Pure.
  */
 import { diffArrays } from "diff";
-import { isScalar, parseAllDocuments, visit } from "yaml";
+import { isPair, isScalar, isSeq, parseAllDocuments, visit } from "yaml";
 import { stripControls } from "../core/controls.js";
 import { lineOf, lineStarts } from "./fmt.js";
 
@@ -42,18 +42,54 @@ const addMask = (masks: LineMasks, line: number, from: number, to: number): void
   else masks.set(line, [[from, to]]);
 };
 
-/** The lines of `text` that hold a secret, with where on each line. */
-export const secretLines = (text: string, secrets: ReadonlySet<string>): LineMasks => {
+/** A place in a YAML document: map keys and list indexes from the root. */
+export type YamlPath = readonly (string | number)[];
+
+/** The path of a value node from `visit`'s ancestors; undefined for a map key. */
+const pathOf = (ancestors: readonly unknown[], node: unknown): YamlPath | undefined => {
+  const chain = [...ancestors, node];
+  const out: (string | number)[] = [];
+  for (let i = 0; i + 1 < chain.length; i++) {
+    const a = chain[i];
+    const next = chain[i + 1];
+    if (isPair(a)) {
+      if (a.value !== next) return undefined;
+      out.push(isScalar(a.key) ? String(a.key.value) : "");
+    } else if (isSeq(a)) out.push(a.items.indexOf(next as never));
+  }
+  return out;
+};
+
+/** Only `${env:…}`/`${file:…}` references: a placeholder, which names no secret. */
+const onlyReferences = (s: string): boolean =>
+  s.replace(/\$\{(?:env|file):[^}]*\}/g, "").trim() === "";
+
+/**
+ * The lines of `text` that hold a secret, with where on each line: a scalar whose value is
+ * one of `secrets`, or a literal in a place `isSecretPath` names (a webhook URL written in a
+ * template no item extends is known to no loaded item).
+ */
+export const secretLines = (
+  text: string,
+  secrets: ReadonlySet<string>,
+  isSecretPath: (path: YamlPath) => boolean = () => false,
+): LineMasks => {
   const masks: LineMasks = new Map();
-  if (secrets.size === 0) return masks;
   const starts = lineStarts(text);
   // A scalar whose value is a secret, however it is written (plain, quoted with escapes,
   // a block over several lines): every line of its source range.
   for (const doc of parseAllDocuments(text)) {
     if (!("contents" in doc)) continue;
     visit(doc, {
-      Scalar(_key, node) {
-        if (!isScalar(node) || typeof node.value !== "string" || !secrets.has(node.value)) return;
+      Scalar(_key, node, ancestors) {
+        if (!isScalar(node) || typeof node.value !== "string") return;
+        const value = node.value;
+        const known = secrets.has(value);
+        if (!known) {
+          if (onlyReferences(value)) return;
+          const path = pathOf(ancestors, node);
+          if (path === undefined || !isSecretPath(path)) return;
+        }
         const range = node.range;
         if (!range) return;
         const [from, to] = [range[0], range[1]];
@@ -139,10 +175,11 @@ export const dryRunPatch = (
   before: string,
   after: string,
   secrets: Iterable<string>,
+  isSecretPath?: (path: YamlPath) => boolean,
 ): DryRunPatch => {
   const secretSet = new Set([...secrets].filter((s) => s !== ""));
-  const oldMasks = secretLines(before, secretSet);
-  const newMasks = secretLines(after, secretSet);
+  const oldMasks = secretLines(before, secretSet, isSecretPath);
+  const newMasks = secretLines(after, secretSet, isSecretPath);
   const a = linesOf(before);
   const b = linesOf(after);
   const key = (side: typeof a, i: number): string =>

@@ -657,6 +657,20 @@ describe("pull against the emulator (property)", () => {
     );
   });
 
+  it("the dry run masks a URL written in a template no item extends", async () => {
+    // No loaded item held it, so the dry run printed it as a context line.
+    await check(
+      {
+        ...base,
+        projects: [{ ...twoHooks, webhooks: {} }],
+        template: { settings: {}, webhook: { url: "literal", events: ["workflow-completed"] } },
+        flow: true,
+      },
+      [{ kind: "context", name: "fresh", key: "TOKEN" }],
+      1005,
+    );
+  });
+
   it("pull leaves no drift but named secrets, no mask, no shared placeholder; fmt keeps meaning", async () => {
     let run = 0;
     await fc.assert(

@@ -88,6 +88,18 @@ contexts:
     expect(changed.text).not.toMatch(/line one|line two/);
   });
 
+  it("masks a literal at a secret place no secret value names (a template's URL)", () => {
+    const before =
+      "org: gh/acme\ntemplates:\n  projects:\n    t:\n      webhooks:\n        w:\n          url: https://template.example.com/hook-9z\n          events: [job-completed]\ncontexts: {}\n";
+    const after = before.replace("contexts: {}", "contexts:\n  c: {}");
+    const isUrl = (p: readonly (string | number)[]) => p[p.length - 1] === "url";
+    const p = dryRunPatch("w.yaml", before, after, [], isUrl);
+    expect(p.text).not.toContain("template.example.com");
+    expect(gnuPatch(before, p.text)).toBe(after);
+    // Without the place, it was a context line.
+    expect(dryRunPatch("w.yaml", before, after, []).text).toContain("template.example.com");
+  });
+
   it("keeps a file's own CRLF and missing final newline, and escapes control characters", () => {
     const before = "org: gh/acme\r\ncontexts:\r\n  a: {} # \u202e\r\n  b: {}";
     const after = "org: gh/acme\r\ncontexts:\r\n  a: {} # \u202e\r\n  c: {}";
