@@ -5,6 +5,8 @@
  */
 export const LONG_FILES: ReadonlySet<string> = new Set(
   [
+    "integration/ci-recipes-run",
+    "integration/progress-off-tty",
     "integration/reliability-crash",
     "integration/action",
     "integration/reliability-lock-crash",
@@ -17,6 +19,9 @@ export const LONG_FILES: ReadonlySet<string> = new Set(
     "integration/docs-demo",
     "integration/export-at-scale",
     "integration/docs-help",
+    "integration/reliability-uncertain-create",
+    "integration/pull-emulator-property",
+    "integration/plan-changed-since",
     "unit/pull-property",
     "unit/reliability-config-fuzz",
   ].map((name) => `test/${name}.test.ts`),
