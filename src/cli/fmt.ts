@@ -103,7 +103,7 @@ export const registerFmt: RegisterCommand = (program, io, setExit) => {
     .command("fmt")
     .argument("[path...]", "config files or folders (default ./waybill.yaml)")
     .description(
-      "Rewrite config files in one canonical indentation and spacing; key order, flow collections, quoting and comments kept.",
+      "Rewrite config files in one canonical indentation, spacing and quote style; key order, flow collections, quotes and comments kept.",
     )
     .option("--check", "write nothing; list the files that would change and exit 1 if any")
     .addHelpText("after", EXAMPLES)

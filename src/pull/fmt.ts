@@ -14,17 +14,22 @@
  *   with the line it is under); the lines of a multi-line value move with their key;
  * - spacing: one space after a block key's `:` and a list's `-` (before a value on the same
  *   line); no trailing white space; at most one blank line in a row; one newline at the end;
- * - kept as written: key order, flow collections (`{ … }`, `[ … ]`), quoting, anchors, and
- *   end-of-line comments with the spaces before them (aligned comments stay aligned).
- * Decision: quoting is the user's, as terraform fmt never rewrites a string: a quote is often
- * there for a reason YAML does not see (`"<<"`, `"123"` for an id, `"on"` for YAML 1.1 tools).
+ * - quoting: a quoted one-line string keeps its quotes, in one style: double quotes, or
+ *   single quotes when the string holds more `"` than `'` (an address such as
+ *   `context["deploy"]`), as prettier's YAML printer chooses (`requote`);
+ * - kept as written: key order, flow collections (`{ … }`, `[ … ]`), plain and multi-line
+ *   strings, anchors, and end-of-line comments with the spaces before them.
+ * Decision: fmt never adds or removes quotes: a quote is often there for a reason YAML does
+ * not see (`"<<"`, `"123"` for an id, `"on"` for YAML 1.1 tools); only its style is made
+ * canonical. A double-quoted string with an escape other than `\"` and `\\` (`\t`, `\u00e9`)
+ * keeps its form: the escape is how the user chose to write a character.
  *
  * Safety: the formatted text must parse to the same value as the input with the loader's
  * options (merge keys on, src/config/yaml-doc.ts), and formatting it again must change
  * nothing; otherwise fmt refuses the file rather than change its meaning.
  */
 import { isDeepStrictEqual } from "node:util";
-import { isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
+import { CST, isMap, isScalar, isSeq, type Node, Parser, parseDocument } from "yaml";
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -342,6 +347,53 @@ const once = (text: string): string => {
   return out.length === 0 ? "" : `${out.join("\n")}\n`;
 };
 
+/** Characters a single- or double-quoted YAML string cannot hold as written. */
+const NEEDS_ESCAPE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
+
+/** A quoted one-line string in the canonical quote style (see the file comment). */
+const canonicalQuoted = (token: CST.FlowScalar): string | undefined => {
+  const source = token.source;
+  if (source.includes("\n") || source.includes("\r")) return undefined;
+  if (token.type === "double-quoted-scalar" && /\\[^"\\]/.test(source)) return undefined;
+  const { value } = CST.resolveAsScalar(token);
+  if (NEEDS_ESCAPE.test(value)) return undefined;
+  const doubles = value.split('"').length - 1;
+  const singles = value.split("'").length - 1;
+  return doubles > singles
+    ? `'${value.replaceAll("'", "''")}'`
+    : `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+};
+
+/** The text with every quoted one-line string in the canonical quote style. */
+const requote = (text: string): string => {
+  const edits: { start: number; end: number; text: string }[] = [];
+  const consider = (token: CST.Token | undefined | null): void => {
+    if (token?.type !== "single-quoted-scalar" && token?.type !== "double-quoted-scalar") return;
+    const want = canonicalQuoted(token);
+    if (want !== undefined && want !== token.source) {
+      edits.push({ start: token.offset, end: token.offset + token.source.length, text: want });
+    }
+  };
+  for (const doc of new Parser().parse(text)) {
+    if (doc.type !== "document") continue;
+    consider(doc.value);
+    if (doc.value !== undefined) {
+      CST.visit(doc, (item) => {
+        consider(item.key);
+        consider(item.value);
+      });
+    }
+  }
+  let out = text;
+  for (const e of edits.sort((a, b) => b.start - a.start)) {
+    out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  }
+  return out;
+};
+
+/** One pass of fmt: the quote style, then the layout. */
+const formatOnce = (text: string): string => once(requote(text));
+
 /** The text in fmt's layout. Throws FormatError for text it cannot format safely. */
 export const formatYaml = (text: string): string => {
   if (text.trim() === "") return text;
@@ -350,8 +402,8 @@ export const formatYaml = (text: string): string => {
     layoutOf(text); // a syntax error, named
     throw new FormatError("the file does not parse (an alias with no anchor?); not formatted");
   }
-  let out = once(text);
-  const again = once(out);
+  let out = formatOnce(text);
+  const again = formatOnce(out);
   if (again !== out || !isDeepStrictEqual(parsedValue(out), before)) {
     throw new FormatError(
       "formatting would change what the file means, or not settle; nothing was written: fix its layout by hand",

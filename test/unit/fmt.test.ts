@@ -24,17 +24,35 @@ org: "gh/acme"
 `;
 
 describe("fmt", () => {
-  it("writes the canonical indentation and spacing, and keeps key order, flow collections, quoting and comments", () => {
+  it("writes the canonical indentation, spacing and quote style, and keeps key order, flow collections, quotes and comments", () => {
     const out = formatYaml(messy);
     expect(out).toBe(`# top
 projects:
   gh/acme/api:
     webhooks:
       slack: { events: [ workflow-completed ], url: "https://h.example.com/x" }  # the hook
-    settings: {is_build_prs_only: 'true' }
+    settings: {is_build_prs_only: "true" }
 org: "gh/acme"
 `);
     expect(parse(out)).toEqual(parse(messy));
+  });
+
+  it("quote style: double quotes, single where the string holds more double quotes; never adds or removes a quote", () => {
+    const text = `org: gh/acme
+ignore: ['a', "it's", 'context["x"]', "context[\\"y\\"]", '<<', "tab\\tkept", plain, 'o''k']
+delete_unknown:
+  - address: "context[\\"deploy\\"].restriction[\\"someday:x\\"]"   # aligned comment
+    id: '0d000000-0000-4000-8000-000000000001'
+`;
+    const out = formatYaml(text);
+    expect(out).toBe(`org: gh/acme
+ignore: ["a", "it's", 'context["x"]', 'context["y"]', "<<", "tab\\tkept", plain, "o'k"]
+delete_unknown:
+  - address: 'context["deploy"].restriction["someday:x"]'   # aligned comment
+    id: "0d000000-0000-4000-8000-000000000001"
+`);
+    expect(parse(out)).toEqual(parse(text));
+    expect(formatYaml(out)).toBe(out);
   });
 
   it("moves comments with the block they are in, and the lines of a block scalar with their key", () => {
