@@ -129,11 +129,25 @@ export const orderOperations = (plan: Plan, kinds: Kinds = ALL_KINDS): Operation
       else ids.push(node.id);
     }
   }
+  // Except a create that needs the new id of an item this plan re-creates, when that item's
+  // delete waits for this delete (a restriction naming a group whose description changed:
+  // the old restriction goes before the old group, the new one needs the new group). Both
+  // edges made a cycle and apply refused the plan; the context is without that group
+  // restriction between the two either way, since the service deletes a group's
+  // restrictions with it.
+  const needsReCreatedAfter = (create: Node, del: string): boolean =>
+    (plan.changes[create.change] as Change).depends_on.some(
+      (dep) =>
+        byId.has(opId(create.org, "create", dep)) &&
+        byId.get(opId(create.org, "delete", dep))?.after.has(del) === true,
+    );
   for (const node of nodes) {
     const c = plan.changes[node.change] as Change;
     if (node.phase !== "delete" || !createsFirst(c)) continue;
     for (const id of firstCreates.get(`${node.org}\u0000${c.resource_type}\u0000${c.collection}`) ??
       []) {
+      const create = byId.get(id);
+      if (create !== undefined && needsReCreatedAfter(create, node.id)) continue;
       node.after.add(id);
     }
   }
