@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Secret } from "../core/secret.js";
-import { childKinds } from "../kinds/registry.js";
+import { ALL_KINDS, childKinds, kindOf } from "../kinds/registry.js";
 import {
   type AddressSegment,
   addr,
@@ -231,6 +231,8 @@ export const scopeOfChange = (
     for (const m of symmetricDifference(a.moved, b.moved)) {
       for (const end of JSON.parse(m) as string[]) changed.add(end);
     }
+    const declared = mergeOrgs((whole ?? after).orgs).find((o) => o.slug === slug);
+    if (declared !== undefined) for (const r of referrersOf(declared, changed)) changed.add(r);
     const counts = all?.get(slug);
     // With the whole config's counts (the parts compared are its changed files): what it
     // declares, plus what the ref declared that is gone.
@@ -247,6 +249,41 @@ export const scopeOfChange = (
   // Orgs declared only in the files that did not change: counted, never changed.
   for (const [slug, counts] of all ?? []) if (!now.has(slug)) total += counts.addresses;
   return { kind: "scoped", scope: { since, addresses, total } };
+};
+
+/**
+ * The items that name a changed item through a reference, with the item holding them: in
+ * scope too. A referred item's change can change its referrers without a word of theirs
+ * changing: a group's description change re-creates it with a new id, so the restrictions
+ * that name it (which the service deletes with the group) must be re-created and the SSO
+ * mappings re-sent with the new id; a deleted group's referrers are refused. A full plan
+ * does all of that; a partial plan that left them out read nothing of them and planned none
+ * of it (the restriction was gone after the apply, widening who may use the context). A
+ * reference by name or slug follows the changed item of that key; one by id cannot be told
+ * apart without the live state, so every by-id referrer of a kind with a changed item is in.
+ */
+const referrersOf = (org: DesiredOrg, changed: ReadonlySet<string>): string[] => {
+  const out: string[] = [];
+  for (const kind of ALL_KINDS) {
+    for (const ref of kind.references ?? []) {
+      const segment = kindOf(ref.to).collection.segment.name;
+      const names = new Set<string>();
+      for (const address of changed) {
+        const last = parseAddress(address)?.at(-1);
+        if (last?.name === segment && last.key !== undefined) names.add(last.key);
+      }
+      if (names.size === 0) continue;
+      for (const w of ref.written(org)) {
+        if (w.form !== "id" && !names.has(w.value)) continue;
+        out.push(w.address);
+        // The collection the referrer is in is read and planned whole (an item re-created
+        // under another key, the stale one deleted), through the item that holds it.
+        const steps = parseAddress(w.address);
+        if (steps !== undefined && steps.length > 1) out.push(formatAddress(steps.slice(0, -1)));
+      }
+    }
+  }
+  return out;
 };
 
 const symmetricDifference = (a: ReadonlySet<string>, b: ReadonlySet<string>): string[] => [
