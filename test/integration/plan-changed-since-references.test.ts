@@ -72,6 +72,20 @@ describe("plan --changed-since: the referrers of a changed item", () => {
       SERVICE_TOKEN: suite.emulator.token,
       NO_COLOR: "1",
     });
+  /** The context is still restricted to the group, under its new id; the mapping follows. */
+  const expectFollowsTheNewGroup = async (file: string): Promise<void> => {
+    const after = (await suite.emulator.state()).orgs?.[0];
+    const group = after?.groups?.find((g) => g.name === "platform");
+    expect(group?.id).toBeDefined();
+    expect(group?.id).not.toBe(GROUP);
+    const deploy = after?.contexts?.find((c) => c.name === "deploy");
+    expect(deploy?.restrictions?.map((r) => `${r.restriction_type}:${r.match_pattern}`)).toEqual([
+      `group:${group?.id}`,
+    ]);
+    expect(after?.sso_group_mappings?.map((m) => m.group)).toEqual([group?.id]);
+    const again = await run(["plan", "-c", file, "--detailed-exitcode"]);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  };
   const changes = (stdout: string) =>
     (JSON.parse(stdout).changes as { address: string; action: string }[])
       .map((c) => `${c.action} ${c.address}`)
@@ -116,33 +130,13 @@ describe("plan --changed-since: the referrers of a changed item", () => {
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     const read = (await suite.emulator.requests()).map((q) => `${q.method} ${q.path}`);
     expect(read.some((r) => build?.id !== undefined && r.includes(build.id))).toBe(false);
-    // The context is still restricted to the group, under its new id; the mapping follows.
-    const after = (await suite.emulator.state()).orgs?.[0];
-    const group = after?.groups?.find((g) => g.name === "platform");
-    expect(group?.id).toBeDefined();
-    expect(group?.id).not.toBe(GROUP);
-    const deploy = after?.contexts?.find((c) => c.name === "deploy");
-    expect(deploy?.restrictions?.map((r) => `${r.restriction_type}:${r.match_pattern}`)).toEqual([
-      `group:${group?.id}`,
-    ]);
-    expect(after?.sso_group_mappings?.map((m) => m.group)).toEqual([group?.id]);
-    const again = await run(["plan", "-c", file, "--detailed-exitcode"]);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    await expectFollowsTheNewGroup(file);
   });
 
   it("a full apply re-creates the group, then the restriction and the mapping that name it", async () => {
     const file = await suite.tmp.write("full.yaml", config("after"));
     const apply = await run(["apply", "-c", file, "--auto-approve", "--allow-mass-delete"]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    const after = (await suite.emulator.state()).orgs?.[0];
-    const group = after?.groups?.find((g) => g.name === "platform");
-    expect(group?.id).not.toBe(GROUP);
-    const deploy = after?.contexts?.find((c) => c.name === "deploy");
-    expect(deploy?.restrictions?.map((r) => `${r.restriction_type}:${r.match_pattern}`)).toEqual([
-      `group:${group?.id}`,
-    ]);
-    expect(after?.sso_group_mappings?.map((m) => m.group)).toEqual([group?.id]);
-    const again = await run(["plan", "-c", file, "--detailed-exitcode"]);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    await expectFollowsTheNewGroup(file);
   });
 });
