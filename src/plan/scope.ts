@@ -61,6 +61,8 @@ interface OrgIndex {
   /** Org-level settings that change what every collection means (ignore, keep_unlisted…). */
   readonly orgLevel: Map<string, string>;
   readonly moved: Set<string>;
+  /** `delete_unknown` entries, `[address, id]` as JSON. */
+  readonly deleteUnknown: Set<string>;
   readonly counts: Counts;
 }
 
@@ -139,11 +141,15 @@ const indexOrg = (org: DesiredOrg): OrgIndex => {
   const moved = new Set(
     (org.moved ?? []).map((m) => JSON.stringify([normal(m.from), normal(m.to)])),
   );
+  const deleteUnknown = new Set(
+    (org.delete_unknown ?? []).map((e) => JSON.stringify([normal(e.address), e.id])),
+  );
   return {
     items,
     managed,
     orgLevel,
     moved,
+    deleteUnknown,
     counts: {
       addresses: items.size,
       projects: org.projects.size,
@@ -230,6 +236,14 @@ export const scopeOfChange = (
     // `moved` entries added or removed: both ends are in scope (a rename is planned at `to`).
     for (const m of symmetricDifference(a.moved, b.moved)) {
       for (const end of JSON.parse(m) as string[]) changed.add(end);
+    }
+    // `delete_unknown` entries added or removed: the item they name is in scope, with the
+    // item holding it (its collection is read, so the delete is planned as in a full plan).
+    for (const e of symmetricDifference(a.deleteUnknown, b.deleteUnknown)) {
+      const [address] = JSON.parse(e) as [string, string];
+      changed.add(address);
+      const steps = parseAddress(address);
+      if (steps !== undefined && steps.length > 1) changed.add(formatAddress(steps.slice(0, -1)));
     }
     const declared = mergeOrgs((whole ?? after).orgs).find((o) => o.slug === slug);
     if (declared !== undefined) for (const r of referrersOf(declared, changed)) changed.add(r);

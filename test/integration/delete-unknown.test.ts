@@ -5,6 +5,9 @@
  * entry that names no unknown live item is an error before any write. Runs the CLI
  * in-process against the (sparse) emulator over loopback.
  */
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
@@ -119,6 +122,30 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
       /named\.yaml:7:5: delete_unknown names .* and no live item read has that id: nothing is deleted \(if the item was deleted, remove the entry/,
     );
     expect((await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"))).toEqual([]);
+  });
+
+  it("a partial plan (--changed-since) plans the delete an entry added since the ref names", async () => {
+    const ids = await unknownIds();
+    const dir = join(suite.tmp.dir, "repo");
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, "waybill.yaml");
+    await writeFile(file, config(""));
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+        cwd: dir,
+        stdio: "ignore",
+      });
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-q", "-m", "base");
+    await writeFile(file, config(`delete_unknown:\n  - address: '${X}'\n    id: ${ids.get(X)}`));
+    const part = await run(["plan", "-c", file, "--changed-since", "HEAD", "--format", "json"]);
+    expect(part.code, part.stderr).toBe(0);
+    const plan = JSON.parse(part.stdout);
+    expect(plan.scope).toBeDefined();
+    expect(
+      plan.changes.map((c: { action: string; address: string }) => `${c.action} ${c.address}`),
+    ).toEqual([`delete ${X}`]);
   });
 
   it("without an entry, apply writes nothing for unknown items", async () => {
