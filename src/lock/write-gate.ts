@@ -34,12 +34,15 @@ export class WriteWithheldError extends WaybillError {
  * write, about one claims listing per 2–4 writes (bench/README.md "Apply under a per-route
  * rate limit": 505 listings for 1,908 writes, on a route with its own budget); paced, it is
  * about one per batch. The bound above is in writes and does not change: each check still
- * admits at most one batch, counted from when it starts.
+ * admits at most one batch, counted from when it starts. A check is also due once the last
+ * one started `freshMs` ago (5 s), so sparse writes (a slow create, a wait) still go on the
+ * word of a recent check, as they did when every write started one.
  */
 export const writeGate = (
   confirm: () => Promise<void>,
   parallelism: number,
   now: () => number = () => performance.now(),
+  freshMs = 5_000,
 ): (() => Promise<void>) => {
   const batch = Math.max(1, parallelism);
   /** The last finished check said the lock is ours. */
@@ -51,9 +54,11 @@ export const writeGate = (
   let checkMs: number | undefined;
   let gapMs: number | undefined;
   let lastAdmitAt: number | undefined;
+  let lastCheckStartedAt: number | undefined;
   const startCheck = (): Promise<void> => {
     sent = 0;
     const started = now();
+    lastCheckStartedAt = started;
     const check = confirm().then(
       () => {
         ok = true;
@@ -71,8 +76,11 @@ export const writeGate = (
     inFlight.catch(() => undefined);
     return inFlight;
   };
-  const due = (): boolean =>
-    checkMs === undefined || gapMs === undefined || (batch - sent) * gapMs <= 2 * checkMs;
+  const due = (at: number): boolean =>
+    checkMs === undefined ||
+    gapMs === undefined ||
+    (batch - sent) * gapMs <= 2 * checkMs ||
+    at - (lastCheckStartedAt ?? at) >= freshMs;
   return async () => {
     for (;;) {
       if (ok && sent < batch) {
@@ -85,7 +93,7 @@ export const writeGate = (
         lastAdmitAt = at;
         // The next check starts beside this write when the batch would otherwise run out
         // before it could answer, so the next batch rarely waits.
-        if (inFlight === undefined && due()) startCheck();
+        if (inFlight === undefined && due(at)) startCheck();
         return;
       }
       await (inFlight ?? startCheck());

@@ -51,6 +51,21 @@ describe("write gate", () => {
     expect(h.checks()).toBeGreaterThanOrEqual(20);
   });
 
+  it("sparse writes: a check older than the freshness bound is renewed beside the next write", async () => {
+    const h = harness(10);
+    const admit = writeGate(h.confirm, 5, h.now, 5_000);
+    let t = 0;
+    for (let i = 0; i < 6; i++) {
+      const done = admit();
+      await h.advance(t + 10);
+      await done;
+      // A write every 6 s: the pace alone would wait for the batch to run out.
+      t += 6_000;
+      await h.advance(t);
+    }
+    expect(h.checks()).toBeGreaterThanOrEqual(6);
+  });
+
   it("never admits more than one batch on the word of one check", async () => {
     const h = harness(50);
     const admit = writeGate(h.confirm, 3, h.now);
