@@ -241,9 +241,7 @@ export const scopeOfChange = (
     // item holding it (its collection is read, so the delete is planned as in a full plan).
     for (const e of symmetricDifference(a.deleteUnknown, b.deleteUnknown)) {
       const [address] = JSON.parse(e) as [string, string];
-      changed.add(address);
-      const steps = parseAddress(address);
-      if (steps !== undefined && steps.length > 1) changed.add(formatAddress(steps.slice(0, -1)));
+      for (const a of withHolder(address)) changed.add(a);
     }
     const declared = mergeOrgs((whole ?? after).orgs).find((o) => o.slug === slug);
     if (declared !== undefined) for (const r of referrersOf(declared, changed)) changed.add(r);
@@ -277,27 +275,37 @@ export const scopeOfChange = (
  * apart without the live state, so every by-id referrer of a kind with a changed item is in.
  */
 const referrersOf = (org: DesiredOrg, changed: ReadonlySet<string>): string[] => {
+  // The keys of the changed items, by the name of their last address step.
+  const keys = new Map<string, Set<string>>();
+  for (const address of changed) {
+    const last = parseAddress(address)?.at(-1);
+    if (last?.key === undefined) continue;
+    const set = keys.get(last.name) ?? new Set<string>();
+    set.add(last.key);
+    keys.set(last.name, set);
+  }
   const out: string[] = [];
   for (const kind of ALL_KINDS) {
     for (const ref of kind.references ?? []) {
-      const segment = kindOf(ref.to).collection.segment.name;
-      const names = new Set<string>();
-      for (const address of changed) {
-        const last = parseAddress(address)?.at(-1);
-        if (last?.name === segment && last.key !== undefined) names.add(last.key);
-      }
-      if (names.size === 0) continue;
+      const names = keys.get(kindOf(ref.to).collection.segment.name);
+      if (names === undefined) continue;
       for (const w of ref.written(org)) {
         if (w.form !== "id" && !names.has(w.value)) continue;
-        out.push(w.address);
         // The collection the referrer is in is read and planned whole (an item re-created
         // under another key, the stale one deleted), through the item that holds it.
-        const steps = parseAddress(w.address);
-        if (steps !== undefined && steps.length > 1) out.push(formatAddress(steps.slice(0, -1)));
+        out.push(...withHolder(w.address));
       }
     }
   }
   return out;
+};
+
+/** An address, and the item that holds it when it has one (its collection is read whole). */
+const withHolder = (address: string): string[] => {
+  const steps = parseAddress(address);
+  return steps !== undefined && steps.length > 1
+    ? [address, formatAddress(steps.slice(0, -1))]
+    : [address];
 };
 
 const symmetricDifference = (a: ReadonlySet<string>, b: ReadonlySet<string>): string[] => [
