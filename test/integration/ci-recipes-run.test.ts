@@ -324,19 +324,28 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
     expectNoSecrets(texts, ALL_SECRETS);
   };
   const commentsOn = (gh: FakeGitHub, n: number) => gh.comments.get(n) ?? [];
+  /** The service pipeline's jobs as `job: status` lines. */
+  const statuses = (jobs: readonly ServiceJobRecord[]) => jobs.map((j) => `${j.job}: ${j.status}`);
+  /** A world where the feature branch has an open pull request. */
+  const OPEN_PULL = { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] };
+  /** waybill-plan.yml on the same-repository pull request: planned, its comment posted. */
+  const planPullRequest = async (emulator: TestEmulator, gh: FakeGitHub) => {
+    const jobs = await runGitHub("waybill-plan.yml", pullRequest({ fork: false }), emulator, gh);
+    expectJobs(jobs, { plan: "success", "validate-fork": "skipped" });
+    return jobs;
+  };
+  /** The digest in the plan comment's marker line (line 2, under the Action's own marker). */
+  const commentDigest = (gh: FakeGitHub): string | undefined =>
+    /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(
+      commentsOn(gh, PR_NUMBER)[0]?.body.split("\n")[1] ?? "",
+    )?.[1];
   const writes = async (emulator: TestEmulator) =>
     (await emulator.requests()).filter((r) => r.method !== "GET");
 
   describe("GitHub Actions", () => {
     it("waybill-plan.yml: a same-repository pull request is planned and the plan posted as a comment", async () => {
       await withWorld({}, async (emulator, gh) => {
-        const jobs = await runGitHub(
-          "waybill-plan.yml",
-          pullRequest({ fork: false }),
-          emulator,
-          gh,
-        );
-        expectJobs(jobs, { plan: "success", "validate-fork": "skipped" });
+        const jobs = await planPullRequest(emulator, gh);
         const comments = commentsOn(gh, PR_NUMBER);
         expect(comments).toHaveLength(1);
         expect(comments[0]?.user.login).toBe("github-actions[bot]");
@@ -386,18 +395,9 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
     it("waybill-apply.yml: the push of a merged pull request applies exactly the plan reviewed in its comment", async () => {
       await withWorld({}, async (emulator, gh) => {
         // The pull request's plan comment (waybill-plan.yml), then its merge: main at its head.
-        const planned = await runGitHub(
-          "waybill-plan.yml",
-          pullRequest({ fork: false }),
-          emulator,
-          gh,
-        );
-        expectJobs(planned, { plan: "success", "validate-fork": "skipped" });
-        const comment = commentsOn(gh, PR_NUMBER)[0]?.body ?? "";
-        const digest = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(
-          comment.split("\n")[1] ?? "",
-        )?.[1];
-        expect(digest, comment.slice(0, 200)).toBeDefined();
+        const planned = await planPullRequest(emulator, gh);
+        const digest = commentDigest(gh);
+        expect(digest, commentsOn(gh, PR_NUMBER)[0]?.body.slice(0, 200)).toBeDefined();
         gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
         const jobs = await runGitHub("waybill-apply.yml", push(origin.prSha), emulator, gh);
         expectJobs(jobs, { plan: "success", apply: "success" });
@@ -436,7 +436,7 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
         // The reviewed plan, then a hand change of the service before the merge: the plan
         // job stops (exit 3) before anyone is asked to approve, and nothing is applied.
         gh.comments.set(PR_NUMBER, []);
-        await runGitHub("waybill-plan.yml", pullRequest({ fork: false }), emulator, gh);
+        await planPullRequest(emulator, gh);
         const org = (await emulator.state()).orgs?.[0] as { id: string };
         const edit = await emulator.call("POST", `/api/v3/orgs/${org.id}/update-settings`, {
           enable_private_orbs: true,
@@ -543,84 +543,65 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
 
   describe("the service's own CI config", () => {
     it("a branch's pipeline posts the plan as one comment on its pull request", async () => {
-      await withWorld(
-        { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
-        async (emulator, gh) => {
-          const jobs = await runService(
-            { branch: FEATURE_BRANCH, sha: origin.prSha },
-            emulator,
-            gh,
-          );
-          expect(
-            jobs.map((j) => `${j.job}: ${j.status}`),
-            logOf(jobs),
-          ).toEqual(["plan: success"]);
-          const comments = commentsOn(gh, PR_NUMBER);
-          expect(comments.map((c) => c.user.login)).toEqual(["waybill-bot"]);
-          expect(comments[0]?.body).toContain("LOG_LEVEL");
-          expect(await writes(emulator)).toEqual([]);
-          expectNoLeak(jobs, gh);
-        },
-      );
+      await withWorld(OPEN_PULL, async (emulator, gh) => {
+        const jobs = await runService({ branch: FEATURE_BRANCH, sha: origin.prSha }, emulator, gh);
+        expect(statuses(jobs), logOf(jobs)).toEqual(["plan: success"]);
+        const comments = commentsOn(gh, PR_NUMBER);
+        expect(comments.map((c) => c.user.login)).toEqual(["waybill-bot"]);
+        expect(comments[0]?.body).toContain("LOG_LEVEL");
+        expect(await writes(emulator)).toEqual([]);
+        expectNoLeak(jobs, gh);
+      });
     });
 
     it("a fork's pipeline gets no context: it installs Waybill and validates only", async () => {
-      await withWorld(
-        { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
-        async (emulator, gh) => {
-          const jobs = await runService(
-            { branch: `pull/${PR_NUMBER}`, sha: origin.prSha, fork: true },
-            emulator,
-            gh,
-          );
-          expect(
-            jobs.map((j) => `${j.job}: ${j.status}`),
-            logOf(jobs),
-          ).toEqual(["plan: success"]);
-          expect(await emulator.requests()).toEqual([]);
-          expect(gh.requests).toEqual([]);
-        },
-      );
+      await withWorld(OPEN_PULL, async (emulator, gh) => {
+        const jobs = await runService(
+          { branch: `pull/${PR_NUMBER}`, sha: origin.prSha, fork: true },
+          emulator,
+          gh,
+        );
+        expect(statuses(jobs), logOf(jobs)).toEqual(["plan: success"]);
+        expect(await emulator.requests()).toEqual([]);
+        expect(gh.requests).toEqual([]);
+      });
     });
 
     it("main's pipeline applies the plan reviewed on the merged pull request: saved, approved, applied with its digest", async () => {
-      await withWorld(
-        { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
-        async (emulator, gh) => {
-          const planned = await runService(
-            { branch: FEATURE_BRANCH, sha: origin.prSha },
-            emulator,
-            gh,
-          );
-          expect(planned.map((j) => `${j.job}: ${j.status}`)).toEqual(["plan: success"]);
-          const digest = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->$/.exec(
-            commentsOn(gh, PR_NUMBER)[0]?.body.split("\n")[1] ?? "",
-          )?.[1];
-          expect(digest).toBeDefined();
-          // A commit of main that is no pull request's merge: nothing reviewed, nothing applied.
-          const direct = await runService({ branch: "main", sha: origin.mainSha }, emulator, gh);
-          expect(
-            direct.map((j) => `${j.job}: ${j.status}`),
-            logOf(direct),
-          ).toEqual(["plan-saved: failure", "hold: blocked", "apply: blocked"]);
-          expect(logOf(direct)).toContain("is not the merge of a pull request");
-          expect(await writes(emulator)).toEqual([]);
-          // The pull request merged (main at its head): its reviewed plan is applied.
-          gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
-          const jobs = await runService({ branch: "main", sha: origin.prSha }, emulator, gh);
-          expect(
-            jobs.map((j) => `${j.job}: ${j.status}`),
-            logOf(jobs),
-          ).toEqual(["plan-saved: success", "hold: approved", "apply: success"]);
-          expect(logOf(jobs)).toContain(
-            `The plan reviewed on pull request #${PR_NUMBER}: digest ${digest}`,
-          );
-          const state = await emulator.state();
-          expect(state.orgs?.[0]?.settings?.enable_private_orbs).toBe(true);
-          expect(Object.keys(state.orgs?.[0]?.contexts?.[0]?.env ?? {})).toContain("LOG_LEVEL");
-          expectNoLeak([...planned, ...direct, ...jobs], gh);
-        },
-      );
+      await withWorld(OPEN_PULL, async (emulator, gh) => {
+        const planned = await runService(
+          { branch: FEATURE_BRANCH, sha: origin.prSha },
+          emulator,
+          gh,
+        );
+        expect(statuses(planned)).toEqual(["plan: success"]);
+        const digest = commentDigest(gh);
+        expect(digest).toBeDefined();
+        // A commit of main that is no pull request's merge: nothing reviewed, nothing applied.
+        const direct = await runService({ branch: "main", sha: origin.mainSha }, emulator, gh);
+        expect(statuses(direct), logOf(direct)).toEqual([
+          "plan-saved: failure",
+          "hold: blocked",
+          "apply: blocked",
+        ]);
+        expect(logOf(direct)).toContain("is not the merge of a pull request");
+        expect(await writes(emulator)).toEqual([]);
+        // The pull request merged (main at its head): its reviewed plan is applied.
+        gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
+        const jobs = await runService({ branch: "main", sha: origin.prSha }, emulator, gh);
+        expect(statuses(jobs), logOf(jobs)).toEqual([
+          "plan-saved: success",
+          "hold: approved",
+          "apply: success",
+        ]);
+        expect(logOf(jobs)).toContain(
+          `The plan reviewed on pull request #${PR_NUMBER}: digest ${digest}`,
+        );
+        const state = await emulator.state();
+        expect(state.orgs?.[0]?.settings?.enable_private_orbs).toBe(true);
+        expect(Object.keys(state.orgs?.[0]?.contexts?.[0]?.env ?? {})).toContain("LOG_LEVEL");
+        expectNoLeak([...planned, ...direct, ...jobs], gh);
+      });
     });
 
     it("the nightly pipeline's drift fails on drift", async () => {
@@ -630,10 +611,7 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
           emulator,
           gh,
         );
-        expect(
-          jobs.map((j) => `${j.job}: ${j.status}`),
-          logOf(jobs),
-        ).toEqual(["drift: failure"]);
+        expect(statuses(jobs), logOf(jobs)).toEqual(["drift: failure"]);
         expect(jobs[0]?.steps.at(-1)?.code).toBe(2);
       });
     });
@@ -745,41 +723,34 @@ describe("CI recipes, run as a runner runs them", { timeout: 300_000 }, () => {
     for (const c of serviceCases) {
       it(`service config: ${c.name}`, async () => {
         for (const code of [126, 137]) {
-          await withWorld(
-            { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
-            async (emulator, gh) => {
-              if ("reviewed" in c) {
-                gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
-                gh.comments.set(PR_NUMBER, [
-                  {
-                    id: 1,
-                    body: `<!-- waybill-plan -->\n<!-- waybill-plan-digest: ${"b".repeat(32)} -->\n`,
-                    user: { login: "waybill-bot", type: "User" },
-                  },
-                ]);
-              }
-              const jobs = await runService(c.pipeline(), emulator, gh, exiting.get(code));
-              const job = jobs.find((j) => j.job === c.job);
-              expect(job?.status, `exit ${code}\n${logOf(jobs)}`).toBe("failure");
-              expect(jobs.filter((j) => j.status === "success")).toEqual([]);
-            },
-          );
+          await withWorld(OPEN_PULL, async (emulator, gh) => {
+            if ("reviewed" in c) {
+              gh.merged.push({ number: PR_NUMBER, sha: origin.prSha });
+              gh.comments.set(PR_NUMBER, [
+                {
+                  id: 1,
+                  body: `<!-- waybill-plan -->\n<!-- waybill-plan-digest: ${"b".repeat(32)} -->\n`,
+                  user: { login: "waybill-bot", type: "User" },
+                },
+              ]);
+            }
+            const jobs = await runService(c.pipeline(), emulator, gh, exiting.get(code));
+            const job = jobs.find((j) => j.job === c.job);
+            expect(job?.status, `exit ${code}\n${logOf(jobs)}`).toBe("failure");
+            expect(jobs.filter((j) => j.status === "success")).toEqual([]);
+          });
         }
         if (c.plan) {
-          await withWorld(
-            { openPulls: [{ number: PR_NUMBER, head: FEATURE_BRANCH }] },
-            async (emulator, gh) => {
-              for (const run of [1, 2]) {
-                const jobs = await runService(c.pipeline(), emulator, gh, exiting.get(2));
-                expect(
-                  jobs.find((j) => j.job === c.job)?.status,
-                  `run ${run}\n${logOf(jobs)}`,
-                ).toBe("success");
-              }
-              expect(commentsOn(gh, PR_NUMBER).map((x) => x.user.login)).toEqual(["waybill-bot"]);
-              expect(gh.requests.filter((r) => r.startsWith("PATCH"))).toHaveLength(1);
-            },
-          );
+          await withWorld(OPEN_PULL, async (emulator, gh) => {
+            for (const run of [1, 2]) {
+              const jobs = await runService(c.pipeline(), emulator, gh, exiting.get(2));
+              expect(jobs.find((j) => j.job === c.job)?.status, `run ${run}\n${logOf(jobs)}`).toBe(
+                "success",
+              );
+            }
+            expect(commentsOn(gh, PR_NUMBER).map((x) => x.user.login)).toEqual(["waybill-bot"]);
+            expect(gh.requests.filter((r) => r.startsWith("PATCH"))).toHaveLength(1);
+          });
         }
       });
     }

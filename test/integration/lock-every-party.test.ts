@@ -8,7 +8,7 @@
  * Runs the CLI in-process against the emulator, with a short test lease; never a wall-clock
  * range assertion.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { SeedContext } from "../../emulator/src/families/contexts.js";
 import type { Seed } from "../../emulator/src/seed.js";
 import { createApiClient } from "../../src/api/client.js";
@@ -16,8 +16,8 @@ import { createSystemClock } from "../../src/api/clock.js";
 import { Secret } from "../../src/core/secret.js";
 import { claimName, isLockContextName } from "../../src/lock/claim.js";
 import { acquireOrgLock, lockTiming } from "../../src/lock/org-lock.js";
-import { makeTempDir, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, TEST_TOKEN, type TestEmulator } from "../helpers/emulator.js";
+import { TEST_TOKEN } from "../helpers/emulator.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";
 import { duplicates } from "./apply-fixture.js";
 
@@ -63,32 +63,20 @@ const config = (hooks: number): string =>
   ].join("\n");
 
 describe("the org lock against every party", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
-  let many: string;
-  let one: string;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(seed());
-    tmp = await makeTempDir();
-    many = await tmp.write("many.yaml", config(HOOKS));
-    one = await tmp.write("one.yaml", config(1));
-  });
-  afterAll(async () => {
-    await emulator.close();
-    await tmp.remove();
+  const suite = useEmulatorSuite(seed, {
+    many: { name: "many.yaml", content: config(HOOKS) },
+    one: { name: "one.yaml", content: config(1) },
   });
   beforeEach(async () => {
-    await emulator.reset(seed());
-    await emulator.setFaults({});
-    await emulator.clearRequests();
+    await suite.emulator.setFaults({});
   });
 
   const run = (args: readonly string[], env: Record<string, string> = {}) =>
     runInProcess(
       args,
       {
-        SERVICE_BASE_URL: emulator.url,
-        SERVICE_TOKEN: emulator.token,
+        SERVICE_BASE_URL: suite.emulator.url,
+        SERVICE_TOKEN: suite.emulator.token,
         WAYBILL_TEST_LOCK_LEASE_MS: String(LEASE_MS),
         NO_COLOR: "1",
         ...env,
@@ -96,14 +84,16 @@ describe("the org lock against every party", () => {
       { timeoutMs: 60_000 },
     );
   const claims = async (org = 0) =>
-    ((await emulator.state()).orgs?.[org]?.contexts ?? []).filter((c) => isLockContextName(c.name));
-  const hooks = async () => (await emulator.state()).orgs?.[0]?.projects?.[0]?.webhooks ?? [];
-  const writes = async () => (await emulator.requests()).filter((x) => x.method !== "GET");
+    ((await suite.emulator.state()).orgs?.[org]?.contexts ?? []).filter((c) =>
+      isLockContextName(c.name),
+    );
+  const hooks = async () => (await suite.emulator.state()).orgs?.[0]?.projects?.[0]?.webhooks ?? [];
+  const writes = async () => (await suite.emulator.requests()).filter((x) => x.method !== "GET");
 
   it("a holder whose claim is deleted stops at its next write batch and exits 5; after another run holds the lock, it starts at most one write per slot", async () => {
     // Slow enough answers that the apply is still writing when its claim goes.
-    await emulator.setFaults({ seed: 42, latency_ms: 20, jitter_ms: 20 });
-    const holder = run(["apply", "-c", many, "--auto-approve", "--parallelism", "2"], {
+    await suite.emulator.setFaults({ seed: 42, latency_ms: 20, jitter_ms: 20 });
+    const holder = run(["apply", "-c", suite.files.many, "--auto-approve", "--parallelism", "2"], {
       // The default lease: a renewal only every 15 s, far after this apply's end, so only
       // the check before each write batch can notice.
       WAYBILL_TEST_LOCK_LEASE_MS: "",
@@ -116,7 +106,7 @@ describe("the org lock against every party", () => {
     expect(claimId).toBeDefined();
     // Another party deletes the claim right after the holder's third webhook is created
     // (the first two entries only delay: they are answered as usual).
-    await emulator.script([
+    await suite.emulator.script([
       { method: "POST", path: "/api/v3/webhooks", times: 2, delay_ms: 1 },
       {
         method: "POST",
@@ -127,7 +117,10 @@ describe("the org lock against every party", () => {
     for (let i = 0; i < 2000 && (await claims()).some((c) => c.id === claimId); i++)
       await new Promise((r) => setTimeout(r, 5));
     // A second run takes the lock at once.
-    const api = createApiClient({ baseUrl: emulator.url, token: new Secret(emulator.token, "t") });
+    const api = createApiClient({
+      baseUrl: suite.emulator.url,
+      token: new Secret(suite.emulator.token, "t"),
+    });
     try {
       const second = await acquireOrgLock(
         {
@@ -139,13 +132,13 @@ describe("the org lock against every party", () => {
         },
         { id: ORG_ID, slug: "gh/acme" },
       );
-      const held = Math.max(...(await emulator.requests()).map((x) => x.seq));
+      const held = Math.max(...(await suite.emulator.requests()).map((x) => x.seq));
       const r = await holder;
       expect(r.code, r.stderr).toBe(5);
       expect(r.stderr).toMatch(
         /lost the lock of org gh\/acme: its claim waybill-lock--\S+ is gone/,
       );
-      const after = (await emulator.requests()).filter(
+      const after = (await suite.emulator.requests()).filter(
         (x) => x.seq > held && x.method === "POST" && x.path === "/api/v3/webhooks",
       );
       // One request per slot at most (--parallelism 2); before the check it wrote on.
@@ -155,18 +148,18 @@ describe("the org lock against every party", () => {
     } finally {
       await api.close();
     }
-    await emulator.setFaults({});
+    await suite.emulator.setFaults({});
     expect(await claims()).toEqual([]);
     // A re-run converges with no duplicate.
-    const again = await run(["apply", "-c", many, "--auto-approve"]);
+    const again = await run(["apply", "-c", suite.files.many, "--auto-approve"]);
     expect(again.code, again.stderr).toBe(0);
-    expect(duplicates(await emulator.state())).toEqual([]);
+    expect(duplicates(await suite.emulator.state())).toEqual([]);
     expect((await hooks()).length).toBe(HOOKS);
   });
 
   it("a claim whose created_at lies a day or ten years ahead lapses one lease after it was first seen", async () => {
     const now = Date.now();
-    await emulator.reset(
+    await suite.emulator.reset(
       seed([
         {
           name: claimed("0d0d0d0d0d0d", now),
@@ -180,7 +173,7 @@ describe("the org lock against every party", () => {
     );
     // The default wait is two leases: long enough for a claim first seen now, never for
     // one honoured until its written time.
-    const r = await run(["apply", "-c", one, "--auto-approve"]);
+    const r = await run(["apply", "-c", suite.files.one, "--auto-approve"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("Waiting for the lock of org gh/acme");
     expect(r.stderr).toContain("Note: removed a lapsed lock of org gh/acme: run 0d0d0d0d0d0d");
@@ -195,11 +188,14 @@ describe("the org lock against every party", () => {
     ];
 
     it("refuses at another run's live claim with --lock-timeout 0: exit 5, no write but the refused claim", async () => {
-      await emulator.reset(seed(live()));
-      await emulator.clearRequests();
-      const r = await run(["apply", "-c", one, "--auto-approve", "--lock-timeout", "0"], {
-        SERVICE_TOKEN: RESTRICTED,
-      });
+      await suite.emulator.reset(seed(live()));
+      await suite.emulator.clearRequests();
+      const r = await run(
+        ["apply", "-c", suite.files.one, "--auto-approve", "--lock-timeout", "0"],
+        {
+          SERVICE_TOKEN: RESTRICTED,
+        },
+      );
       expect(r.code, r.stderr).toBe(5);
       expect(r.stderr).toContain("org gh/acme is locked by another Waybill run: run 0f0f0f0f0f0f");
       expect((await writes()).map((x) => `${x.method} ${x.path} ${x.status}`)).toEqual([
@@ -209,17 +205,19 @@ describe("the org lock against every party", () => {
     });
 
     it("waits while the claim is there and applies, with the warning, once it is gone", async () => {
-      await emulator.reset(seed(live()));
+      await suite.emulator.reset(seed(live()));
       const [held] = await claims();
       // The holder releases its claim 600 ms after the restricted run's first look.
-      await emulator.script([
+      await suite.emulator.script([
         {
           method: "GET",
           path: "/api/v3/contexts",
           after: [{ method: "DELETE", path: `/api/v3/contexts/${held?.id}`, delay_ms: 600 }],
         },
       ]);
-      const r = await run(["apply", "-c", one, "--auto-approve"], { SERVICE_TOKEN: RESTRICTED });
+      const r = await run(["apply", "-c", suite.files.one, "--auto-approve"], {
+        SERVICE_TOKEN: RESTRICTED,
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(
         /Waiting for the lock of org gh\/acme \(this token cannot write a claim/,
@@ -233,20 +231,22 @@ describe("the org lock against every party", () => {
     it("the listing after the claim's create is cut off: apply fails and deletes its claim", async () => {
       // Every claims listing answers half its JSON (the config reads no contexts, so these
       // are the lock's listings only), more often than the client retries.
-      await emulator.script([{ method: "GET", path: "/api/v3/contexts", cut: true, times: 40 }]);
-      const r = await run(["apply", "-c", one, "--auto-approve"]);
+      await suite.emulator.script([
+        { method: "GET", path: "/api/v3/contexts", cut: true, times: 40 },
+      ]);
+      const r = await run(["apply", "-c", suite.files.one, "--auto-approve"]);
       expect(r.code, r.stderr).toBe(1);
-      await emulator.script([]);
+      await suite.emulator.script([]);
       expect(await claims()).toEqual([]);
       expect(await hooks()).toEqual([]);
       expect((await writes()).filter((x) => x.method === "POST").length).toBe(1);
     });
 
     it("the listing never shows the claim: apply fails and deletes every claim it wrote", async () => {
-      await emulator.script([
+      await suite.emulator.script([
         { method: "GET", path: "/api/v3/contexts", hide: "waybill-lock--", times: 40 },
       ]);
-      const r = await run(["apply", "-c", one, "--auto-approve"]);
+      const r = await run(["apply", "-c", suite.files.one, "--auto-approve"]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(
         /cannot take the lock of org gh\/acme: the claim written 3 times was never listed/,
@@ -258,13 +258,13 @@ describe("the org lock against every party", () => {
 
   describe("force-unlock and the allowed orgs", () => {
     beforeEach(async () => {
-      await emulator.reset(
+      await suite.emulator.reset(
         seed(
           [],
           [{ name: claimed("0a0b0c0d0e0f", Date.now()), created_at: new Date().toISOString() }],
         ),
       );
-      await emulator.clearRequests();
+      await suite.emulator.clearRequests();
     });
 
     it("--allowed-orgs refuses an --org outside it before any request", async () => {
@@ -278,7 +278,7 @@ describe("the org lock against every party", () => {
       ]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain('"gh/other" is not among the allowed orgs (gh/acme');
-      expect(await emulator.requests()).toEqual([]);
+      expect(await suite.emulator.requests()).toEqual([]);
       expect(await claims(1)).toHaveLength(1);
     });
 
@@ -291,7 +291,7 @@ describe("the org lock against every party", () => {
         expect(r.code, r.stderr).toBe(1);
         expect(r.stderr).toContain("WAYBILL_ALLOWED_ORGS");
       }
-      expect(await emulator.requests()).toEqual([]);
+      expect(await suite.emulator.requests()).toEqual([]);
       expect(await claims(1)).toHaveLength(1);
       const allowed = await run(["force-unlock", "--all", "--org", "gh/other"], {
         WAYBILL_ALLOWED_ORGS: "gh/acme,gh/other",

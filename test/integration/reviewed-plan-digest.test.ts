@@ -5,10 +5,9 @@
  * on the re-read under the lock (exit 3 before any change is written). Runs the CLI
  * in-process against the emulator and counts writes in its request log.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
-import { makeTempDir, type TempDir } from "../helpers/cli.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { useEmulatorSuite } from "../helpers/emulator-suite.js";
 import { runInProcess } from "../helpers/in-process.js";
 
 const ORG_ID = "0a440000-0000-4000-8000-0000000000aa";
@@ -57,31 +56,20 @@ const prConfig = (extra = ""): string =>
 const DIGEST = /Plan digest: ([0-9a-f]{32})/;
 
 describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
-  let emulator: TestEmulator;
-  let tmp: TempDir;
+  const suite = useEmulatorSuite(seed, {});
   let config: string;
-  beforeAll(async () => {
-    emulator = await startTestEmulator(seed());
-    tmp = await makeTempDir();
-  });
-  afterAll(async () => {
-    await emulator.close();
-    await tmp.remove();
-  });
   beforeEach(async () => {
-    await emulator.reset(seed());
-    await emulator.clearRequests();
-    config = await tmp.write("waybill.yaml", prConfig());
+    config = await suite.tmp.write("waybill.yaml", prConfig());
   });
 
   const run = (args: readonly string[]) =>
     runInProcess(args, {
-      SERVICE_BASE_URL: emulator.url,
-      SERVICE_TOKEN: emulator.token,
+      SERVICE_BASE_URL: suite.emulator.url,
+      SERVICE_TOKEN: suite.emulator.token,
       NO_COLOR: "1",
     });
   const writes = async (): Promise<string[]> =>
-    (await emulator.requests()).filter((r) => r.method !== "GET").map((r) => r.route);
+    (await suite.emulator.requests()).filter((r) => r.method !== "GET").map((r) => r.route);
   /** The digest the PR's plan printed, as a reviewer (and the Action) reads it. */
   const reviewedDigest = async (): Promise<string> => {
     const r = await run(["plan", "-c", config, "--format", "markdown"]);
@@ -100,8 +88,11 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
     expect((JSON.parse(json.stdout) as { digest: string }).digest).toBe(md);
     // The same declarations in two files, given in either order.
     const [head, tail] = prConfig().split("  gh/acme/web:\n");
-    const a = await tmp.write("split/a.yaml", head as string);
-    const b = await tmp.write("split/b.yaml", `org: gh/acme\nprojects:\n  gh/acme/web:\n${tail}`);
+    const a = await suite.tmp.write("split/a.yaml", head as string);
+    const b = await suite.tmp.write(
+      "split/b.yaml",
+      `org: gh/acme\nprojects:\n  gh/acme/web:\n${tail}`,
+    );
     for (const order of [
       [a, b],
       [b, a],
@@ -116,7 +107,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
 
   it("the reviewed digest applies (no --auto-approve: the digest is the approval)", async () => {
     const digest = await reviewedDigest();
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     const r = await run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Plan digest: ${digest}`);
@@ -128,11 +119,11 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
   it("a hand change between the PR's plan and the merge: exit 3, zero writes (no lock either)", async () => {
     const digest = await reviewedDigest();
     // Someone edits the webhook by hand after the review.
-    const edit = await emulator.call("POST", `/api/v3/webhooks/${SLACK_ID}/update`, {
+    const edit = await suite.emulator.call("POST", `/api/v3/webhooks/${SLACK_ID}/update`, {
       events: ["job-completed"],
     });
     expect(edit.status).toBe(200);
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     const r = await run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(`not ${digest} (--expect-digest)`);
@@ -143,8 +134,8 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
 
   it("a config edit after the comment: exit 3, zero writes, and it says the config differs", async () => {
     const digest = await reviewedDigest();
-    await tmp.write("waybill.yaml", prConfig("job-completed"));
-    await emulator.clearRequests();
+    await suite.tmp.write("waybill.yaml", prConfig("job-completed"));
+    await suite.emulator.clearRequests();
     const r = await run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain("both the config and the changes differ");
@@ -154,7 +145,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
   it("a config edit that changes no change still differs: the config half says so", async () => {
     const digest = await reviewedDigest();
     // A context the live state already matches: the same changes, another config.
-    await tmp.write(
+    await suite.tmp.write(
       "waybill.yaml",
       `${prConfig()}contexts:\n  deploy:\n    env:\n      REGION: eu-west-1\n`,
     );
@@ -167,7 +158,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
   it("a change that lands under the lock: exit 3 before any change is written", async () => {
     const digest = await reviewedDigest();
     // Another client edits the webhook as the lock's claim is written (after the plan).
-    await emulator.script([
+    await suite.emulator.script([
       {
         method: "POST",
         path: "/api/v3/contexts",
@@ -180,7 +171,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
         ],
       },
     ]);
-    await emulator.clearRequests();
+    await suite.emulator.clearRequests();
     const r = await run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain("made again under the lock");
@@ -194,6 +185,6 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
     const r = await run(["apply", "-c", config, "--expect-digest", "abc123"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("is not a plan digest");
-    expect(await emulator.requests()).toEqual([]);
+    expect(await suite.emulator.requests()).toEqual([]);
   });
 });
