@@ -48,6 +48,8 @@ Options:
                         429s with Retry-After tell the client)
   --runs N              apply-rate-limited: runs per figure; the median and the slowest
                         are reported (default 3)
+  --routes              after each figure, the requests per route (method and pattern),
+                        most first: where the requests over the bound go
   -h, --help            this text
 
 Examples:
@@ -68,6 +70,7 @@ try {
       "rate-limit": { type: "string", default: "20,10" },
       "no-rate-headers": { type: "boolean", default: false },
       runs: { type: "string", default: "3" },
+      routes: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   }));
@@ -321,6 +324,18 @@ const calibrate = async (emu, parallelism, count) => {
   return { requests: count, wallMs: await bareLoop(emu, paths, parallelism) };
 };
 
+/** `--routes`: the requests per route (the emulator's key: method and pattern), most first. */
+const printRoutes = (requests) => {
+  const perRoute = new Map();
+  for (const e of requests) {
+    const key = e.route ?? `${e.method} ${e.path}`;
+    perRoute.set(key, (perRoute.get(key) ?? 0) + 1);
+  }
+  const rows = [...perRoute].sort((a, b) => b[1] - a[1]);
+  console.log(`  per route (${requests.length} requests):`);
+  for (const [route, n] of rows) console.log(`    ${String(n).padStart(7)}  ${route}`);
+};
+
 /** Requests in the emulator's log, and the connections that carried them (issue 22 §3). */
 const logged = async (emu) => {
   const body = await (await fetch(`${emu.url}/__admin/requests`)).json();
@@ -366,6 +381,7 @@ const measure = async (name, seed, cliArgs, bound, expectCode, withBaseline) => 
         : await calibrate(emu, parallelism, cliRequests);
       return { cli, baseline, apiMs, calibration, cliRequests, connections, load, phases };
     });
+    if (args.routes) printRoutes(r.requests.slice(0, r.cliRequests));
     report({
       name,
       parallelism,
