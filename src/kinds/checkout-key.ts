@@ -23,7 +23,7 @@ import type { LiveCheckoutKey } from "../model/live.js";
 import { call } from "./calls.js";
 import { groupBy, scopeName } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { foundProjects, listV2Items, scopeSlug, v2Slug } from "./listing.js";
 import type { JsonObject } from "./values.js";
 
@@ -89,7 +89,7 @@ const refusalHint = (type: string): string =>
     ? "A user key needs a user token (a personal API token, not a delegated or project token), the org setting is_user_checkout_keys_disabled must be off, and some app-based providers have no checkout keys at all"
     : "Some app-based providers have no checkout keys, and the token must be allowed to change the project";
 
-export const checkoutKeyKind = defineKind<DesiredCheckoutKey, LiveCheckoutKey, "project">({
+export const checkoutKeyKind = defineFlatKind<DesiredCheckoutKey, LiveCheckoutKey, "project">({
   type: "checkout_key",
   parent: "project",
   replaceOrder: "never",

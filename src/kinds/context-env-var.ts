@@ -13,7 +13,7 @@ import { call } from "./calls.js";
 import { envVarEntries, scopeName } from "./config-doc.js";
 import type { ApiCall, CallPhase } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { pageOptions, scopeId } from "./listing.js";
 
@@ -29,7 +29,7 @@ const setCall = (phase: CallPhase): ApiCall =>
     sensitive_fields: ["value"],
   });
 
-export const contextEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "context">({
+export const contextEnvVarKind = defineFlatKind<DesiredEnvVar, LiveEnvVar, "context">({
   type: "context_env_var",
   parent: "context",
   replaceOrder: "never",

@@ -35,7 +35,7 @@ import type {
   WrittenReference,
 } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { lowerUuid } from "./vcs.js";
@@ -236,7 +236,7 @@ const restrictionEntries = (
 };
 
 export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction, "context"> =
-  defineKind<DesiredRestriction, LiveRestriction, "context">({
+  defineFlatKind<DesiredRestriction, LiveRestriction, "context">({
     type: "context_restriction",
     parent: "context",
     replaceOrder: "never",
@@ -295,7 +295,7 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         query: { "filter[context_id]": "{context_id}" },
       }),
     ],
-    // Read only where a context declares `restrictions:` (defineKind's livePlace): a deleted
+    // Read only where a context declares `restrictions:` (defineFlatKind's livePlace): a deleted
     // context takes its restrictions with it, and the plan says nothing about them.
     // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
     list: async (api, scope, options) => {

@@ -16,7 +16,7 @@ import { newComparison } from "./compare.js";
 import { namedEntries } from "./config-doc.js";
 import type { AfterCreateStep } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { lowerUuid } from "./vcs.js";
@@ -62,7 +62,7 @@ const removeDefaultRestriction = (orgId: string): AfterCreateStep => ({
   },
 });
 
-export const contextKind = defineKind<DesiredContext, LiveContext, "org">({
+export const contextKind = defineFlatKind<DesiredContext, LiveContext, "org">({
   type: "context",
   parent: "org",
   replaceOrder: "never",

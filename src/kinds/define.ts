@@ -1,5 +1,5 @@
 /**
- * `defineKind`: a kind with the defaults most kinds share filled in (issue 31: a slimmer
+ * `defineFlatKind`: a kind with the defaults most kinds share filled in (issue 31: a slimmer
  * contract), so a module states only what is particular to it. The result is a full
  * `ResourceKind`: the planner and the registry see no difference. A member a kind gives
  * always wins over its default.
@@ -33,7 +33,7 @@ type Defaulted =
   | "livePlace";
 
 /** A kind's module as written: the contract, with the defaulted members optional. */
-export type KindSpec<D, L, P extends ParentName> = Omit<ResourceKind<D, L, P>, Defaulted> &
+export type FlatKindSpec<D, L, P extends ParentName> = Omit<ResourceKind<D, L, P>, Defaulted> &
   Partial<Pick<ResourceKind<D, L, P>, Defaulted>>;
 
 /** The place of a kind kept under its YAML key in an org, context or project record. */
@@ -56,8 +56,8 @@ const placeByYamlKey = <L, P extends ParentName>(
 };
 
 /** A full kind from its module's spec, the shared defaults filled in. */
-export const defineKind = <D, L, P extends ParentName>(
-  spec: KindSpec<D, L, P>,
+export const defineFlatKind = <D, L, P extends ParentName>(
+  spec: FlatKindSpec<D, L, P>,
 ): ResourceKind<D, L, P> => {
   const liveAddressKey = spec.liveAddressKey ?? spec.liveKey;
   const unmanaged: UnmanagedLine<L> = spec.unmanaged ?? { listed: true, key: liveAddressKey };
@@ -83,7 +83,7 @@ type ParentStubs = "toConfig" | "livePlace" | "unmanaged" | "updateCalls" | "col
  * only), no generic collection (`desiredIn`/`liveIn`), no config builder
  * (`config.builtByLoader`). `defineWalkedParent` gives them, as the contract needs them.
  */
-export type WalkedParentSpec<D, L> = Omit<KindSpec<D, L, "org">, ParentStubs> & {
+export type WalkedParentSpec<D, L> = Omit<FlatKindSpec<D, L, "org">, ParentStubs> & {
   /** Why drift never lists it as unmanaged. */
   readonly unmanagedWhy: string;
   readonly collection: Pick<
@@ -100,7 +100,7 @@ export const defineWalkedParent = <D, L>(
   spec: WalkedParentSpec<D, L>,
 ): ResourceKind<D, L, "org"> => {
   const { unmanagedWhy, collection, config, ...rest } = spec;
-  return defineKind<D, L, "org">({
+  return defineFlatKind<D, L, "org">({
     ...rest,
     // Export writes it itself (src/export): its children are the kinds.
     toConfig: () => [],
@@ -132,13 +132,13 @@ type OrgDefaulted = "desiredItems" | "liveItems" | "collection" | "adopt" | "con
 type ConfigDefaulted = "shape" | "schemaDef" | "declares";
 
 /**
- * An org-level collection's module as written (issue 47): `defineKind`'s spec without what
+ * An org-level collection's module as written (issue 47): `defineFlatKind`'s spec without what
  * a plain collection of the org says the usual way — where its items are, its address and
  * its items for apply and saved plans — all of which follow from its type, its YAML key and
  * its identity. A member given wins; `collection` may give only the members that differ.
  */
-export type OrgCollectionSpec<D, L> = Omit<KindSpec<D, L, "org">, OrgDefaulted> &
-  Partial<Pick<KindSpec<D, L, "org">, "desiredItems" | "liveItems" | "adopt">> & {
+export type OrgCollectionSpec<D, L> = Omit<FlatKindSpec<D, L, "org">, OrgDefaulted> &
+  Partial<Pick<FlatKindSpec<D, L, "org">, "desiredItems" | "liveItems" | "adopt">> & {
     readonly collection?: Partial<Collection<D, L, "org">>;
     readonly config: Omit<ResourceKind<D, L, "org">["config"], ConfigDefaulted> &
       Partial<Pick<ResourceKind<D, L, "org">["config"], ConfigDefaulted>>;
@@ -149,7 +149,7 @@ const camel = (type: string): string =>
   type.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 /**
- * A kind whose items are a collection under the org, with `defineKind`'s defaults and:
+ * A kind whose items are a collection under the org, with `defineFlatKind`'s defaults and:
  * - `collection`: named as its YAML key, addressed `<type>["<desiredKey>"]`, the declared
  *   items the org's `config.yamlKey` (a map's values or a list), the live ones the live
  *   org's under the same key (`livePlace`'s default stores them there), removed with the org
@@ -181,7 +181,7 @@ export const defineOrgCollection = <D, L>(
   const address = (d: D): string =>
     formatAddress([{ name: collection.segment.name, key: collection.addressKey(d) }]);
   const shape = spec.config.shape ?? "map";
-  return defineKind<D, L, "org">({
+  return defineFlatKind<D, L, "org">({
     ...spec,
     collection,
     adopt: spec.adopt ?? {

@@ -1,7 +1,7 @@
 /**
  * What context and project env vars share: identity by name, a value that is always
  * sensitive, and the last-four comparison (design.md §1 "Secrets"). Each kind adds its own
- * calls, which is where the two really differ. (`defineKind` gives the rest: an unmatched
+ * calls, which is where the two really differ. (`defineFlatKind` gives the rest: an unmatched
  * live variable is addressed by its name, and there is no `id:` pin.)
  */
 import type { DesiredEnvVar } from "../model/desired.js";

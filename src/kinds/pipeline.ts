@@ -20,7 +20,7 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 
@@ -134,7 +134,7 @@ const pipelineDoc = (p: LivePipeline): DocMap | Skip => {
   return out;
 };
 
-export const pipelineKind = defineKind<DesiredPipeline, LivePipeline, "project">({
+export const pipelineKind = defineFlatKind<DesiredPipeline, LivePipeline, "project">({
   type: "pipeline",
   parent: "project",
   // Pipelines are matched by name: two with one name would make the next plan ambiguous.

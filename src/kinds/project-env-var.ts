@@ -18,7 +18,7 @@ import { call } from "./calls.js";
 import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
 import type { CallPhase } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { envVarConfig, envVarKindBase } from "./env-var-common.js";
 import { foundProjects, pageOptions, scopeId, scopeSlug, v2Slug } from "./listing.js";
 
@@ -47,7 +47,7 @@ const postCall = (phase: CallPhase, note: string) =>
     note,
   });
 
-export const projectEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "project">({
+export const projectEnvVarKind = defineFlatKind<DesiredEnvVar, LiveEnvVar, "project">({
   type: "project_env_var",
   parent: "project",
   replaceOrder: "never",

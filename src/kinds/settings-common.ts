@@ -13,7 +13,7 @@ import { addFields, compareFields, newComparison } from "./compare.js";
 import { type ConfigScope, scopeName, settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineKind, type KindSpec } from "./define.js";
+import { defineFlatKind, type FlatKindSpec } from "./define.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
@@ -63,14 +63,14 @@ export const settingsRules = (declared: JsonObject): FieldRule[] =>
 
 /**
  * A settings singleton kind: its type, parent, the API's setting names and its update route
- * (`defineKind` fills in the rest: addressed by its key, no `id:` pin, no secret, its
+ * (`defineFlatKind` fills in the rest: addressed by its key, no `id:` pin, no secret, its
  * fingerprint the settings as read).
  */
 export const settingsKind = <D extends object, L extends object, P extends "org" | "project">(
   spec: Parameters<typeof settingsSpec<D, L, P>>[0],
-): ResourceKind<D, L, P> => defineKind(settingsSpec(spec));
+): ResourceKind<D, L, P> => defineFlatKind(settingsSpec(spec));
 
-/** The module of a settings kind, as `defineKind` takes it. */
+/** The module of a settings kind, as `defineFlatKind` takes it. */
 const settingsSpec = <D extends object, L extends object, P extends "org" | "project">(spec: {
   readonly type: ResourceType;
   readonly parent: P;
@@ -93,7 +93,7 @@ const settingsSpec = <D extends object, L extends object, P extends "org" | "pro
   readonly yamlKey: string;
   readonly schemaDef: string;
   readonly declares?: "key";
-}): KindSpec<D, L, P> => ({
+}): FlatKindSpec<D, L, P> => ({
   type: spec.type,
   parent: spec.parent,
   replaceOrder: "never",

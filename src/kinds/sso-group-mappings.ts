@@ -24,7 +24,7 @@ import type { DocMap } from "./config-doc.js";
 import { isGroupName } from "./context-restriction.js";
 import type { KindRefs } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { type JsonObject, type JsonValue, toJson } from "./values.js";
@@ -95,7 +95,7 @@ const readMapping = (x: unknown): { idp_group_name: string; group_id: string } =
   return { idp_group_name: idp, group_id: id };
 };
 
-export const ssoGroupMappingsKind = defineKind<
+export const ssoGroupMappingsKind = defineFlatKind<
   DesiredSsoGroupMappings,
   LiveSsoGroupMappings,
   "org"

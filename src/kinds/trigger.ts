@@ -42,7 +42,7 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { foundProjects, pageOptions, requireId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
@@ -439,7 +439,7 @@ const triggerEntries = (
   return out;
 };
 
-export const triggerKind = defineKind<DesiredTrigger, LiveTrigger, "pipeline">({
+export const triggerKind = defineFlatKind<DesiredTrigger, LiveTrigger, "pipeline">({
   type: "trigger",
   parent: "pipeline",
   // Decision: delete before create. Two schedule triggers with one name would make the next

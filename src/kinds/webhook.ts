@@ -40,7 +40,7 @@ import {
   scopeName,
 } from "./config-doc.js";
 import type { ApiCall } from "./contract.js";
-import { defineKind } from "./define.js";
+import { defineFlatKind } from "./define.js";
 import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { type JsonObject, SENSITIVE } from "./values.js";
@@ -149,7 +149,7 @@ const webhookDoc = (ctx: ConfigContext, slug: string, w: LiveWebhook): DocMap | 
   return out;
 };
 
-export const webhookKind = defineKind<DesiredWebhook, LiveWebhook, "project">({
+export const webhookKind = defineFlatKind<DesiredWebhook, LiveWebhook, "project">({
   type: "webhook",
   parent: "project",
   // Decision: create the new webhook before deleting the old one. The API allows two

@@ -1,16 +1,16 @@
 /**
- * `defineKind` (src/kinds/define.ts): the members most kinds share are filled in with their
+ * `defineFlatKind` (src/kinds/define.ts): the members most kinds share are filled in with their
  * defaults, a member the module gives wins, and the kinds written with it keep the members
  * they had when they stated them (webhook, pipeline, checkout key, OTLP exporter).
  */
 import { describe, expect, it } from "vitest";
-import { defineKind, type KindSpec } from "../../src/kinds/define.js";
+import { defineFlatKind, type FlatKindSpec } from "../../src/kinds/define.js";
 import { KINDS } from "../../src/kinds/registry.js";
 import { toJson } from "../../src/kinds/values.js";
 
 type Item = { readonly id: string; readonly name: string };
 
-const spec = (): KindSpec<Item, Item, "project"> => {
+const spec = (): FlatKindSpec<Item, Item, "project"> => {
   // Borrow a full kind's members, then leave out every defaulted one.
   const {
     liveAddressKey: _a,
@@ -20,13 +20,13 @@ const spec = (): KindSpec<Item, Item, "project"> => {
     unmanaged: _m,
     livePlace: _l,
     ...rest
-  } = KINDS.webhook as unknown as ReturnType<typeof defineKind<Item, Item, "project">>;
+  } = KINDS.webhook as unknown as ReturnType<typeof defineFlatKind<Item, Item, "project">>;
   return rest;
 };
 
-describe("defineKind", () => {
+describe("defineFlatKind", () => {
   it("fills in the shared defaults", () => {
-    const kind = defineKind(spec());
+    const kind = defineFlatKind(spec());
     const l = { id: "w1", name: "deploy" };
     expect(kind.liveAddressKey(l)).toBe(kind.liveKey(l));
     expect(kind.pinnedId(l)).toBeUndefined();
@@ -42,7 +42,7 @@ describe("defineKind", () => {
   });
 
   it("keeps a member the module gives", () => {
-    const kind = defineKind({ ...spec(), pinnedId: () => "pinned" });
+    const kind = defineFlatKind({ ...spec(), pinnedId: () => "pinned" });
     expect(kind.pinnedId({ id: "x", name: "y" })).toBe("pinned");
   });
 
