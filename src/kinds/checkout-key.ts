@@ -23,8 +23,8 @@ import type { LiveCheckoutKey } from "../model/live.js";
 import { call } from "./calls.js";
 import { groupBy, scopeName } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
-import { defineFlatKind } from "./define.js";
-import { foundProjects, listV2Items, scopeSlug, v2Slug } from "./listing.js";
+import { defineKind } from "./grouped.js";
+import { listV2Items, scopeSlug, v2Slug } from "./listing.js";
 import type { JsonObject } from "./values.js";
 
 /**
@@ -89,106 +89,94 @@ const refusalHint = (type: string): string =>
     ? "A user key needs a user token (a personal API token, not a delegated or project token), the org setting is_user_checkout_keys_disabled must be off, and some app-based providers have no checkout keys at all"
     : "Some app-based providers have no checkout keys, and the token must be allowed to change the project";
 
-export const checkoutKeyKind = defineFlatKind<DesiredCheckoutKey, LiveCheckoutKey, "project">({
-  type: "checkout_key",
-  parent: "project",
-  replaceOrder: "never",
-  replaceOrderWhy: "a key has nothing to change: it is created or deleted, never replaced",
-  desiredKey: (d) => d.type,
-  liveKey: (l) => checkoutKeyType(l.type),
-  liveId: (l) => l.fingerprint,
-  // Several live keys of one type (made by hand): the one the service prefers is kept.
-  tiebreak: (_d, l) => l.preferred,
-  desiredView: (d) => ({ type: d.type }),
-  liveView: (l): JsonObject => ({
-    type: l.type,
-    fingerprint: l.fingerprint,
-    preferred: l.preferred,
-  }),
-  // Nothing of a key can differ once its type matches (the pair is the service's).
-  compare: () => ({ fields: [], replace_reasons: [], unverified: [], skipped: [] }),
-  toConfig: (items, scope) => {
-    const slug = scopeName(scope, "project");
-    const byType = groupBy(items, (k) => checkoutKeyType(k.type));
-    return [...byType.keys()].sort().map((type) => {
-      const keys = byType.get(type) ?? [];
-      const glob = addr.checkoutKey(slug, type);
-      if (!(CHECKOUT_KEY_TYPES as readonly string[]).includes(type)) {
-        return { ignored: { glob, reason: `type ${JSON.stringify(type)} cannot be declared` } };
-      }
-      if (keys.length > 1) {
-        return {
-          ignored: {
-            glob,
-            reason: `${keys.length} live ${type}s (fingerprints ${keys.map((k) => k.fingerprint).join(", ")}); the config declares one key per type: delete the extra ones in the service, then declare it`,
-          },
-        };
-      }
-      return { written: type, item: keys[0] as LiveCheckoutKey, doc: type };
-    });
+export const checkoutKeyKind = defineKind<DesiredCheckoutKey, LiveCheckoutKey, "project">({
+  identity: {
+    type: "checkout_key",
+    parent: "project",
+    desiredKey: (d) => d.type,
+    liveKey: (l) => checkoutKeyType(l.type),
+    liveId: (l) => l.fingerprint,
+    // Several live keys of one type (made by hand): the one the service prefers is kept.
+    tiebreak: (_d, l) => l.preferred,
+    // Issue 19 `moved`: a key has no name; it is identified by its type.
+    rename: cannotRename("a checkout key has no name to rename: it is identified by its type"),
   },
-  createCalls: () => [
-    call("create", "POST", ROUTE, {
-      api: "v2",
-      body: "flat",
-      body_fields: ["type"],
-      note: "the service makes the key pair; not idempotent: an uncertain create is re-listed before any retry",
+  diff: {
+    replaceOrder: "never",
+    replaceOrderWhy: "a key has nothing to change: it is created or deleted, never replaced",
+    desiredView: (d) => ({ type: d.type }),
+    liveView: (l): JsonObject => ({
+      type: l.type,
+      fingerprint: l.fingerprint,
+      preferred: l.preferred,
     }),
-  ],
-  updateCalls: () => [],
-  deleteCalls: () => [call("delete", "DELETE", `${ROUTE}/{id}`, { api: "v2" })],
-  list: (api, scope, options) =>
-    listV2Items(
-      api,
-      `/project/${v2Slug(scopeSlug(scope))}/checkout-key`,
-      { digest: DIGEST },
-      options,
-      {
-        is: isV2Key,
-        toLive,
-        what: "a checkout key without a type or fingerprint",
-      },
-    ),
-  adopt: { by: "relist", matches: (d, _after, l) => checkoutKeyType(l.type) === d.type },
-  announce: {
-    fromResponse: (body) => (isV2Key(body) ? toLive(body) : undefined),
-    note: (l) =>
-      `${l.type} fingerprint ${l.fingerprint}${l.public_key === "" ? "" : `, public key ${l.public_key}`}`,
+    // Nothing of a key can differ once its type matches (the pair is the service's).
+    compare: () => ({ fields: [], replace_reasons: [], unverified: [], skipped: [] }),
   },
-  refusal: (d) => `The service refused a ${d.type} checkout key. ${refusalHint(d.type)}.`,
-  desiredItems: function* (org) {
-    for (const [slug, p] of org.projects) {
-      for (const k of p.checkout_keys ?? [])
-        yield { address: addr.checkoutKey(slug, k.type), item: k };
-    }
+  wire: {
+    list: (api, scope, options) =>
+      listV2Items(
+        api,
+        `/project/${v2Slug(scopeSlug(scope))}/checkout-key`,
+        { digest: DIGEST },
+        options,
+        {
+          is: isV2Key,
+          toLive,
+          what: "a checkout key without a type or fingerprint",
+        },
+      ),
+    createCalls: () => [
+      call("create", "POST", ROUTE, {
+        api: "v2",
+        body: "flat",
+        body_fields: ["type"],
+        note: "the service makes the key pair; not idempotent: an uncertain create is re-listed before any retry",
+      }),
+    ],
+    deleteCalls: () => [call("delete", "DELETE", `${ROUTE}/{id}`, { api: "v2" })],
   },
-  liveItems: function* (org) {
-    for (const [slug, p] of foundProjects(org)) {
-      for (const k of p.checkout_keys ?? [])
-        yield { key: `project:${slug}|checkout_key:${k.fingerprint}`, item: k };
-    }
-  },
-  // Issue 19 `moved`: a key has no name; it is identified by its type.
-  rename: cannotRename("a checkout key has no name to rename: it is identified by its type"),
-  collection: {
-    name: "checkout_keys",
-    segment: { name: "checkout_key", keyed: true },
-    desiredIn: (p) => p.checkout_keys,
-    liveIn: (p) => p.checkout_keys,
-    addressKey: (d) => d.type,
-    // spec: DELETE /project/{slug} (V2): a project's keys go with it.
-    onParentDelete: "cascades",
-  },
+  // Otherwise a project's collection's place (defineKind's defaults): `checkout_keys`,
+  // `project["<slug>"].checkout_key["<type>"]`, removed with the project (spec: DELETE
+  // /project/{slug} (V2): a project's keys go with it).
   config: {
     yamlKey: "checkout_keys",
     summary: { key: "checkout_keys", one: "checkout key" },
+    // A list of types: two `deploy-key`s in one list (or two files) is an error naming both
+    // places (a list is declared at its value).
     shape: "list",
-    schemaDef: "checkoutKey",
-    // Two `deploy-key`s in one list (or two files) is an error naming both places.
-    declares: "value",
     build: (ctx, _key, raw: RawCheckoutKey, path): DesiredCheckoutKey => ({
       type: raw,
       source: ctx.at(path, "value"),
     }),
+    export: (items, scope) => {
+      const slug = scopeName(scope, "project");
+      const byType = groupBy(items, (k) => checkoutKeyType(k.type));
+      return [...byType.keys()].sort().map((type) => {
+        const keys = byType.get(type) ?? [];
+        const glob = addr.checkoutKey(slug, type);
+        if (!(CHECKOUT_KEY_TYPES as readonly string[]).includes(type)) {
+          return { ignored: { glob, reason: `type ${JSON.stringify(type)} cannot be declared` } };
+        }
+        if (keys.length > 1) {
+          return {
+            ignored: {
+              glob,
+              reason: `${keys.length} live ${type}s (fingerprints ${keys.map((k) => k.fingerprint).join(", ")}); the config declares one key per type: delete the extra ones in the service, then declare it`,
+            },
+          };
+        }
+        return { written: type, item: keys[0] as LiveCheckoutKey, doc: type };
+      });
+    },
+  },
+  hooks: {
+    // adopt: re-list and adopt the key of the declared type (the default).
+    announce: {
+      fromResponse: (body) => (isV2Key(body) ? toLive(body) : undefined),
+      note: (l) =>
+        `${l.type} fingerprint ${l.fingerprint}${l.public_key === "" ? "" : `, public key ${l.public_key}`}`,
+    },
+    refusal: (d) => `The service refused a ${d.type} checkout key. ${refusalHint(d.type)}.`,
   },
 });

@@ -19,7 +19,7 @@ import { call } from "./calls.js";
 import { compareFields, newComparison } from "./compare.js";
 import { type DocMap, groupBy, idsOf } from "./config-doc.js";
 import { cannotRename } from "./contract.js";
-import { defineOrgCollection } from "./define.js";
+import { defineKind } from "./grouped.js";
 import { listV2Items, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 
@@ -59,101 +59,80 @@ export { isVcsOrgSlug } from "./listing.js";
 export const GROUP_DESTROYS =
   "deleting a group also removes its members and role grants (the API reference, V2); a re-created group starts empty";
 
-export const groupKind = defineOrgCollection<DesiredGroup, LiveGroup>({
-  type: "group",
-  parent: "org",
-  // Decision: delete first. The spec says nothing of two groups with one name; our emulator
-  // refuses a second one (the less forgiving reading), so creating the replacement first
-  // would fail on a service that does too. The members are lost either way, which is why
-  // every replace needs --allow-mass-delete (`destroys`).
-  replaceOrder: "delete_before_create",
-  replaceOrderWhy:
-    "no update route, and a second group of one name may be refused: the old group is deleted, then created again (its members and role grants are lost either way)",
-  desiredKey: (d) => d.name,
-  liveKey: (l) => l.name,
-  liveId: (l) => l.id,
-  desiredView: (d) => ({
-    name: d.name,
-    ...(d.description === undefined ? {} : { description: d.description }),
-  }),
-  liveView: (l) => ({ name: l.name, description: l.description }),
-  compare: (d, l) => {
-    const acc = newComparison();
-    // Decision: a description the config does not write is not managed: a replace removes
-    // the group's members, so it is never made for a field nobody wrote.
-    if (d.description === undefined) return acc;
-    const fields = compareFields({ description: d.description }, { description: l.description }, [
-      { path: "description", mode: "replace", default: "" },
-    ]);
-    for (const f of fields) {
-      acc.fields.push(f);
-      acc.replace_reasons.push(`description: ${NO_UPDATE}`);
-    }
-    return acc;
+export const groupKind = defineKind<DesiredGroup, LiveGroup, "org">({
+  identity: {
+    type: "group",
+    parent: "org",
+    desiredKey: (d) => d.name,
+    liveKey: (l) => l.name,
+    liveId: (l) => l.id,
+    rename: cannotRename("a group has no update route: its name cannot change in place"),
   },
-  toConfig: (items) => {
-    const byName = groupBy(items, (g) => g.name);
-    return [...byName.keys()].sort().map((name) => {
-      const list = byName.get(name) ?? [];
-      const g = list[0] as LiveGroup;
-      if (list.length > 1) {
-        return {
-          ignored: {
-            glob: addr.group(name),
-            reason: `${list.length} live groups share this name (ids ${idsOf(list)}); rename or delete the extra ones in the service, then declare it`,
-          },
-        };
+  diff: {
+    // Decision: delete first. The spec says nothing of two groups with one name; our emulator
+    // refuses a second one (the less forgiving reading), so creating the replacement first
+    // would fail on a service that does too. The members are lost either way, which is why
+    // every replace needs --allow-mass-delete (`destroys`).
+    replaceOrder: "delete_before_create",
+    replaceOrderWhy:
+      "no update route, and a second group of one name may be refused: the old group is deleted, then created again (its members and role grants are lost either way)",
+    desiredView: (d) => ({
+      name: d.name,
+      ...(d.description === undefined ? {} : { description: d.description }),
+    }),
+    liveView: (l) => ({ name: l.name, description: l.description }),
+    compare: (d, l) => {
+      const acc = newComparison();
+      // Decision: a description the config does not write is not managed: a replace removes
+      // the group's members, so it is never made for a field nobody wrote.
+      if (d.description === undefined) return acc;
+      const fields = compareFields({ description: d.description }, { description: l.description }, [
+        { path: "description", mode: "replace", default: "" },
+      ]);
+      for (const f of fields) {
+        acc.fields.push(f);
+        acc.replace_reasons.push(`description: ${NO_UPDATE}`);
       }
-      const doc: DocMap = g.description === "" ? {} : { description: g.description };
-      return { written: name, item: g, doc };
-    });
+      return acc;
+    },
   },
-  createCalls: () => [
-    call("create", "POST", "/organizations/{org_id}/groups", {
-      api: "v2",
-      body: "flat",
-      body_fields: ["name", "description"],
-      note: "not idempotent: an uncertain create is re-listed before any retry",
-    }),
-  ],
-  updateCalls: () => [],
-  deleteCalls: () => [
-    call("delete", "DELETE", "/organizations/{org_id}/groups/{id}", {
-      api: "v2",
-      note: GROUP_DESTROYS,
-    }),
-  ],
-  // spec: GET /organizations/{org_id}/groups: `limit`, `page-token` (a V2 page).
-  list: (api, scope, options) =>
-    listV2Items(
-      api,
-      `/organizations/${encodeURIComponent(scopeId(scope, "org_id"))}/groups`,
-      undefined,
-      options,
-      { is: isV2Group, toLive, what: "a group without an id or a name" },
-    ),
-  livePlace: {
-    under: "org",
-    // Also when the SSO mappings are declared (issue 17: drift and export name their groups);
-    // a reference that names a group by name has the groups read too (the live reader asks
-    // src/kinds/references.ts `namesWritten`).
-    readFor: (org) => org.groups !== undefined || org.sso_group_mappings !== undefined,
-    store: (items) => ({ groups: items }),
-    stored: (org) => org.groups,
+  wire: {
+    // spec: GET /organizations/{org_id}/groups: `limit`, `page-token` (a V2 page).
+    list: (api, scope, options) =>
+      listV2Items(
+        api,
+        `/organizations/${encodeURIComponent(scopeId(scope, "org_id"))}/groups`,
+        undefined,
+        options,
+        { is: isV2Group, toLive, what: "a group without an id or a name" },
+      ),
+    createCalls: () => [
+      call("create", "POST", "/organizations/{org_id}/groups", {
+        api: "v2",
+        body: "flat",
+        body_fields: ["name", "description"],
+        note: "not idempotent: an uncertain create is re-listed before any retry",
+      }),
+    ],
+    deleteCalls: () => [
+      call("delete", "DELETE", "/organizations/{org_id}/groups/{id}", {
+        api: "v2",
+        note: GROUP_DESTROYS,
+      }),
+    ],
   },
-  adopt: {
-    by: "relist",
-    matches: (d, _after, l) =>
-      l.name === d.name && (d.description === undefined || l.description === d.description),
+  // Otherwise an org-level map's place: `groups`, `group["<name>"]`, removed with the org.
+  place: {
+    livePlace: {
+      under: "org",
+      // Also when the SSO mappings are declared (issue 17: drift and export name their
+      // groups); a reference that names a group by name has the groups read too (the live
+      // reader asks src/kinds/references.ts `namesWritten`).
+      readFor: (org) => org.groups !== undefined || org.sso_group_mappings !== undefined,
+      store: (items) => ({ groups: items }),
+      stored: (org) => org.groups,
+    },
   },
-  refusal: (_d, status) =>
-    status === 400 || status === 403
-      ? 'The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups; the API reference, "Endpoints (V2)"); in an org tied to a VCS provider, manage groups there and leave `groups:` out.'
-      : undefined,
-  destroys: GROUP_DESTROYS,
-  rename: cannotRename("a group has no update route: its name cannot change in place"),
-  // Its collection, desired and live items, and config shape are an org-level map's
-  // (defineOrgCollection): `groups`, `group["<name>"]`, removed with the org.
   config: {
     yamlKey: "groups",
     summary: { key: "groups", one: "group" },
@@ -163,5 +142,34 @@ export const groupKind = defineOrgCollection<DesiredGroup, LiveGroup>({
       source: ctx.at(path),
       ...(raw?.description !== undefined && { description: ctx.text(raw.description) }),
     }),
+    export: (items) => {
+      const byName = groupBy(items, (g) => g.name);
+      return [...byName.keys()].sort().map((name) => {
+        const list = byName.get(name) ?? [];
+        const g = list[0] as LiveGroup;
+        if (list.length > 1) {
+          return {
+            ignored: {
+              glob: addr.group(name),
+              reason: `${list.length} live groups share this name (ids ${idsOf(list)}); rename or delete the extra ones in the service, then declare it`,
+            },
+          };
+        }
+        const doc: DocMap = g.description === "" ? {} : { description: g.description };
+        return { written: name, item: g, doc };
+      });
+    },
+  },
+  hooks: {
+    adopt: {
+      by: "relist",
+      matches: (d, _after, l) =>
+        l.name === d.name && (d.description === undefined || l.description === d.description),
+    },
+    refusal: (_d, status) =>
+      status === 400 || status === 403
+        ? 'The service creates groups in standalone orgs only (POST /organizations/{org_id}/groups; the API reference, "Endpoints (V2)"); in an org tied to a VCS provider, manage groups there and leave `groups:` out.'
+        : undefined,
+    destroys: GROUP_DESTROYS,
   },
 });

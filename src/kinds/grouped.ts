@@ -297,6 +297,20 @@ const fullReference = <D, L>(
   ...(r.ordersDeletes === false && { ordersDeletes: false }),
 });
 
+/**
+ * Where an item is recorded as declared (two declarations of one address are an error naming
+ * both places): a list item at its value (one list may name an item twice); a map item of
+ * the org at its key (several files may declare one org). A map below the org is not
+ * recorded: its parent (a project, a context) is declared by one file, and YAML keys are
+ * unique, so the map cannot name an item twice.
+ */
+const declaredAt = (shape: ConfigPart<unknown, never>["shape"], parent: ParentName) =>
+  shape === "list"
+    ? { declares: "value" as const }
+    : shape === "map" && parent === "org"
+      ? { declares: "key" as const }
+      : {};
+
 /** A full kind from its groups, every default filled in (see the table above). */
 export const defineKind = <D, L, P extends ParentName, V extends JsonObject = JsonObject>(
   groups: KindGroups<D, L, P, V>,
@@ -376,7 +390,7 @@ export const defineKind = <D, L, P extends ParentName, V extends JsonObject = Js
     toConfig,
     config: {
       schemaDef: camelType(String(identity.type)),
-      ...(shape !== "singleton" && { declares: shape === "map" ? "key" : "value" }),
+      ...declaredAt(shape, identity.parent),
       ...configPart,
       shape,
     },

@@ -40,8 +40,8 @@ import {
   scopeName,
 } from "./config-doc.js";
 import type { ApiCall } from "./contract.js";
-import { defineFlatKind } from "./define.js";
-import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
+import { defineKind } from "./grouped.js";
+import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { type JsonObject, SENSITIVE } from "./values.js";
 import { lowerUuid } from "./vcs.js";
@@ -149,188 +149,171 @@ const webhookDoc = (ctx: ConfigContext, slug: string, w: LiveWebhook): DocMap | 
   return out;
 };
 
-export const webhookKind = defineFlatKind<DesiredWebhook, LiveWebhook, "project">({
-  type: "webhook",
-  parent: "project",
-  // Decision: create the new webhook before deleting the old one. The API allows two
-  // webhooks with one name (create is not idempotent), the old id is known in the plan so
-  // apply deletes exactly that one, and deliveries never stop. When the project is at its
-  // maximum (25) the planner switches this change to delete-before-create.
-  replaceOrder: "create_before_delete",
-  replaceOrderWhy:
-    "two webhooks may share a name, so the new one is created first and deliveries never stop",
-  desiredKey: (d) => d.name,
-  liveKey: (l) => l.name,
-  liveId: (l) => l.id,
-  pinnedId: (d) => d.id,
-  desiredView: (d) => {
-    const out: JsonObject = {
-      ...plainView(d),
-      url: isSecret(d.url) ? SENSITIVE : d.url,
-    };
-    if (d.signing_secret !== undefined) out.signing_secret = SENSITIVE;
-    return out;
+export const webhookKind = defineKind<DesiredWebhook, LiveWebhook, "project">({
+  identity: {
+    type: "webhook",
+    parent: "project",
+    desiredKey: (d) => d.name,
+    liveKey: (l) => l.name,
+    liveId: (l) => l.id,
+    pinnedId: (d) => d.id,
+    // spec: api-v3.md Webhooks: POST /webhooks/:id/update takes `name` (issue 19 `moved`).
+    rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
   },
-  liveView: (l) => {
-    const out: JsonObject = {
-      name: l.name,
-      scope: l.scope,
-      url: l.url,
-      events: [...l.events],
-      should_verify_tls: l.should_verify_tls,
-      is_enabled: l.is_enabled,
-    };
-    if (l.has_signing_secret) out.signing_secret = SENSITIVE;
-    return out;
-  },
-  compare: (d, l, env) => {
-    const acc = newComparison();
-    addFields(
-      acc,
-      compareFields(
-        plainView(d),
-        {
-          name: l.name,
-          scope: l.scope,
-          events: [...l.events],
-          should_verify_tls: l.should_verify_tls,
-          is_enabled: l.is_enabled,
-        },
-        RULES,
-      ),
-    );
-    // The url is returned in full, so it compares exactly even when it came from a secret.
-    if (typeof d.url === "string") {
-      if (d.url !== l.url) acc.fields.push({ path: "url", before: l.url, after: d.url });
-    } else if (!d.url.isResolved) {
-      acc.skipped.push("url");
-    } else if (d.url.reveal() !== l.url) {
-      acc.fields.push({ path: "url", before: SENSITIVE, after: SENSITIVE, sensitive: true });
-    }
-    // spec: signing_secret is write-only; has_signing_secret says whether one is stored.
-    const outcome = compareSecret(
-      d.signing_secret,
-      { present: l.has_signing_secret },
-      env.forceSecrets,
-    );
-    addSecret(acc, "signing_secret", outcome, l.has_signing_secret, SIGNING_SECRET_REMOVAL);
-    // spec: api-v3.md Events: "`auto_disabled_at` records when the service itself disabled a
-    // webhook". Re-enabling such a webhook is never silent: the plan (and drift) says who
-    // disabled it and when, so the failing receiver is looked at.
-    const auto = autoDisabled(l);
-    if (auto !== undefined && (d.is_enabled ?? true)) {
-      acc.notes.push(
-        `the service disabled this webhook itself at ${auto} (auto_disabled_at); the config re-enables it`,
+  diff: {
+    // Decision: create the new webhook before deleting the old one. The API allows two
+    // webhooks with one name (create is not idempotent), the old id is known in the plan so
+    // apply deletes exactly that one, and deliveries never stop. When the project is at its
+    // maximum (25) the planner switches this change to delete-before-create.
+    replaceOrder: "create_before_delete",
+    replaceOrderWhy:
+      "two webhooks may share a name, so the new one is created first and deliveries never stop",
+    desiredView: (d) => {
+      const out: JsonObject = {
+        ...plainView(d),
+        url: isSecret(d.url) ? SENSITIVE : d.url,
+      };
+      if (d.signing_secret !== undefined) out.signing_secret = SENSITIVE;
+      return out;
+    },
+    liveView: (l) => {
+      const out: JsonObject = {
+        name: l.name,
+        scope: l.scope,
+        url: l.url,
+        events: [...l.events],
+        should_verify_tls: l.should_verify_tls,
+        is_enabled: l.is_enabled,
+      };
+      if (l.has_signing_secret) out.signing_secret = SENSITIVE;
+      return out;
+    },
+    compare: (d, l, env) => {
+      const acc = newComparison();
+      addFields(
+        acc,
+        compareFields(
+          plainView(d),
+          {
+            name: l.name,
+            scope: l.scope,
+            events: [...l.events],
+            should_verify_tls: l.should_verify_tls,
+            is_enabled: l.is_enabled,
+          },
+          RULES,
+        ),
       );
-    }
-    return acc;
-  },
-  unresolvedSecrets: (d) => {
-    const out: string[] = [];
-    if (isSecret(d.url) && !d.url.isResolved) out.push("url");
-    if (d.signing_secret !== undefined && !d.signing_secret.isResolved) out.push("signing_secret");
-    return out;
-  },
-  toConfig: (items, scope, ctx) => {
-    const slug = scopeName(scope, "project");
-    return namedEntries(
-      items,
-      "webhook",
-      (name) => addr.webhook(slug, name),
-      (w) => webhookDoc(ctx, slug, w),
-    );
-  },
-  createCalls: (d) => {
-    const fields = ["name", "scope", "url", "events", "should_verify_tls", "is_enabled"];
-    // design.md §4 "Integration": a webhook URL is a credential; the plan holds it masked
-    // (src/plan/mask-urls.ts), so apply always takes it from the config, as a secret.
-    const sensitive: string[] = ["url"];
-    if (d.signing_secret !== undefined) {
-      fields.push("signing_secret");
-      sensitive.push("signing_secret");
-    }
-    return [
-      call("create", "POST", "/webhooks", {
-        body: "envelope",
-        body_fields: [...fields, "references.project"],
-        sensitive_fields: sensitive,
-        note: "not idempotent: an uncertain create is re-listed before any retry",
-      }),
-    ];
-  },
-  updateCalls: (fields) => {
-    const calls: ApiCall[] = [];
-    const update = fields.filter((f) =>
-      (WEBHOOK_UPDATE_FIELDS as readonly string[]).includes(f.path),
-    );
-    if (update.length > 0) {
-      calls.push(
-        call("update", "POST", "/webhooks/{id}/update", {
-          body: "flat",
-          body_fields: update.map((f) => f.path),
-          // The url too, always: the plan holds it masked (src/plan/mask-urls.ts).
-          sensitive_fields: update
-            .filter((f) => f.sensitive === true || f.path === "url")
-            .map((f) => f.path),
-        }),
-      );
-    }
-    if (fields.some((f) => f.path === "is_enabled")) {
-      calls.push(
-        call("update", "POST", "/webhooks/{id}/set-enabled", {
-          body: "flat",
-          body_fields: ["is_enabled"],
-        }),
-      );
-    }
-    return calls;
-  },
-  deleteCalls: () => [call("delete", "DELETE", "/webhooks/{id}")],
-  // spec: api-v3.md Webhooks: listed with filter[project_id].
-  list: async (api, scope, options) =>
-    (
-      await api.listV3<WebhookAttributes>(
-        "/webhooks",
-        { "filter[project_id]": scopeId(scope, "project_id") },
-        pageOptions(options, toLiveWebhook),
-      )
-    ).map(toLiveWebhook),
-  adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
-  desiredItems: function* (org) {
-    for (const [slug, p] of org.projects) {
-      for (const w of p.webhooks?.values() ?? []) {
-        yield { address: addr.webhook(slug, w.name), item: w };
+      // The url is returned in full, so it compares exactly even when it came from a secret.
+      if (typeof d.url === "string") {
+        if (d.url !== l.url) acc.fields.push({ path: "url", before: l.url, after: d.url });
+      } else if (!d.url.isResolved) {
+        acc.skipped.push("url");
+      } else if (d.url.reveal() !== l.url) {
+        acc.fields.push({ path: "url", before: SENSITIVE, after: SENSITIVE, sensitive: true });
       }
-    }
+      // spec: signing_secret is write-only; has_signing_secret says whether one is stored.
+      const outcome = compareSecret(
+        d.signing_secret,
+        { present: l.has_signing_secret },
+        env.forceSecrets,
+      );
+      addSecret(acc, "signing_secret", outcome, l.has_signing_secret, SIGNING_SECRET_REMOVAL);
+      // spec: api-v3.md Events: "`auto_disabled_at` records when the service itself disabled a
+      // webhook". Re-enabling such a webhook is never silent: the plan (and drift) says who
+      // disabled it and when, so the failing receiver is looked at.
+      const auto = autoDisabled(l);
+      if (auto !== undefined && (d.is_enabled ?? true)) {
+        acc.notes.push(
+          `the service disabled this webhook itself at ${auto} (auto_disabled_at); the config re-enables it`,
+        );
+      }
+      return acc;
+    },
+    unresolvedSecrets: (d) => {
+      const out: string[] = [];
+      if (isSecret(d.url) && !d.url.isResolved) out.push("url");
+      if (d.signing_secret !== undefined && !d.signing_secret.isResolved)
+        out.push("signing_secret");
+      return out;
+    },
   },
-  liveItems: function* (org) {
-    for (const [slug, p] of foundProjects(org)) {
-      for (const w of p.webhooks ?? []) yield { key: `project:${slug}|webhook:${w.id}`, item: w };
-    }
+  wire: {
+    // spec: api-v3.md Webhooks: listed with filter[project_id].
+    list: async (api, scope, options) =>
+      (
+        await api.listV3<WebhookAttributes>(
+          "/webhooks",
+          { "filter[project_id]": scopeId(scope, "project_id") },
+          pageOptions(options, toLiveWebhook),
+        )
+      ).map(toLiveWebhook),
+    createCalls: (d) => {
+      const fields = ["name", "scope", "url", "events", "should_verify_tls", "is_enabled"];
+      // design.md §4 "Integration": a webhook URL is a credential; the plan holds it masked
+      // (src/plan/mask-urls.ts), so apply always takes it from the config, as a secret.
+      const sensitive: string[] = ["url"];
+      if (d.signing_secret !== undefined) {
+        fields.push("signing_secret");
+        sensitive.push("signing_secret");
+      }
+      return [
+        call("create", "POST", "/webhooks", {
+          body: "envelope",
+          body_fields: [...fields, "references.project"],
+          sensitive_fields: sensitive,
+          note: "not idempotent: an uncertain create is re-listed before any retry",
+        }),
+      ];
+    },
+    updateCalls: (fields) => {
+      const calls: ApiCall[] = [];
+      const update = fields.filter((f) =>
+        (WEBHOOK_UPDATE_FIELDS as readonly string[]).includes(f.path),
+      );
+      if (update.length > 0) {
+        calls.push(
+          call("update", "POST", "/webhooks/{id}/update", {
+            body: "flat",
+            body_fields: update.map((f) => f.path),
+            // The url too, always: the plan holds it masked (src/plan/mask-urls.ts).
+            sensitive_fields: update
+              .filter((f) => f.sensitive === true || f.path === "url")
+              .map((f) => f.path),
+          }),
+        );
+      }
+      if (fields.some((f) => f.path === "is_enabled")) {
+        calls.push(
+          call("update", "POST", "/webhooks/{id}/set-enabled", {
+            body: "flat",
+            body_fields: ["is_enabled"],
+          }),
+        );
+      }
+      return calls;
+    },
+    deleteCalls: () => [call("delete", "DELETE", "/webhooks/{id}")],
   },
-  // spec: api-v3.md Webhooks: POST /webhooks/:id/update takes `name` (issue 19 `moved`).
-  rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
-  collection: {
-    name: "webhooks",
-    segment: { name: "webhook", keyed: true },
-    desiredIn: (p) => (p.webhooks === undefined ? undefined : [...p.webhooks.values()]),
-    liveIn: (p) => p.webhooks,
-    addressKey: (d) => d.name,
-    onParentDelete: "cascades",
-    // Decision: at the project's webhook maximum (spec: Limits, 25) a create-first replace
-    // would be refused, so such replaces delete first.
-    replaceOrderFor: (desired, live) => {
-      const creates = desired.filter((w) => !live.some((l) => l.name === w.name || l.id === w.id));
-      return live.length + creates.length >= MAX_WEBHOOKS_PER_PROJECT
-        ? "delete_before_create"
-        : undefined;
+  // Otherwise a project's map's place (defineKind's defaults): `webhooks`,
+  // `project["<slug>"].webhook["<name>"]`, removed with the project.
+  place: {
+    collection: {
+      // Decision: at the project's webhook maximum (spec: Limits, 25) a create-first replace
+      // would be refused, so such replaces delete first.
+      replaceOrderFor: (desired, live) => {
+        const creates = desired.filter(
+          (w) => !live.some((l) => l.name === w.name || l.id === w.id),
+        );
+        return live.length + creates.length >= MAX_WEBHOOKS_PER_PROJECT
+          ? "delete_before_create"
+          : undefined;
+      },
     },
   },
   config: {
     yamlKey: "webhooks",
     summary: { key: "webhooks", one: "webhook" },
-    shape: "map",
-    schemaDef: "webhook",
     schemaKeys: WEBHOOK_KEYS,
     // spec: api-v3.md "Limits" — webhooks per project: 25 (one more is 400).
     limit: {
@@ -355,5 +338,16 @@ export const webhookKind = defineFlatKind<DesiredWebhook, LiveWebhook, "project"
         signing_secret: ctx.secret([...path, "signing_secret"]),
       }),
     }),
+    export: (items, scope, ctx) => {
+      const slug = scopeName(scope, "project");
+      return namedEntries(
+        items,
+        "webhook",
+        (name) => addr.webhook(slug, name),
+        (w) => webhookDoc(ctx, slug, w),
+      );
+    },
   },
+  // hooks: after an uncertain create, re-list and adopt the webhook of the declared name
+  // (the default).
 });
