@@ -250,6 +250,177 @@ const signatures = async (): Promise<Record<string, unknown>> => {
   return out;
 };
 
+type Thing = {
+  readonly name: string;
+  readonly size?: string;
+  readonly ctx?: string;
+  readonly source: typeof at;
+};
+type LiveThing = {
+  readonly id: string;
+  readonly name: string;
+  readonly size: string;
+  readonly ctx_id?: string | null;
+  readonly ctx_name?: string;
+};
+const at = { file: "w.yaml", line: 3, col: 5 };
+
+/** The least a plain collection says: identity, views and rules, calls, its YAML key. */
+const things = <P extends "org" | "project" | "context">(parent: P, more = {}) =>
+  defineKind({
+    identity: {
+      type: "thing" as ResourceType,
+      parent,
+      desiredKey: (d: Thing) => d.name,
+      liveKey: (l: LiveThing) => l.name,
+      liveId: (l) => l.id,
+      rename: { can: false, why: "no" } as const,
+    },
+    diff: {
+      desiredView: (d) => ({ name: d.name, size: d.size ?? "s" }),
+      liveView: (l) => ({ name: l.name, size: l.size }),
+      fields: [{ path: "size", mode: "update" }],
+    },
+    wire: {
+      list: async () => [],
+      createCalls: () => [],
+      deleteCalls: () => [],
+    },
+    config: {
+      yamlKey: "things",
+      build: (): Thing => ({ name: "x", source: at }),
+      export: () => [],
+    },
+    ...more,
+  });
+
+describe("defineKind's defaults (src/kinds/grouped.ts)", () => {
+  it("fills what a plain collection of the org does the usual way", () => {
+    const k = things("org");
+    const l: LiveThing = { id: "t1", name: "big", size: "m" };
+    const d: Thing = { name: "big", size: "l", source: at };
+    expect([k.collection.name, k.collection.segment, k.collection.onParentDelete]).toEqual([
+      "things",
+      { name: "thing", keyed: true },
+      "cascades",
+    ]);
+    expect([k.config.shape, k.config.declares, k.config.schemaDef]).toEqual([
+      "map",
+      "key",
+      "thing",
+    ]);
+    expect([k.replaceOrder, k.liveAddressKey(l), k.pinnedId(d), k.unresolvedSecrets(d)]).toEqual([
+      "never",
+      "big",
+      undefined,
+      [],
+    ]);
+    expect(k.updateCalls([])).toEqual([]);
+    expect(k.adopt.by === "relist" && k.adopt.matches(d, {}, l)).toBe(true);
+    expect(k.unmanaged.listed && k.unmanaged.key(l)).toBe("big");
+    expect(k.fingerprint(l)).toEqual(l);
+    const org = { things: new Map([["big", d]]) } as never;
+    expect([...k.desiredItems(org)].map((x) => x.address)).toEqual(['thing["big"]']);
+    expect([...k.liveItems({ things: [l] } as never)].map((x) => x.key)).toEqual(["thing:t1"]);
+    expect([k.livePlace.under, k.livePlace.readFor(org), k.livePlace.store([l])]).toEqual([
+      "org",
+      true,
+      { things: [l] },
+    ]);
+    // `fields`: the comparison of the two views, by the rules (a path the view has).
+    expect(k.compare(d, l, ENV).fields).toEqual([{ path: "size", before: "m", after: "l" }]);
+    expect(camelType("runner_resource_class")).toBe("runnerResourceClass");
+  });
+
+  it("addresses and keys items below a project or a context under their parent", () => {
+    const d: Thing = { name: "big", source: at };
+    const l: LiveThing = { id: "t1", name: "big", size: "s" };
+    const p = things("project");
+    const projects = new Map([["gh/a/b", { slug: "gh/a/b", things: new Map([["big", d]]) }]]);
+    expect([...p.desiredItems({ projects } as never)].map((x) => x.address)).toEqual([
+      'project["gh/a/b"].thing["big"]',
+    ]);
+    const live = new Map([["gh/a/b", { status: "found", slug: "gh/a/b", things: [l] }]]);
+    expect([...p.liveItems({ projects: live } as never)].map((x) => x.key)).toEqual([
+      "project:gh/a/b|thing:t1",
+    ]);
+    expect(p.config.declares).toBeUndefined();
+    const c = things("context");
+    const contexts = new Map([["ci", { name: "ci", things: new Map([["big", d]]) }]]);
+    expect([...c.desiredItems({ contexts } as never)].map((x) => x.address)).toEqual([
+      'context["ci"].thing["big"]',
+    ]);
+    expect(
+      [...c.liveItems({ contexts: [{ id: "c1", name: "ci", things: [l] }] } as never)].map(
+        (x) => x.key,
+      ),
+    ).toEqual(["context:c1|thing:t1"]);
+  });
+
+  it("keeps every member a group gives", () => {
+    const k = things("org", {
+      place: { collection: { name: "stuff", serial: true } },
+      hooks: { adopt: { by: "resend", why: "an upsert by name" } },
+    });
+    expect([k.collection.name, k.collection.serial, k.collection.segment.name]).toEqual([
+      "stuff",
+      true,
+      "thing",
+    ]);
+    expect(k.adopt.by).toBe("resend");
+  });
+
+  it("refuses a replace rule without the kind's replace order (never is not a replace)", () => {
+    const diff = {
+      desiredView: (d: Thing) => ({ name: d.name, size: d.size ?? "s" }),
+      liveView: (l: LiveThing) => ({ name: l.name, size: l.size }),
+    };
+    const rule = { path: "size", mode: "replace" } as const;
+    expect(() => things("org", { diff: { ...diff, fields: [rule] } })).toThrow(
+      /replace rule needs the kind's replaceOrder/,
+    );
+    const k = things("org", {
+      diff: { ...diff, fields: [rule], replaceOrder: "create_before_delete" },
+    });
+    const l: LiveThing = { id: "t1", name: "big", size: "m" };
+    expect(k.compare({ name: "big", source: at }, l, ENV).replace_reasons).toEqual([
+      "size: cannot change in place",
+    ]);
+  });
+
+  it("flattens a field reference: written at its config path, ids read, names given, params", () => {
+    const k = things("org", {
+      references: [
+        { field: "ctx", to: "context", id: "ctx_id", name: "ctx_name", param: "context_id" },
+      ],
+    });
+    const [ref] = k.references ?? [];
+    const org = { things: new Map([["big", { name: "big", ctx: "deploy", source: at }]]) };
+    expect([...(ref?.written(org as never) ?? [])]).toEqual([
+      {
+        address: 'thing["big"]',
+        value: "deploy",
+        form: "name",
+        source: at,
+        path: "things.big.ctx",
+      },
+    ]);
+    expect(ref?.writtenAs("deploy")).toBe("ctx: deploy");
+    expect(ref?.liveIds({ ctx_id: "c1" })).toEqual(["c1"]);
+    const l = { id: "t1", name: "big", size: "s", ctx_id: "c1" };
+    expect(ref?.named(l, (id) => (id === "c1" ? "deploy" : undefined), "o")).toEqual({
+      ...l,
+      ctx_name: "deploy",
+    });
+    const pending = { pending: 'context["deploy"]' };
+    const env = { ...ENV, refId: () => pending };
+    expect(k.refParams?.({ name: "big", ctx: "deploy", source: at }, env)).toEqual({
+      context_id: pending,
+    });
+    expect(k.refParams?.({ name: "big", source: at }, env)).toEqual({});
+  });
+});
+
 describe("the grouped kind spec (defineKind)", () => {
   it("flattens every kind to what its flat literal answered (the golden)", async () => {
     const golden = JSON.parse(readFileSync(GOLDEN, "utf8")) as Record<string, unknown>;
