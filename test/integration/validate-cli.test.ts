@@ -12,8 +12,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { githubAnnotation } from "../../src/cli/validate.js";
 import type { ConfigDiagnostic } from "../../src/config/index.js";
-import { formatDiagnostic } from "../../src/config/index.js";
+import { formatDiagnostic, loadConfig } from "../../src/config/index.js";
+import { ALL_KINDS } from "../../src/kinds/registry.js";
 import { expectNoSecrets, makeTempDir, runCli, writeTempConfig } from "../helpers/cli.js";
+import { readGolden, summaryKeys } from "../helpers/every-kind.js";
 
 const INVALID = "test/fixtures/invalid";
 const ENV = {
@@ -37,7 +39,7 @@ interface Expected {
   readonly diagnostics: readonly ConfigDiagnostic[];
 }
 const expectedFor = (name: string): Expected =>
-  JSON.parse(readFileSync(join(INVALID, `${name}.expected.json`), "utf8")) as Expected;
+  readGolden<Expected>(join(INVALID, `${name}.expected.json`));
 /** The corpus stores file names relative to the corpus folder; the CLI prints them as given. */
 const asGiven = (d: ConfigDiagnostic): ConfigDiagnostic => ({ ...d, file: join(INVALID, d.file) });
 
@@ -110,7 +112,11 @@ describe("waybill validate", () => {
     expect(good.code).toBe(0);
     const doc = JSON.parse(good.stdout) as { valid: boolean; summary: Record<string, unknown> };
     expect(doc.valid).toBe(true);
-    expect(doc.summary).toEqual({
+    // Issue 17: every kind with a count is in the JSON, 0 when none are declared, and
+    // nothing else: the keys come from the kinds (test/helpers/every-kind.ts), so a new kind
+    // (whose item examples/full.yaml must declare) needs no line here.
+    expect(Object.keys(doc.summary).sort()).toEqual([...summaryKeys()].sort());
+    expect(doc.summary).toMatchObject({
       files: 1,
       orgs: ["gh/acme"],
       contexts: 2,
@@ -122,9 +128,18 @@ describe("waybill validate", () => {
       triggers: 4,
       otel_exporters: 1,
       checkout_keys: 2,
-      // Issue 17: every kind with a count is in the JSON, 0 when none are declared.
       groups: 0,
     });
+    // And each count is the number of items the kinds walk in the file, a later kind's too.
+    const loaded = await loadConfig("examples/full.yaml", { env: {}, resolveSecrets: false });
+    if (!loaded.ok) throw new Error("examples/full.yaml loads");
+    const walked: Record<string, number> = { projects: loaded.config.orgs[0]!.projects.size };
+    for (const kind of ALL_KINDS) {
+      const key = kind.config.summary?.key;
+      if (key === undefined) continue;
+      walked[key] = (walked[key] ?? 0) + [...kind.desiredItems(loaded.config.orgs[0]!)].length;
+    }
+    expect(doc.summary).toMatchObject(walked);
     expectNoSecrets({ stdout: good.stdout }, ["prod-aws-secret-5678", "slack-signing-5678"]);
   });
 

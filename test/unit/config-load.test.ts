@@ -21,6 +21,7 @@ import {
 } from "../../src/config/index.js";
 import { isSecret } from "../../src/core/secret.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
+import { firstSteps } from "../helpers/every-kind.js";
 
 const FULL_ENV = {
   PROD_AWS_SECRET: "prod-aws-secret-1111",
@@ -276,7 +277,8 @@ describe("loadConfig: files and folders", () => {
     const lines = (err as ConfigError).message.split("\n");
     expect(lines).toEqual([
       `${path}:2:1: contxts: unknown key "contxts"; did you mean "contexts"?`,
-      `${path}:3:10: ignore.0: "x": "x" cannot appear first; expected org_settings, group, sso_group_mappings, context, otel_exporter, project (e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"])`,
+      // Every org-level kind's step, from the registry (test/helpers/every-kind.ts).
+      `${path}:3:10: ignore.0: "x": "x" cannot appear first; expected ${firstSteps().join(", ")} (e.g. context["legacy-*"] or project["gh/acme/api"].webhook["*"])`,
     ]);
     expect((err as ConfigError).code).toBe("config_invalid");
   });

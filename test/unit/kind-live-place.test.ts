@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import type { LivePlaces, ResourceKind } from "../../src/kinds/contract.js";
 import { ALL_KINDS, KINDS, kindOf } from "../../src/kinds/registry.js";
 import { type LiveWebhook, webhookKind } from "../../src/kinds/webhook.js";
-import type { ResourceType } from "../../src/model/address.js";
 import type {
   DesiredContext,
   DesiredOrg,
@@ -33,23 +32,8 @@ describe("the kinds' places in the live tree", () => {
   });
 
   it("keeps every kind under its parent's record (a pipeline's triggers under their project)", () => {
-    const under = Object.fromEntries(ALL_KINDS.map((k) => [k.type, k.livePlace.under]));
-    expect(under).toEqual({
-      org_settings: "org",
-      context: "org",
-      context_env_var: "context",
-      context_restriction: "context",
-      otel_exporter: "org",
-      project: "org",
-      group: "org",
-      sso_group_mappings: "org",
-      project_settings: "project",
-      project_env_var: "project",
-      checkout_key: "project",
-      webhook: "project",
-      pipeline: "project",
-      trigger: "project",
-    } satisfies Record<ResourceType, string>);
+    // The record of a kind's parent: the parent itself when it is one the live reader keeps
+    // records of (the org, a context, a project), else the parent kind's own record.
     for (const kind of ALL_KINDS) {
       const expected =
         kind.parent === "org" || kind.parent === "project" || kind.parent === "context"
@@ -57,6 +41,8 @@ describe("the kinds' places in the live tree", () => {
           : kindOf(kind.parent).livePlace.under;
       expect(kind.livePlace.under, kind.type).toBe(expected);
     }
+    expect(KINDS.trigger.livePlace.under).toBe("project");
+    expect(KINDS.context_env_var.livePlace.under).toBe("context");
   });
 
   it("finds again in the live record what it stored there, for every kind", () => {
@@ -90,23 +76,23 @@ describe("the kinds' places in the live tree", () => {
     const bareOrg: DesiredOrg = { slug: "gh/acme", source, projects: new Map(), ignore: [] };
     const bareContext: DesiredContext = { name: "prod", source };
     const bareProject: DesiredProject = { slug: "gh/acme/api", source };
-    const fullContext: DesiredContext = { ...bareContext, env: new Map(), restrictions: [] };
-    const fullOrg: DesiredOrg = {
+    // Each parent with every kind under it declared (an empty collection, or a bare
+    // singleton), from the kinds: a new kind's key is declared here without a line.
+    const declaredUnder = (parent: string) =>
+      Object.fromEntries(
+        ALL_KINDS.filter((k) => k.parent === parent).map((k) => [
+          k.config.yamlKey,
+          k.config.shape === "map" ? new Map() : k.config.shape === "list" ? [] : { source },
+        ]),
+      );
+    const fullContext = { ...bareContext, ...declaredUnder("context") } as DesiredContext;
+    const fullOrg = {
       ...bareOrg,
-      settings: { source },
+      ...declaredUnder("org"),
+      projects: new Map(),
       contexts: new Map([["prod", fullContext]]),
-      otel_exporters: [],
-      groups: new Map(),
-      sso_group_mappings: { source, mappings: [] },
-    };
-    const fullProject: DesiredProject = {
-      ...bareProject,
-      settings: { source },
-      env: new Map(),
-      webhooks: new Map(),
-      pipelines: new Map(),
-      checkout_keys: [],
-    };
+    } as DesiredOrg;
+    const fullProject = { ...bareProject, ...declaredUnder("project") } as DesiredProject;
     const readFor = (place: LivePlaces<unknown>[keyof LivePlaces<unknown>], full: boolean) =>
       place.under === "org"
         ? place.readFor(full ? fullOrg : bareOrg)
@@ -128,20 +114,9 @@ describe("the kinds' places in the live tree", () => {
   });
 
   it("gives every kind but the settings maps a line in drift's unmanaged list", () => {
-    const listed = ALL_KINDS.filter((k) => k.unmanaged.listed).map((k) => k.type);
-    expect(listed).toEqual([
-      "group",
-      "sso_group_mappings",
-      "context",
-      "context_env_var",
-      "context_restriction",
-      "otel_exporter",
-      "project_env_var",
-      "checkout_key",
-      "webhook",
-      "pipeline",
-      "trigger",
-    ]);
+    // Listed unless the kind says why not (a new kind is listed by defineKind's default).
+    const notListed = ALL_KINDS.filter((k) => !k.unmanaged.listed).map((k) => k.type);
+    expect(notListed).toEqual(["org_settings", "project", "project_settings"]);
     for (const kind of ALL_KINDS) {
       if (!kind.unmanaged.listed) expect(kind.unmanaged.why.length, kind.type).toBeGreaterThan(10);
     }
