@@ -52,6 +52,12 @@ interface MemberBase {
    * of any org). The members of an item made in pass 2 are loaded with it.
    */
   readonly pass?: 1 | 2;
+  /**
+   * One value of the member in the seed's own form (a list of one item), for the tests that
+   * need a live item of every family without naming any (test/helpers/every-kind.ts
+   * `withSamples`: drift's report of unmanaged items). Never loaded unless a seed holds it.
+   */
+  readonly sample?: unknown;
 }
 
 /** A member whose value is data of its parent's row (an env map, a list of rows). */

@@ -10,6 +10,9 @@
  * kind out, or names one twice, still fails the test that compares against them.
  */
 import { readFileSync } from "node:fs";
+import { FAMILIES } from "../../emulator/src/families.js";
+import { type Family, isLevelMember, membersAt } from "../../emulator/src/family.js";
+import type { Seed } from "../../emulator/src/seed.js";
 import type { ResourceKind } from "../../src/kinds/contract.js";
 import { ALL_KINDS } from "../../src/kinds/registry.js";
 import { LEGACY_SCHEDULE_STEP } from "../../src/model/address.js";
@@ -69,3 +72,24 @@ export const summaryKeys = (kinds: Kinds = ALL_KINDS): readonly string[] => [
 /** A golden JSON file, its placeholders written out for `kinds`. */
 export const readGolden = <T>(path: string, kinds: Kinds = ALL_KINDS): T =>
   JSON.parse(expandGolden(readFileSync(path, "utf8"), kinds)) as T;
+
+/**
+ * `seed` with the sample (emulator/src/family.ts `sample`) of every family member its first
+ * item of the member's level does not hold (the first org, its first project, context,
+ * pipeline…): a live item of every family, for a test that must meet every kind's items
+ * (drift's unmanaged list) without naming the families. The seed is not changed.
+ */
+export const withSamples = (seed: Seed, families: readonly Family[] = FAMILIES): Seed => {
+  const out = structuredClone(seed) as Seed & Record<string, unknown>;
+  const fill = (item: Record<string, unknown>, level: string): void => {
+    for (const m of membersAt(families, level)) {
+      if (item[m.key] === undefined && m.sample !== undefined)
+        item[m.key] = structuredClone(m.sample);
+      const first = isLevelMember(m) ? (item[m.key] as unknown[] | undefined)?.[0] : undefined;
+      if (isLevelMember(m) && typeof first === "object" && first !== null)
+        fill(first as Record<string, unknown>, m.level);
+    }
+  };
+  fill(out, "");
+  return out;
+};

@@ -11,6 +11,7 @@ import type { Seed } from "../../emulator/src/seed.js";
 import { ALL_KINDS } from "../../src/kinds/registry.js";
 import { expectNoSecrets, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { withSamples } from "../helpers/every-kind.js";
 import {
   ALL_SECRETS,
   API_ID,
@@ -25,14 +26,16 @@ import {
 const GROUP_ID = "1a7e0000-0000-4000-8000-000000000001";
 const EXPORTER_HEADER_SECRET = "exporter-header-secret-value-H3131";
 
-/** The plan fixture's org, with a group, an OTLP exporter, an SSO mapping and a checkout key made by hand. */
+/**
+ * The plan fixture's org, with a group, an OTLP exporter and an SSO mapping made by hand, and
+ * an item of every other family its seed lacks (each family's `sample`: a checkout key on
+ * its first project, and a later kind's items), so every kind has live items to report.
+ */
 const seed = (): Seed => {
   const s = baseSeed();
   const [org, ...rest] = s.orgs ?? [];
   if (org === undefined) throw new Error("the plan fixture has an org");
-  const [api, ...projects] = org.projects ?? [];
-  if (api === undefined) throw new Error("the plan fixture has a project");
-  return {
+  return withSamples({
     ...s,
     orgs: [
       {
@@ -46,11 +49,10 @@ const seed = (): Seed => {
           },
         ],
         sso_group_mappings: [{ idp_group_name: "okta-eng", group: GROUP_ID }],
-        projects: [{ ...api, checkout_keys: [{ type: "deploy-key" }] }, ...projects],
       },
       ...rest,
     ],
-  };
+  });
 };
 
 /** Every parent declared, no collection under it: every listed kind has unmanaged items. */

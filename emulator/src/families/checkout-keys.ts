@@ -212,6 +212,7 @@ export const checkoutKeys: Family = {
     {
       in: "project",
       key: "checkout_keys",
+      sample: [{ type: "deploy-key" }],
       schema: s.arr(
         s.obj(
           {
