@@ -93,3 +93,63 @@ export const withSamples = (seed: Seed, families: readonly Family[] = FAMILIES):
   fill(out, "");
   return out;
 };
+
+type RawDoc = Record<string, unknown>;
+const isObject = (v: unknown): v is RawDoc =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+const kindNamed = (type: string, kinds: Kinds): ResourceKind<unknown, unknown> => {
+  const kind = kinds.find((k) => k.type === type);
+  if (kind === undefined) throw new Error(`no kind ${type}`);
+  return kind;
+};
+
+/** How deep a kind's items sit below the org: a context 1, its env 2, a trigger 3. */
+const depthOf = (kind: ResourceKind<unknown, unknown>, kinds: Kinds): number =>
+  kind.parent === "org" ? 1 : 1 + depthOf(kindNamed(kind.parent, kinds), kinds);
+
+/** The items of kind `parent` a raw config document declares (the document itself: the org). */
+const rawParents = (doc: RawDoc, parent: string, kinds: Kinds): RawDoc[] => {
+  if (parent === "org") return [doc];
+  const kind = kindNamed(parent, kinds);
+  return rawParents(doc, kind.parent, kinds).flatMap((holder) => {
+    const items = holder[kind.config.yamlKey];
+    return (Array.isArray(items) ? items : isObject(items) ? Object.values(items) : []).filter(
+      isObject,
+    );
+  });
+};
+
+/**
+ * The documents that delete what a raw config document declares, kind by kind: for each
+ * depth from the deepest up, the document before with every collection of that depth's
+ * kinds emptied (`{}` or `[]`, as written), so each kind's items go by delete calls of their
+ * own before their parent goes. Kinds without a delete call, or whose items the loader
+ * builds (projects: `delete: true`), are left as written. The document is not changed.
+ */
+export const emptiedDeepestFirst = (doc: RawDoc, kinds: Kinds = ALL_KINDS): RawDoc[] => {
+  const deletable = kinds.filter((k) => k.deleteCalls().length > 0 && !k.config.builtByLoader);
+  const depths = [...new Set(deletable.map((k) => depthOf(k, kinds)))].sort((a, b) => b - a);
+  const steps: RawDoc[] = [];
+  let current = structuredClone(doc);
+  for (const depth of depths) {
+    const next = structuredClone(current);
+    let emptied = false;
+    for (const kind of deletable.filter((k) => depthOf(k, kinds) === depth)) {
+      for (const holder of rawParents(next, kind.parent, kinds)) {
+        const items = holder[kind.config.yamlKey];
+        const size = Array.isArray(items)
+          ? items.length
+          : isObject(items)
+            ? Object.keys(items).length
+            : 0;
+        if (size === 0) continue;
+        holder[kind.config.yamlKey] = Array.isArray(items) ? [] : {};
+        emptied = true;
+      }
+    }
+    if (emptied) steps.push(next);
+    current = next;
+  }
+  return steps;
+};

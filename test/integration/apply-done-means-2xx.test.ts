@@ -3,14 +3,25 @@
  * One rule for every kind: apply reports an operation done only when a write of its own
  * (one of the plan's calls for that step: method, API and route) answered 2xx in the
  * emulator's request log. Walked over the kind registry: every kind must be created or
- * updated, and deleted where it has a delete call, by one of the scenarios below, so a kind
- * added later fails here until a scenario covers it.
+ * updated, and deleted where it has a delete call, by one of the scenarios below. Besides
+ * the hand-made ones (updates, a project's create and delete), the examples, which declare
+ * an item of every kind, are applied and then emptied deepest first: a kind added later is
+ * covered by its item in the examples, with no scenario of its own.
  */
+import { readFileSync } from "node:fs";
+import { cp } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
 import type { Seed } from "../../emulator/src/seed.js";
+import { loadConfig } from "../../src/config/index.js";
 import { KINDS } from "../../src/kinds/registry.js";
+import { RISKY_RULES } from "../../src/model/policy.js";
+import { REPO_ROOT } from "../helpers/cli.js";
 import { TEST_TOKEN } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { emptiedDeepestFirst } from "../helpers/every-kind.js";
+import { exampleEnv, exampleSeed } from "../helpers/examples.js";
 import { runInProcess } from "../helpers/in-process.js";
 import { applyEnv, changeConfig, changeEnv, createConfig } from "./apply-fixture.js";
 import { baseSeed } from "./plan-fixture.js";
@@ -53,8 +64,15 @@ const routeRegex = (api: string, route: string): RegExp =>
 
 /** Kind and phase of every operation reported done: each with its own 2xx write. */
 const covered = new Set<string>();
+/** The same, of the steps made from the examples alone. */
+const coveredByExamples = new Set<string>();
 
-const checkDoneMeans2xx = (plan: PlanJson, result: ResultJson, log: readonly Logged[]): void => {
+const checkDoneMeans2xx = (
+  plan: PlanJson,
+  result: ResultJson,
+  log: readonly Logged[],
+  also?: Set<string>,
+): void => {
   const writes = log.filter((q) => q.method !== "GET");
   for (const op of result.operations) {
     if (op.status !== "done") continue;
@@ -75,6 +93,7 @@ const checkDoneMeans2xx = (plan: PlanJson, result: ResultJson, log: readonly Log
       `${op.address} (${op.phase}) reported "${op.verb}" with no 2xx write of its own`,
     ).toBeGreaterThan(0);
     covered.add(`${op.resource_type}:${op.phase}`);
+    also?.add(`${op.resource_type}:${op.phase}`);
   }
 };
 
@@ -136,6 +155,14 @@ projects:
     delete: true
 `;
 
+/** The examples that declare an item of every kind between them. */
+const EXAMPLES = ["examples/full.yaml", "examples/access.yaml"];
+/** Deleting whole collections is what the emptied examples ask: every guard allows it. */
+const ALLOW_EVERY_DELETE = [
+  "--allow-mass-delete",
+  ...RISKY_RULES.flatMap((r) => ["--allow-risky", r]),
+];
+
 describe("apply reports done only what a 2xx write did, for every kind", () => {
   const main = useEmulatorSuite(baseSeed, {
     create: { name: "create.yaml", content: createConfig },
@@ -149,8 +176,10 @@ describe("apply reports done only what a 2xx write did, for every kind", () => {
     projectDelete: { name: "project-delete.yaml", content: projectDelete },
   });
 
+  const examples = useEmulatorSuite(() => ({}), {});
+
   const step = async (
-    suite: typeof main | typeof access,
+    suite: typeof main | typeof access | typeof examples,
     file: string,
     env: Readonly<Record<string, string>>,
     flags: readonly string[] = [],
@@ -169,6 +198,7 @@ describe("apply reports done only what a 2xx write did, for every kind", () => {
       JSON.parse(planned.stdout) as PlanJson,
       JSON.parse(r.stdout) as ResultJson,
       log,
+      suite === examples ? coveredByExamples : undefined,
     );
   };
 
@@ -187,6 +217,26 @@ describe("apply reports done only what a 2xx write did, for every kind", () => {
     await step(access, access.files.projectKeysGone, env, ["--allow-mass-delete"]);
     await step(access, access.files.projectDelete, env, ["--allow-project-delete"]);
 
+    // Every kind the examples declare (examples/full.yaml and access.yaml hold an item of
+    // every kind: kind-contract.test.ts): created from the example, then deleted collection
+    // by collection, deepest first (test/helpers/every-kind.ts), so a kind added later is
+    // written and deleted here by its own item in the examples, without a scenario of its own.
+    const copied = examples.tmp.path("examples");
+    await cp(join(REPO_ROOT, "examples", "secrets"), join(copied, "secrets"), { recursive: true });
+    for (const example of EXAMPLES) {
+      const exampleVars = exampleEnv(example);
+      const loaded = await loadConfig(join(REPO_ROOT, example), { env: exampleVars });
+      if (!loaded.ok) throw new Error(`${example} loads`);
+      await examples.emulator.reset(exampleSeed(loaded.config));
+      const doc = parse(readFileSync(join(REPO_ROOT, example), "utf8")) as Record<string, unknown>;
+      const docs = [doc, ...emptiedDeepestFirst(doc)];
+      expect(docs.length, example).toBeGreaterThan(1);
+      for (const [i, d] of docs.entries()) {
+        const file = await examples.tmp.write(`examples/${i}-${basename(example)}`, stringify(d));
+        await step(examples, file, exampleVars, ALLOW_EVERY_DELETE);
+      }
+    }
+
     // Walk the registry: each kind was written (created or updated) and, where it has a
     // delete call, deleted, and each such step was checked above.
     const missing: string[] = [];
@@ -198,6 +248,21 @@ describe("apply reports done only what a 2xx write did, for every kind", () => {
         missing.push(`${type}: delete`);
       }
     }
-    expect(missing, "kinds no scenario writes: add them to a scenario here").toEqual([]);
+    expect(missing, "kinds no scenario writes").toEqual([]);
+
+    // The examples alone create and delete every kind the generic walk builds (all but the
+    // project, whose create and delete are flags of its own, above): a new kind needs only
+    // its item in examples/full.yaml (or access.yaml), which kind-contract.test.ts asks for.
+    const notByExamples = Object.values(KINDS)
+      .filter((k) => !k.config.builtByLoader)
+      .flatMap((k) => [
+        ...(coveredByExamples.has(`${k.type}:create`) || coveredByExamples.has(`${k.type}:update`)
+          ? []
+          : [`${k.type}: create or update`]),
+        ...(k.deleteCalls().length === 0 || coveredByExamples.has(`${k.type}:delete`)
+          ? []
+          : [`${k.type}: delete`]),
+      ]);
+    expect(notByExamples, "kinds the examples do not create and delete").toEqual([]);
   });
 });

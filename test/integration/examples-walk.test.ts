@@ -7,12 +7,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SeedOrg } from "../../emulator/src/families/orgs.js";
 import type { Seed } from "../../emulator/src/seed.js";
 import { loadConfig } from "../../src/config/index.js";
-import type { DesiredConfig } from "../../src/model/desired.js";
 import { expectNoSecrets, REPO_ROOT } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { exampleEnv, exampleSeed } from "../helpers/examples.js";
 import { runInProcess } from "../helpers/in-process.js";
 
 const EXAMPLES = join(REPO_ROOT, "examples");
@@ -28,50 +27,6 @@ const examples = [
     .filter((f) => statSync(join(EXAMPLES, f)).isDirectory())
     .map((f) => join("examples", f)),
 ].sort();
-
-/** Every variable an example references, with a value of its own (never printed). */
-const envFor = (config: string): Record<string, string> => {
-  const names = new Set<string>();
-  const walk = (p: string): void => {
-    if (statSync(p).isDirectory()) {
-      for (const f of readdirSync(p)) walk(join(p, f));
-      return;
-    }
-    if (!/\.ya?ml$/.test(p)) return;
-    for (const m of readFileSync(p, "utf8").matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-      if (m[1]) names.add(m[1]);
-    }
-  };
-  walk(join(REPO_ROOT, config));
-  return Object.fromEntries([...names].map((n) => [n, `walk-secret-${n}-value`]));
-};
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A seed holding the orgs, projects (declared or named by a restriction) and groups. */
-const seedFor = (desired: DesiredConfig): Seed => {
-  const orgs = new Map<string, { projects: Set<string>; groups: Set<string> }>();
-  for (const org of desired.orgs) {
-    const o = orgs.get(org.slug) ?? { projects: new Set<string>(), groups: new Set<string>() };
-    orgs.set(org.slug, o);
-    for (const slug of org.projects.keys()) o.projects.add(slug);
-    for (const c of org.contexts?.values() ?? []) {
-      for (const r of c.restrictions ?? []) {
-        if (r.type === "project" && !UUID.test(r.project)) o.projects.add(r.project);
-        if (r.type === "group" && UUID.test(r.group)) o.groups.add(r.group);
-      }
-    }
-  }
-  return {
-    orgs: [...orgs].map(
-      ([slug, o]): SeedOrg => ({
-        slug,
-        groups: [...o.groups].map((id, i) => ({ id, name: `group-${i}` })),
-        projects: [...o.projects].map((p) => ({ slug: p.split("/").slice(2).join("/") })),
-      }),
-    ),
-  };
-};
 
 describe("every example config: validate, plan, apply on the emulator, then plan empty", () => {
   let emulator: TestEmulator;
@@ -96,13 +51,13 @@ describe("every example config: validate, plan, apply on the emulator, then plan
   it.each(examples)(
     "%s",
     async (config) => {
-      const secrets = envFor(config);
+      const secrets = exampleEnv(config);
       const loaded = await loadConfig(join(REPO_ROOT, config), { env: secrets });
       if (!loaded.ok) throw new Error(JSON.stringify(loaded.diagnostics, null, 2));
       const seed: Seed =
         config === join("examples", "demo")
           ? (JSON.parse(readFileSync(join(EXAMPLES, "demo", "seed.json"), "utf8")) as Seed)
-          : seedFor(loaded.config);
+          : exampleSeed(loaded.config);
       await emulator.reset(seed);
       const token = seed.tokens?.[0]?.token ?? emulator.token;
       const env = { SERVICE_BASE_URL: emulator.url, SERVICE_TOKEN: token, ...secrets };
