@@ -4,10 +4,12 @@
  * interpolation and escapes, file references byte for byte, unresolved mode, folder merge,
  * the default size bound, and configDigest.
  */
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import {
   ConfigError,
   configDigest,
@@ -23,7 +25,19 @@ import { isSecret } from "../../src/core/secret.js";
 import type { DesiredConfig } from "../../src/model/desired.js";
 import { firstSteps } from "../helpers/every-kind.js";
 
+/** The variables examples/full.yaml references (in its values, not its comments). */
+const FULL_VARS = [
+  ...new Set(
+    [
+      ...JSON.stringify(parse(readFileSync("examples/full.yaml", "utf8"))).matchAll(
+        /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
+      ),
+    ].map((m) => m[1] as string),
+  ),
+];
+/** A value for each (a kind added later may reference one more), the ones asserted by hand. */
 const FULL_ENV = {
+  ...Object.fromEntries(FULL_VARS.map((name) => [name, `${name.toLowerCase()}-value-6666`])),
   PROD_AWS_SECRET: "prod-aws-secret-1111",
   NPM_TOKEN: "npm-token-2222",
   SLACK_SIGNING_SECRET: "slack-signing-3333",
@@ -184,13 +198,16 @@ describe("loadConfig: references", () => {
     const r = await loadConfig("examples/full.yaml", { env: {} });
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.diagnostics.map((d) => d.message.split(" ")[2])).toEqual([
-      "PROD_AWS_SECRET",
-      "HONEYCOMB_KEY",
-      "NPM_TOKEN",
-      "SLACK_SIGNING_SECRET",
-      "RELEASE_HOOK_SECRET",
-    ]);
+    expect(FULL_VARS).toEqual(
+      expect.arrayContaining([
+        "PROD_AWS_SECRET",
+        "HONEYCOMB_KEY",
+        "NPM_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "RELEASE_HOOK_SECRET",
+      ]),
+    );
+    expect(r.diagnostics.map((d) => d.message.split(" ")[2]).sort()).toEqual([...FULL_VARS].sort());
     expect(new Set(r.diagnostics.map((d) => d.code))).toEqual(new Set(["env_missing"]));
   });
 });
