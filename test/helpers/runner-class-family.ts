@@ -115,6 +115,8 @@ export const runnerClasses: Family = {
     {
       in: "org",
       key: "runner_resource_classes",
+      // A live item for the tests that need one of every family (drift's unmanaged list).
+      sample: [{ name: "sample-class", description: "a sample class" }],
       schema: s.arr(
         s.obj({ name: nonEmpty(), description: s.str(), context: nonEmpty() }, ["name"]),
       ),

@@ -108,12 +108,12 @@ describe("the kinds' config parts", () => {
       ...RESOURCE_TYPES,
     ]);
     // ... and a new type rewrites the list and nothing else.
-    const added = withResourceTypes(text, [...RESOURCE_TYPES, "runner_resource_class"]);
+    // (A name no kind has, and the list's last type: a kind added later changes neither.)
+    const added = withResourceTypes(text, [...RESOURCE_TYPES, "added_test_type"]);
     const parsed = JSON.parse(added) as { $defs: { resourceType: { enum: string[] } } };
-    expect(parsed.$defs.resourceType.enum).toEqual([...RESOURCE_TYPES, "runner_resource_class"]);
-    expect(added.replace(/\s+"runner_resource_class"/, "").replace(/"trigger",/, '"trigger"')).toBe(
-      text,
-    );
+    expect(parsed.$defs.resourceType.enum).toEqual([...RESOURCE_TYPES, "added_test_type"]);
+    const last = `"${RESOURCE_TYPES[RESOURCE_TYPES.length - 1]}"`;
+    expect(added.replace(/\s+"added_test_type"/, "").replace(`${last},`, last)).toBe(text);
   });
 
   it("name a $defs entry of the config schema", async () => {
