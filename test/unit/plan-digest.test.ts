@@ -3,13 +3,26 @@
  * the same for the same changes and config whatever the declarations' order; different when
  * a change, a live id or the config differs; never fed a secret value.
  */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Secret } from "../../src/core/secret.js";
-import { digestDifference, planConfigDigest } from "../../src/plan/digest.js";
+import { canonical, type JsonValue, toJson } from "../../src/kinds/values.js";
+import { digestDifference, planConfigDigest, planDigest } from "../../src/plan/digest.js";
 import { selectExcludes } from "../../src/plan/finish.js";
+import { maskPlanUrls } from "../../src/plan/mask-urls.js";
 import { globMatcher, planChanges } from "../../src/plan/plan.js";
 import type { Change } from "../../src/plan/types.js";
-import { dContext, desired, dOrg, lContext, live, lOrg } from "../helpers/builders.js";
+import {
+  dContext,
+  desired,
+  dOrg,
+  dProject,
+  dWebhook,
+  lContext,
+  live,
+  lOrg,
+  lProject,
+} from "../helpers/builders.js";
 
 const secretFrom = (value: string): Secret => new Secret(value, "env:DEPLOY_TOKEN");
 
@@ -73,6 +86,71 @@ describe("the plan digest", () => {
     expect(edited.digest.slice(0, 16)).toBe(base.digest.slice(0, 16));
     expect(edited.digest.slice(16)).not.toBe(base.digest.slice(16));
     expect(digestDifference(edited.digest, base.digest)).toMatch(/config differs/);
+  });
+});
+
+describe("the change half's text", () => {
+  // The change half is the sha256 of this text (a reviewed plan's digest, in a pull request's
+  // comment, must stay valid across versions that hash it another way): the orgs, then one
+  // change a line (URLs masked, canonical JSON), sorted by org and address and then by text,
+  // then the scope's lines. src/plan/digest.ts feeds it to the hash a change at a time.
+  const joinedText = (
+    orgs: readonly { slug: string; id: string }[],
+    changes: readonly Change[],
+    scope: { total: number; addresses: { org: string; address: string }[] },
+  ): string => {
+    const sort = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const orgText = orgs
+      .map((o) => canonical({ slug: o.slug, id: o.id }))
+      .sort(sort)
+      .join(",");
+    const keyed = maskPlanUrls(changes).map((c) => ({
+      key: `${c.org}\u0000${c.address}`,
+      text: canonical(toJson(c) as JsonValue),
+    }));
+    keyed.sort((a, b) => sort(a.key, b.key) || sort(a.text, b.text));
+    const scopeLines = scope.addresses.map((a) => JSON.stringify([a.org, a.address])).sort(sort);
+    return `[${orgText}]\n${keyed.map((k) => k.text).join("\n")}\nscope ${scope.total}\n${scopeLines.join("\n")}`;
+  };
+
+  it("is the sorted, masked changes' text, whatever their order, two changes at one address included", () => {
+    const plan = planChanges(
+      desired(
+        dOrg({
+          contexts: [dContext("deploy", { env: { REGION: "eu-west-1" } })],
+          projects: [
+            dProject("p1", {
+              env: { A: "1", B: "2" },
+              webhooks: [dWebhook("hook", { url: "https://hooks.example.com/secret-path" })],
+            }),
+          ],
+        }),
+      ),
+      live(lOrg({ contexts: [], projects: [lProject("p1", { env: [], webhooks: [] })] })),
+    );
+    expect(plan.changes.length).toBeGreaterThan(3);
+    // A second change at an address already planned (as a same-key surplus delete is), with
+    // a text that sorts before the first one's: the tie is broken by the text.
+    const first = plan.changes[0] as Change;
+    const twin = { ...first, reason: "" } as Change;
+    const scope = {
+      total: 9,
+      addresses: [
+        { org: first.org, address: 'context["deploy"]' },
+        { org: first.org, address: first.address },
+      ],
+    };
+    const changes = [...plan.changes].reverse().concat([twin]);
+    const expected = createHash("sha256")
+      .update(joinedText(plan.orgs, changes, scope))
+      .digest("hex")
+      .slice(0, 16);
+    const digest = (cs: readonly Change[]) =>
+      planDigest({ orgs: plan.orgs, changes: cs, configDigest: "c".repeat(64), scope });
+    expect(digest(changes)).toBe(`${expected}${"c".repeat(16)}`);
+    expect(digest([twin, ...plan.changes])).toBe(digest(changes));
+    // The webhook's URL was masked before hashing (its text is not in what was hashed).
+    expect(joinedText(plan.orgs, changes, scope)).not.toContain("secret-path");
   });
 });
 
