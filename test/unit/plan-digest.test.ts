@@ -97,7 +97,7 @@ describe("the change half's text", () => {
   const joinedText = (
     orgs: readonly { slug: string; id: string }[],
     changes: readonly Change[],
-    scope: { total: number; addresses: { org: string; address: string }[] },
+    scope: { since: string; total: number; addresses: { org: string; address: string }[] },
   ): string => {
     const sort = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     const orgText = orgs
@@ -134,6 +134,7 @@ describe("the change half's text", () => {
     const first = plan.changes[0] as Change;
     const twin = { ...first, reason: "" } as Change;
     const scope = {
+      since: "main",
       total: 9,
       addresses: [
         { org: first.org, address: 'context["deploy"]' },
