@@ -17,10 +17,9 @@ import type { LiveEnvVar } from "../model/live.js";
 import { call } from "./calls.js";
 import { envVarEntries, projectShortName, scopeName } from "./config-doc.js";
 import type { CallPhase } from "./contract.js";
-import { cannotRename } from "./contract.js";
-import { defineFlatKind } from "./define.js";
-import { envVarConfig, envVarKindBase } from "./env-var-common.js";
-import { foundProjects, pageOptions, scopeId, scopeSlug, v2Slug } from "./listing.js";
+import { envVarConfig, envVarDiff, envVarIdentity, envVarPlace } from "./env-var-common.js";
+import { defineKind } from "./grouped.js";
+import { pageOptions, scopeId, scopeSlug, v2Slug } from "./listing.js";
 
 /**
  * The last four characters from a V2 masked project env var value
@@ -47,100 +46,82 @@ const postCall = (phase: CallPhase, note: string) =>
     note,
   });
 
-export const projectEnvVarKind = defineFlatKind<DesiredEnvVar, LiveEnvVar, "project">({
-  type: "project_env_var",
-  parent: "project",
-  replaceOrder: "never",
-  replaceOrderWhy: "a changed value is an update: one POST that overwrites it",
-  ...envVarKindBase,
-  // Values are never returned: every variable is a placeholder PROJECT_<PROJECT>_<VAR>.
-  toConfig: (items, scope, ctx) => {
-    const slug = scopeName(scope, "project");
-    return envVarEntries(
-      items,
-      (name) => addr.projectEnvVar(slug, name),
-      (name, address) => ctx.env(["PROJECT", projectShortName(slug), name], address, "env var"),
-    );
+export const projectEnvVarKind = defineKind<DesiredEnvVar, LiveEnvVar, "project">({
+  identity: { type: "project_env_var", parent: "project", ...envVarIdentity },
+  diff: {
+    replaceOrder: "never",
+    replaceOrderWhy: "a changed value is an update: one POST that overwrites it",
+    ...envVarDiff,
   },
-  createCalls: () => [postCall("create", "sets the variable (safe to re-send: keyed by name)")],
-  updateCalls: () => [
-    postCall(
-      "update",
-      "overwrites the value in place; the variable is never deleted (a refusal leaves it as it is)",
-    ),
-  ],
-  deleteCalls: () => [call("delete", "DELETE", `${ROUTE}/{name}`)],
-  /**
-   * spec: api-v3.md "Project environment variable": V3 does not name the value field. When
-   * the V3 items carry no `truncated_value` and the project's slug is known, the last four
-   * characters come from V2's masked value (spec: api-v2-v1.md:
-   * `GET /project/{project-slug}/envvar`, `xxxx` plus the last four).
-   */
-  list: async (api, scope, options) => {
-    const items = await api.listV3<ProjectEnvVarAttributes>(
-      `/projects/${encodeURIComponent(scopeId(scope, "project_id"))}/environment-variables`,
-      {},
-      pageOptions(options, toLiveEnvVar),
-    );
-    const vars = items.map(toLiveEnvVar);
-    if (
-      vars.every((v) => v.truncated_value !== undefined) ||
-      scope.project_slug === undefined ||
-      scope.lastFour === false
-    ) {
-      return vars;
-    }
-    const v2 = await api.listV2<V2ProjectEnvVar>(
-      `/project/${v2Slug(scopeSlug(scope))}/envvar`,
-      {},
-      options?.signal ? { signal: options.signal } : {},
-    );
-    const lastFour = new Map(v2.map((v) => [v.name, lastFourFromMasked(v.value)]));
-    return vars.map((v) => {
-      const tv = v.truncated_value ?? lastFour.get(v.name);
-      return tv === undefined ? { name: v.name } : { name: v.name, truncated_value: tv };
-    });
+  wire: {
+    /**
+     * spec: api-v3.md "Project environment variable": V3 does not name the value field. When
+     * the V3 items carry no `truncated_value` and the project's slug is known, the last four
+     * characters come from V2's masked value (spec: api-v2-v1.md:
+     * `GET /project/{project-slug}/envvar`, `xxxx` plus the last four).
+     */
+    list: async (api, scope, options) => {
+      const items = await api.listV3<ProjectEnvVarAttributes>(
+        `/projects/${encodeURIComponent(scopeId(scope, "project_id"))}/environment-variables`,
+        {},
+        pageOptions(options, toLiveEnvVar),
+      );
+      const vars = items.map(toLiveEnvVar);
+      if (
+        vars.every((v) => v.truncated_value !== undefined) ||
+        scope.project_slug === undefined ||
+        scope.lastFour === false
+      ) {
+        return vars;
+      }
+      const v2 = await api.listV2<V2ProjectEnvVar>(
+        `/project/${v2Slug(scopeSlug(scope))}/envvar`,
+        {},
+        options?.signal ? { signal: options.signal } : {},
+      );
+      const lastFour = new Map(v2.map((v) => [v.name, lastFourFromMasked(v.value)]));
+      return vars.map((v) => {
+        const tv = v.truncated_value ?? lastFour.get(v.name);
+        return tv === undefined ? { name: v.name } : { name: v.name, truncated_value: tv };
+      });
+    },
+    createCalls: () => [postCall("create", "sets the variable (safe to re-send: keyed by name)")],
+    updateCalls: () => [
+      postCall(
+        "update",
+        "overwrites the value in place; the variable is never deleted (a refusal leaves it as it is)",
+      ),
+    ],
+    deleteCalls: () => [call("delete", "DELETE", `${ROUTE}/{name}`)],
   },
-  adopt: {
-    by: "resend",
-    why: 'the POST sets the named variable (the API reference, "Projects": 201/404 only), so sending it again cannot duplicate it',
-    // An earlier attempt of ours may have stored the value before its answer was lost: a
-    // variable whose last four are ours is taken as that one (adopted).
-    existsRefusal: {
-      sameValue: (d, l) => {
-        const want = d.value.isResolved ? d.value.lastFour() : undefined;
-        return want !== undefined && l.truncated_value === want;
-      },
-      message:
-        "The service refused to overwrite the variable because the name exists; nothing was deleted, so it keeps its live value. Waybill never deletes a secret before its replacement is accepted: set the new value in the service, or delete the variable and re-run apply",
+  // `project["<slug>"].env["NAME"]`, removed with the project.
+  place: envVarPlace,
+  config: {
+    ...envVarConfig,
+    // Values are never returned: every variable is a placeholder PROJECT_<PROJECT>_<VAR>.
+    export: (items, scope, ctx) => {
+      const slug = scopeName(scope, "project");
+      return envVarEntries(
+        items,
+        (name) => addr.projectEnvVar(slug, name),
+        (name, address) => ctx.env(["PROJECT", projectShortName(slug), name], address, "env var"),
+      );
     },
   },
-  // Never the last four (a secret's part).
-  fingerprint: (l) => ({ name: l.name }),
-  desiredItems: function* (org) {
-    for (const [slug, p] of org.projects) {
-      for (const e of p.env?.values() ?? []) {
-        yield { address: addr.projectEnvVar(slug, e.name), item: e };
-      }
-    }
+  hooks: {
+    adopt: {
+      by: "resend",
+      why: 'the POST sets the named variable (the API reference, "Projects": 201/404 only), so sending it again cannot duplicate it',
+      // An earlier attempt of ours may have stored the value before its answer was lost: a
+      // variable whose last four are ours is taken as that one (adopted).
+      existsRefusal: {
+        sameValue: (d, l) => {
+          const want = d.value.isResolved ? d.value.lastFour() : undefined;
+          return want !== undefined && l.truncated_value === want;
+        },
+        message:
+          "The service refused to overwrite the variable because the name exists; nothing was deleted, so it keeps its live value. Waybill never deletes a secret before its replacement is accepted: set the new value in the service, or delete the variable and re-run apply",
+      },
+    },
   },
-  liveItems: function* (org) {
-    for (const [slug, p] of foundProjects(org)) {
-      for (const e of p.env ?? []) yield { key: `project:${slug}|env:${e.name}`, item: e };
-    }
-  },
-  // spec: api-v3.md Project environment variables: set by name, value never returned.
-  rename: cannotRename(
-    "an environment variable is set by name and its value is never returned, so a new name is a new variable: declare it under the new name (the old one is deleted)",
-  ),
-  collection: {
-    name: "env",
-    segment: { name: "env", keyed: true },
-    desiredIn: (p) => (p.env === undefined ? undefined : [...p.env.values()]),
-    liveIn: (p) => p.env,
-    addressKey: (d) => d.name,
-    keyParam: "name",
-    onParentDelete: "cascades",
-  },
-  config: envVarConfig,
 });
