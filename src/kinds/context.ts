@@ -16,7 +16,7 @@ import { newComparison } from "./compare.js";
 import { namedEntries } from "./config-doc.js";
 import type { AfterCreateStep } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineFlatKind } from "./define.js";
+import { defineKind } from "./grouped.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { lowerUuid } from "./vcs.js";
@@ -62,118 +62,107 @@ const removeDefaultRestriction = (orgId: string): AfterCreateStep => ({
   },
 });
 
-export const contextKind = defineFlatKind<DesiredContext, LiveContext, "org">({
-  type: "context",
-  parent: "org",
-  replaceOrder: "never",
-  replaceOrderWhy: "the name is the identity and there is nothing else to change",
-  desiredKey: (d) => d.name,
-  liveKey: (l) => l.name,
-  liveId: (l) => l.id,
-  pinnedId: (d) => d.id,
-  desiredView: (d) => ({ name: d.name }),
-  liveView: (l) => ({ name: l.name }),
-  compare: () => newComparison(),
-  // A context's own document is empty: export adds its `env` and `restrictions` (its
-  // children's collections) to it.
-  toConfig: (items) => namedEntries(items, "context", addr.context, () => ({})),
-  createCalls: () => [
-    call("create", "POST", "/contexts", {
-      body: "envelope",
-      body_fields: ["name", "references.org"],
-    }),
-  ],
-  updateCalls: () => [],
-  deleteCalls: () => [
-    call("delete", "DELETE", "/contexts/{id}", {
-      note: "also deletes the context's env vars and restrictions",
-    }),
-  ],
-  // spec: api-v3.md Contexts: filter[org_id] is required; filter[name] is a substring search,
-  // so callers match exact names on the full list (design.md §1 "Identity"). The org lock's
-  // claims are contexts too (src/lock/claim.ts): callers leave them out.
-  list: async (api, scope, options) =>
-    (
-      await api.listV3<ContextAttributes>(
-        "/contexts",
-        // filter[name] is a substring search (applied before paging): it narrows a re-list
-        // of one context to a page; the exact name is matched by the caller.
-        {
-          "filter[org_id]": scopeId(scope, "org_id"),
-          ...(scope.name === undefined ? {} : { "filter[name]": scope.name }),
-        },
-        pageOptions(options, toLiveContext),
-      )
-    ).map(toLiveContext),
-  // The org's contexts are the parent the reader walks (src/live/read-live-state.ts): it
-  // lists them itself, leaves the lock's claims out and starts each one's reads early.
-  livePlace: {
-    under: "org",
-    readFor: (org) => org.contexts !== undefined,
-    store: (items) => ({ contexts: items }),
-    stored: (org) => org.contexts,
+export const contextKind = defineKind<DesiredContext, LiveContext, "org">({
+  identity: {
+    type: "context",
+    parent: "org",
+    desiredKey: (d) => d.name,
+    liveKey: (l) => l.name,
+    liveId: (l) => l.id,
+    pinnedId: (d) => d.id,
+    // spec: api-v3.md Contexts: create, get and delete; no route changes a context's name.
+    rename: cannotRename(
+      "the API has no route that renames a context (create, get and delete only): a new name is a new context, whose env vars must be set again",
+    ),
   },
-  adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
-  // Decision: only when the config manages the context's `restrictions`; a context whose
-  // restrictions are unmanaged keeps what the service added (the next plan does not look).
-  afterCreate: (d, orgId) =>
-    d.restrictions !== undefined && !keepsAllMembers(d.restrictions, orgId)
-      ? removeDefaultRestriction(orgId)
-      : undefined,
-  fingerprint: (l) => ({ name: l.name }),
-  desiredItems: function* (org) {
-    for (const c of org.contexts?.values() ?? []) yield { address: addr.context(c.name), item: c };
+  diff: {
+    replaceOrder: "never",
+    replaceOrderWhy: "the name is the identity and there is nothing else to change",
+    desiredView: (d) => ({ name: d.name }),
+    liveView: (l) => ({ name: l.name }),
+    compare: () => newComparison(),
+    fingerprint: (l) => ({ name: l.name }),
   },
-  liveItems: function* (org) {
-    for (const c of org.contexts ?? []) yield { key: `context:${c.id}`, item: c };
+  wire: {
+    // spec: api-v3.md Contexts: filter[org_id] is required; filter[name] is a substring
+    // search, so callers match exact names on the full list (design.md §1 "Identity"). The
+    // org lock's claims are contexts too (src/lock/claim.ts): callers leave them out.
+    list: async (api, scope, options) =>
+      (
+        await api.listV3<ContextAttributes>(
+          "/contexts",
+          // filter[name] is a substring search (applied before paging): it narrows a re-list
+          // of one context to a page; the exact name is matched by the caller.
+          {
+            "filter[org_id]": scopeId(scope, "org_id"),
+            ...(scope.name === undefined ? {} : { "filter[name]": scope.name }),
+          },
+          pageOptions(options, toLiveContext),
+        )
+      ).map(toLiveContext),
+    createCalls: () => [
+      call("create", "POST", "/contexts", {
+        body: "envelope",
+        body_fields: ["name", "references.org"],
+      }),
+    ],
+    deleteCalls: () => [
+      call("delete", "DELETE", "/contexts/{id}", {
+        note: "also deletes the context's env vars and restrictions",
+      }),
+    ],
   },
-  // spec: api-v3.md Contexts: create, get and delete; no route changes a context's name.
-  rename: cannotRename(
-    "the API has no route that renames a context (create, get and delete only): a new name is a new context, whose env vars must be set again",
-  ),
-  collection: {
-    name: "contexts",
-    segment: { name: "context", keyed: true },
-    desiredIn: (org) => (org.contexts === undefined ? undefined : [...org.contexts.values()]),
-    liveIn: (org) => org.contexts,
-    addressKey: (d) => d.name,
-    childParam: "context_id",
-    onParentDelete: "cascades",
-    // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
-    deleteNote: (l) => {
-      const n = l.env?.length ?? null;
-      return {
-        destroys_secrets: n,
-        note: `destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
-      };
-    },
-    // spec: api-v3.md Org settings: `is_context_group_restriction_required`. With it on, a
-    // context needs a group restriction to be usable; the value declared in this config
-    // wins over the live one (it is applied in the same run).
-    // Decision: refuse the plan (exit 1) rather than create a context nobody can use: the
-    // restriction the service adds on create (all-members) is removed when the config
-    // manages restrictions, and a config that leaves them out should say so on purpose.
-    refuse: (item, org) => {
-      const groupRequired =
-        org.desired.settings?.is_context_group_restriction_required ??
-        org.live.settings?.is_context_group_restriction_required ??
-        false;
-      if (!groupRequired || item.action !== "create") return undefined;
-      if ((item.desired.restrictions ?? []).some((r) => r.type === "group")) return undefined;
-      return "the org setting is_context_group_restriction_required is true, so a new context needs a group restriction to be usable; add one to its restrictions (e.g. - group: all-members, or a group id)";
+  // Otherwise an org-level map's place: `context["<name>"]`, removed with the org, kept
+  // under the org's `contexts` — the parent the reader walks (src/live/read-live-state.ts):
+  // it lists them itself, leaves the lock's claims out and starts each one's reads early.
+  place: {
+    collection: {
+      childParam: "context_id",
+      // A context delete destroys its env vars: say how many (design.md §1 "Ownership").
+      deleteNote: (l) => {
+        const n = l.env?.length ?? null;
+        return {
+          destroys_secrets: n,
+          note: `destroys ${n === null ? "an unknown number of" : n} secret${n === 1 ? "" : "s"} (its env vars)`,
+        };
+      },
+      // spec: api-v3.md Org settings: `is_context_group_restriction_required`. With it on, a
+      // context needs a group restriction to be usable; the value declared in this config
+      // wins over the live one (it is applied in the same run).
+      // Decision: refuse the plan (exit 1) rather than create a context nobody can use: the
+      // restriction the service adds on create (all-members) is removed when the config
+      // manages restrictions, and a config that leaves them out should say so on purpose.
+      refuse: (item, org) => {
+        const groupRequired =
+          org.desired.settings?.is_context_group_restriction_required ??
+          org.live.settings?.is_context_group_restriction_required ??
+          false;
+        if (!groupRequired || item.action !== "create") return undefined;
+        if ((item.desired.restrictions ?? []).some((r) => r.type === "group")) return undefined;
+        return "the org setting is_context_group_restriction_required is true, so a new context needs a group restriction to be usable; add one to its restrictions (e.g. - group: all-members, or a group id)";
+      },
     },
   },
   config: {
     yamlKey: "contexts",
     summary: { key: "contexts", one: "context" },
-    shape: "map",
-    schemaDef: "context",
     schemaKeys: CONTEXT_KEYS,
-    declares: "key",
     build: (ctx, name, raw: RawContext, path): DesiredContext => ({
       name,
       source: ctx.at(path),
       ...(raw.id !== undefined && { id: lowerUuid(raw.id) }),
     }),
+    // A context's own document is empty: export adds its `env` and `restrictions` (its
+    // children's collections) to it.
+    export: (items) => namedEntries(items, "context", addr.context, () => ({})),
+  },
+  hooks: {
+    // adopt: re-list and adopt the context of the declared name (the default).
+    // Decision: only when the config manages the context's `restrictions`; a context whose
+    // restrictions are unmanaged keeps what the service added (the next plan does not look).
+    afterCreate: (d, orgId) =>
+      d.restrictions !== undefined && !keepsAllMembers(d.restrictions, orgId)
+        ? removeDefaultRestriction(orgId)
+        : undefined,
   },
 });

@@ -37,7 +37,7 @@ export type FlatKindSpec<D, L, P extends ParentName> = Omit<ResourceKind<D, L, P
   Partial<Pick<ResourceKind<D, L, P>, Defaulted>>;
 
 /** The place of a kind kept under its YAML key in an org, context or project record. */
-const placeByYamlKey = <L, P extends ParentName>(
+export const placeByYamlKey = <L, P extends ParentName>(
   parent: P,
   yamlKey: string,
 ): LivePlaceUnder<L, P> => {

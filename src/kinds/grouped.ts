@@ -25,11 +25,12 @@ import type {
   Collection,
   ConfigPart,
   KindEnv,
+  LivePlace,
   ParentName,
   Reference,
   ResourceKind,
 } from "./contract.js";
-import { defineFlatKind, type FlatKindSpec } from "./define.js";
+import { defineFlatKind, type FlatKindSpec, placeByYamlKey } from "./define.js";
 import { foundProjects } from "./listing.js";
 import type { JsonObject } from "./values.js";
 
@@ -199,10 +200,14 @@ const plainCollection = <D, L, P extends ParentName>(
 
 type Item<T, F extends string> = { readonly [k in F]: T };
 
-/** Every declared item with its address, and every live one keyed for saved plans. */
+/**
+ * Every declared item with its address, and every live one read (as `livePlace` keeps it:
+ * a pipeline's synthetic one too) keyed `<parent>|<segment>:<id or key>` for saved plans.
+ */
 const plainItems = <D, L, P extends ParentName>(
   parent: P,
   c: Collection<D, L, P>,
+  stored: (record: never) => readonly L[] | undefined,
   liveKeyOf: (l: L) => string,
 ): Pick<K<D, L, P>, "desiredItems" | "liveItems"> => {
   const step = (d: D) => ({ name: c.segment.name, key: c.addressKey(d) });
@@ -218,7 +223,7 @@ const plainItems = <D, L, P extends ParentName>(
             yield { address: formatAddress([step(d)]), item: d };
         },
         liveItems: function* (org) {
-          for (const l of inOrg.liveIn(org, { org }) ?? []) yield { key: liveStep(l), item: l };
+          for (const l of stored(org as never) ?? []) yield { key: liveStep(l), item: l };
         },
       };
     case "project":
@@ -232,7 +237,7 @@ const plainItems = <D, L, P extends ParentName>(
         },
         liveItems: function* (org) {
           for (const [slug, p] of foundProjects(org)) {
-            for (const l of under.liveIn(p, { org, project: p }) ?? [])
+            for (const l of stored(p as never) ?? [])
               yield { key: `project:${slug}|${liveStep(l)}`, item: l };
           }
         },
@@ -251,7 +256,7 @@ const plainItems = <D, L, P extends ParentName>(
         },
         liveItems: function* (org) {
           for (const ctx of org.contexts ?? []) {
-            for (const l of inContext.liveIn(ctx, { org }) ?? [])
+            for (const l of stored(ctx as never) ?? [])
               yield { key: `context:${ctx.id}|${liveStep(l)}`, item: l };
           }
         },
@@ -321,10 +326,17 @@ export const defineKind = <D, L, P extends ParentName, V extends JsonObject = Js
   const { collection: _c, ...place } = g.place ?? {};
   const shape = configPart.shape ?? "map";
   const collection = plainCollection(g);
+  const livePlace = (g.place?.livePlace ??
+    placeByYamlKey<L, P>(identity.parent, configPart.yamlKey)) as LivePlace<L>;
   const items = {
     ...(place.desiredItems && place.liveItems
       ? {}
-      : plainItems(identity.parent, collection, (l) => identity.liveId(l) ?? identity.liveKey(l))),
+      : plainItems(
+          identity.parent,
+          collection,
+          (record) => livePlace.stored(record),
+          (l) => identity.liveId(l) ?? identity.liveKey(l),
+        )),
     ...place,
   } as Pick<K<D, L, P>, "desiredItems" | "liveItems">;
   const { fields, ...diff } = g.diff as DiffGroup<D, L, JsonObject> & {

@@ -20,8 +20,8 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import { defineFlatKind } from "./define.js";
-import { foundProjects, pageOptions, requireId, scopeId } from "./listing.js";
+import { defineKind } from "./grouped.js";
+import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 
 export const PIPELINE_CONFIG_TYPES = ["vcs", "hosted"] as const;
@@ -134,109 +134,93 @@ const pipelineDoc = (p: LivePipeline): DocMap | Skip => {
   return out;
 };
 
-export const pipelineKind = defineFlatKind<DesiredPipeline, LivePipeline, "project">({
-  type: "pipeline",
-  parent: "project",
-  // Pipelines are matched by name: two with one name would make the next plan ambiguous.
-  replaceOrder: "delete_before_create",
-  replaceOrderWhy:
-    "pipelines are identified by name, so the old one goes first to never have two with one name",
-  desiredKey: (d) => d.name,
-  liveKey: (l) => l.name,
-  liveId: (l) => l.id,
-  pinnedId: (d) => d.id,
-  desiredView: (d) => view(d),
-  liveView: (l) => view(l),
-  compare: (d, l) => {
-    const acc = newComparison();
-    addFields(acc, compareFields(view(d), view(l), RULES));
-    return acc;
+export const pipelineKind = defineKind<DesiredPipeline, LivePipeline, "project">({
+  identity: {
+    type: "pipeline",
+    parent: "project",
+    desiredKey: (d) => d.name,
+    liveKey: (l) => l.name,
+    liveId: (l) => l.id,
+    pinnedId: (d) => d.id,
+    // spec: api-v3.md Pipelines: POST /pipelines/:id/update takes `name` (issue 19 `moved`).
+    rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
   },
-  toConfig: (items, scope) => {
-    const slug = scopeName(scope, "project");
-    return namedEntries(items, "pipeline", (name) => addr.pipeline(slug, name), pipelineDoc);
+  diff: {
+    // Pipelines are matched by name: two with one name would make the next plan ambiguous.
+    replaceOrder: "delete_before_create",
+    replaceOrderWhy:
+      "pipelines are identified by name, so the old one goes first to never have two with one name",
+    desiredView: (d) => view(d),
+    liveView: (l) => view(l),
+    compare: (d, l) => {
+      const acc = newComparison();
+      addFields(acc, compareFields(view(d), view(l), RULES));
+      return acc;
+    },
   },
-  // Decision: the create body needs `checkout` (spec: POST /pipelines lists it without `?`);
-  // when the YAML leaves it out, apply sends config.vcs as the checkout source (what a user
-  // who did not mention it expects) and the comparison leaves the live checkout alone.
-  createCalls: (d) => [
-    call("create", "POST", "/pipelines", {
-      body: "envelope",
-      body_fields: [
-        "name",
-        ...(d.description === undefined ? [] : ["description"]),
-        "config",
-        "checkout",
-        "references.project",
-      ],
-      ...(d.checkout === undefined
-        ? { note: "checkout.vcs is not declared: config.vcs is sent as the checkout source" }
-        : {}),
-    }),
-  ],
-  // Decision (above): the create's `checkout`, when the YAML leaves it out, is config.vcs.
-  bodyFallback: (field, after) => {
-    if (field !== "checkout") return undefined;
-    const vcs = getPath(after, "config.vcs");
-    return vcs === undefined ? undefined : { vcs };
+  wire: {
+    // spec: api-v3.md Pipelines: listed with filter[project_id].
+    list: async (api, scope, options) =>
+      (
+        await api.listV3<PipelineAttributes>(
+          "/pipelines",
+          { "filter[project_id]": scopeId(scope, "project_id") },
+          pageOptions(options, toLivePipeline),
+        )
+      ).map(toLivePipeline),
+    // Decision: the create body needs `checkout` (spec: POST /pipelines lists it without `?`);
+    // when the YAML leaves it out, apply sends config.vcs as the checkout source (what a user
+    // who did not mention it expects) and the comparison leaves the live checkout alone.
+    createCalls: (d) => [
+      call("create", "POST", "/pipelines", {
+        body: "envelope",
+        body_fields: [
+          "name",
+          ...(d.description === undefined ? [] : ["description"]),
+          "config",
+          "checkout",
+          "references.project",
+        ],
+        ...(d.checkout === undefined
+          ? { note: "checkout.vcs is not declared: config.vcs is sent as the checkout source" }
+          : {}),
+      }),
+    ],
+    // Decision (above): the create's `checkout`, when the YAML leaves it out, is config.vcs.
+    bodyFallback: (field, after) => {
+      if (field !== "checkout") return undefined;
+      const vcs = getPath(after, "config.vcs");
+      return vcs === undefined ? undefined : { vcs };
+    },
+    updateCalls: (fields) => [
+      call("update", "POST", "/pipelines/{id}/update", {
+        body: "flat",
+        body_fields: fields
+          .filter((f) => (PIPELINE_UPDATE_FIELDS as readonly string[]).includes(f.path))
+          .map((f) => f.path),
+      }),
+    ],
+    deleteCalls: () => [call("delete", "DELETE", "/pipelines/{id}")],
   },
-  updateCalls: (fields) => [
-    call("update", "POST", "/pipelines/{id}/update", {
-      body: "flat",
-      body_fields: fields
-        .filter((f) => (PIPELINE_UPDATE_FIELDS as readonly string[]).includes(f.path))
-        .map((f) => f.path),
-    }),
-  ],
-  deleteCalls: () => [call("delete", "DELETE", "/pipelines/{id}")],
-  // spec: api-v3.md Pipelines: listed with filter[project_id].
-  list: async (api, scope, options) =>
-    (
-      await api.listV3<PipelineAttributes>(
-        "/pipelines",
-        { "filter[project_id]": scopeId(scope, "project_id") },
-        pageOptions(options, toLivePipeline),
-      )
-    ).map(toLivePipeline),
-  adopt: { by: "relist", matches: (d, _after, l) => l.name === d.name },
-  desiredItems: function* (org) {
-    for (const [slug, p] of org.projects) {
-      for (const pl of p.pipelines?.values() ?? []) {
-        yield { address: addr.pipeline(slug, pl.name), item: pl };
-      }
-    }
-  },
-  liveItems: function* (org) {
-    for (const [slug, p] of foundProjects(org)) {
-      for (const pl of p.pipelines ?? []) {
-        yield { key: `project:${slug}|pipeline:${pl.id}`, item: pl };
-      }
-    }
-  },
-  // spec: api-v3.md Pipelines: POST /pipelines/:id/update takes `name` (issue 19 `moved`).
-  rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
-  collection: {
-    name: "pipelines",
-    segment: { name: "pipeline", keyed: true },
-    desiredIn: (p) => (p.pipelines === undefined ? undefined : [...p.pipelines.values()]),
-    liveIn: (p) => p.pipelines?.filter((x) => !x.synthetic),
-    addressKey: (d) => d.name,
-    childParam: "pipeline_id",
-    onParentDelete: "cascades",
-    // spec: api-v3.md Pipelines: the synthetic OAuth pipeline is listed but derived from the
-    // project (design.md §1 "Identity").
-    synthetic: {
-      of: (p) => (p.pipelines ?? []).filter((x) => x.synthetic),
-      clash: (d, l) => l.name === d.name || l.id === d.id,
-      refusal: (id) =>
-        `this is the synthetic OAuth pipeline (id ${id}), which the service derives from the project and cannot be created, updated or deleted; remove it from the config`,
+  // Otherwise a project's map's place: `project["<slug>"].pipeline["<name>"]`, removed with
+  // the project, every pipeline read (the synthetic one too) kept for saved plans.
+  place: {
+    collection: {
+      liveIn: (p) => p.pipelines?.filter((x) => !x.synthetic),
+      childParam: "pipeline_id",
+      // spec: api-v3.md Pipelines: the synthetic OAuth pipeline is listed but derived from the
+      // project (design.md §1 "Identity").
+      synthetic: {
+        of: (p) => (p.pipelines ?? []).filter((x) => x.synthetic),
+        clash: (d, l) => l.name === d.name || l.id === d.id,
+        refusal: (id) =>
+          `this is the synthetic OAuth pipeline (id ${id}), which the service derives from the project and cannot be created, updated or deleted; remove it from the config`,
+      },
     },
   },
   config: {
     yamlKey: "pipelines",
     summary: { key: "pipelines", one: "pipeline" },
-    shape: "map",
-    schemaDef: "pipeline",
     schemaKeys: PIPELINE_KEYS,
     build: (ctx, name, raw: RawPipeline, path): DesiredPipeline => {
       const c = raw.config;
@@ -255,5 +239,11 @@ export const pipelineKind = defineFlatKind<DesiredPipeline, LivePipeline, "proje
         ...(raw.checkout !== undefined && { checkout: { vcs: buildVcs(ctx, raw.checkout.vcs) } }),
       };
     },
+    export: (items, scope) => {
+      const slug = scopeName(scope, "project");
+      return namedEntries(items, "pipeline", (name) => addr.pipeline(slug, name), pipelineDoc);
+    },
   },
+  // hooks: after an uncertain create, re-list and adopt the pipeline of the declared name
+  // (the default).
 });
