@@ -1,6 +1,9 @@
 /**
- * `defineFlatKind`: a kind with the defaults most kinds share filled in (issue 31: a slimmer
- * contract), so a module states only what is particular to it. The result is a full
+ * `defineFlatKind`: a kind written as the flat contract, with the defaults most kinds share
+ * filled in (issue 31: a slimmer contract), so a module states only what is particular to
+ * it. New kinds use the grouped spec (`defineKind`, src/kinds/grouped.ts), which flattens
+ * through this; the kinds not moved to it yet (trigger, context restriction, SSO group
+ * mappings, the settings singletons, the project) still use it. The result is a full
  * `ResourceKind`: the planner and the registry see no difference. A member a kind gives
  * always wins over its default.
  *
@@ -14,14 +17,7 @@
  *   the parent's live record under the kind's YAML key (`config.yamlKey`), and read when the
  *   parent's declaration has that key.
  */
-import { formatAddress } from "../model/address.js";
-import type {
-  Collection,
-  LivePlaceUnder,
-  ParentName,
-  ResourceKind,
-  UnmanagedLine,
-} from "./contract.js";
+import type { LivePlaceUnder, ParentName, ResourceKind, UnmanagedLine } from "./contract.js";
 import { toJson } from "./values.js";
 
 type Defaulted =
@@ -122,89 +118,5 @@ export const defineWalkedParent = <D, L>(
         throw new Error(`${String(spec.type)} items are built by the loader (src/config/build.ts)`);
       },
     },
-  });
-};
-
-/** The members `defineOrgCollection` fills for a plain collection under the org. */
-type OrgDefaulted = "desiredItems" | "liveItems" | "collection" | "adopt" | "config";
-
-/** The config members `defineOrgCollection` fills: a map of items, each declared at its key. */
-type ConfigDefaulted = "shape" | "schemaDef" | "declares";
-
-/**
- * An org-level collection's module as written (issue 47): `defineFlatKind`'s spec without what
- * a plain collection of the org says the usual way — where its items are, its address and
- * its items for apply and saved plans — all of which follow from its type, its YAML key and
- * its identity. A member given wins; `collection` may give only the members that differ.
- */
-export type OrgCollectionSpec<D, L> = Omit<FlatKindSpec<D, L, "org">, OrgDefaulted> &
-  Partial<Pick<FlatKindSpec<D, L, "org">, "desiredItems" | "liveItems" | "adopt">> & {
-    readonly collection?: Partial<Collection<D, L, "org">>;
-    readonly config: Omit<ResourceKind<D, L, "org">["config"], ConfigDefaulted> &
-      Partial<Pick<ResourceKind<D, L, "org">["config"], ConfigDefaulted>>;
-  };
-
-/** `runner_resource_class` → `runnerResourceClass`: the schema's `$defs` naming. */
-const camel = (type: string): string =>
-  type.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-
-/**
- * A kind whose items are a collection under the org, with `defineFlatKind`'s defaults and:
- * - `collection`: named as its YAML key, addressed `<type>["<desiredKey>"]`, the declared
- *   items the org's `config.yamlKey` (a map's values or a list), the live ones the live
- *   org's under the same key (`livePlace`'s default stores them there), removed with the org
- *   (`cascades`);
- * - `desiredItems`: every declared item at that address;
- * - `liveItems`: every live item, keyed `<type>:<liveId>` (its `liveKey` without an id);
- * - `adopt`: after an uncertain create, re-list and adopt the live item with its key;
- * - `config`: a map (`name: item`), each item declared at its key, its schema's `$defs`
- *   entry the type in camelCase (`runnerResourceClass`).
- */
-export const defineOrgCollection = <D, L>(
-  spec: OrgCollectionSpec<D, L>,
-): ResourceKind<D, L, "org"> => {
-  const key = spec.config.yamlKey;
-  const itemsIn = <T>(record: object): readonly T[] | undefined => {
-    const v = (record as Record<string, unknown>)[key];
-    if (v === undefined) return undefined;
-    return v instanceof Map ? [...(v.values() as Iterable<T>)] : (v as readonly T[]);
-  };
-  const collection: Collection<D, L, "org"> = {
-    name: key,
-    segment: { name: String(spec.type), keyed: true },
-    desiredIn: (org) => itemsIn<D>(org),
-    liveIn: (org) => itemsIn<L>(org),
-    addressKey: (d) => spec.desiredKey(d),
-    onParentDelete: "cascades",
-    ...spec.collection,
-  };
-  const address = (d: D): string =>
-    formatAddress([{ name: collection.segment.name, key: collection.addressKey(d) }]);
-  const shape = spec.config.shape ?? "map";
-  return defineFlatKind<D, L, "org">({
-    ...spec,
-    collection,
-    adopt: spec.adopt ?? {
-      by: "relist",
-      matches: (d, _after, l) => spec.liveKey(l) === spec.desiredKey(d),
-    },
-    config: {
-      schemaDef: camel(String(spec.type)),
-      ...(shape === "map" ? { declares: "key" as const } : {}),
-      ...spec.config,
-      shape,
-    },
-    desiredItems:
-      spec.desiredItems ??
-      function* (org) {
-        for (const d of collection.desiredIn(org) ?? []) yield { address: address(d), item: d };
-      },
-    liveItems:
-      spec.liveItems ??
-      function* (org) {
-        for (const l of collection.liveIn(org, { org }) ?? []) {
-          yield { key: `${String(spec.type)}:${spec.liveId(l) ?? spec.liveKey(l)}`, item: l };
-        }
-      },
   });
 };

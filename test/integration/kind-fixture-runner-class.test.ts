@@ -3,9 +3,9 @@
  * resource classes (test/helpers/runner-class-kind.ts, a TEST-ONLY kind: an org-level
  * collection, two fields, a context named by name) and its emulator family
  * (test/helpers/runner-class-family.ts), registered into copies of the two lists, with no
- * edit anywhere else. Its module stays within 150 lines (`defineOrgCollection` states the
- * rest); against the real emulator it is listed, planned (create, update, delete, nothing
- * for a matching config), its unknown context is a "did you mean", its create's flat answer
+ * edit anywhere else. Its module stays within 150 lines (the grouped spec's defaults,
+ * `defineKind`, state the rest); against the real emulator it is listed, planned (create,
+ * update, delete, nothing for a matching config), its unknown context is a "did you mean", its create's flat answer
  * is read where its call declares it (and apply's executor, given the copy of the registry,
  * creates one and keeps its id), its export names the context, and a context's delete takes
  * the classes naming it (the cascade its family declares).
@@ -76,7 +76,7 @@ describe("a test-only kind added by the docs alone (runner resource classes)", (
     expect(Object.keys(KINDS)).not.toContain("runner_resource_class");
     expect(RESOURCE_TYPES).not.toContain("runner_resource_class");
     expect(FAMILIES).not.toContain(runnerClasses);
-    // What `defineOrgCollection` stated for it: the plain collection's usual way.
+    // What `defineKind`'s defaults stated for it: the plain collection's usual way.
     const org = declaring([{ name: "big", source: at(3) }]);
     expect([...runnerClassKind.desiredItems(org)].map((x) => x.address)).toEqual([
       'runner_resource_class["big"]',

@@ -1,7 +1,8 @@
 /**
  * `defineFlatKind` (src/kinds/define.ts): the members most kinds share are filled in with their
- * defaults, a member the module gives wins, and the kinds written with it keep the members
- * they had when they stated them (webhook, pipeline, checkout key, OTLP exporter).
+ * defaults, a member the module gives wins, and the kinds written with it (or with the
+ * grouped `defineKind`, which flattens through it) keep the members they had when they
+ * stated them (webhook, pipeline, checkout key, OTLP exporter).
  */
 import { describe, expect, it } from "vitest";
 import { defineFlatKind, type FlatKindSpec } from "../../src/kinds/define.js";
@@ -77,8 +78,8 @@ describe("defineWalkedParent (the project kind)", () => {
   });
 });
 
-describe("defineOrgCollection", () => {
-  // The members group and otel_exporter stated by hand before they used it (issue 47).
+describe("defineKind's org-level defaults (src/kinds/grouped.ts)", () => {
+  // The members group and otel_exporter stated by hand before the defaults gave them (issue 47).
   it("gives the org-level kinds written with it the collection and items they stated", () => {
     const group = KINDS.group;
     expect([group.collection.name, group.collection.segment]).toEqual([
