@@ -25,7 +25,7 @@
  * plan, refused as stale, asking for an approval) through the Action.
  */
 import { createHash } from "node:crypto";
-import { chmod, readFile } from "node:fs/promises";
+import { chmod, copyFile, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -33,9 +33,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { startEmulator } from "../../emulator/src/index.js";
 import type { Seed } from "../../emulator/src/seed.js";
-import { bundle } from "../../scripts/release.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, runCli, type TempDir } from "../helpers/cli.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator.js";
+import { releaseBundle } from "../helpers/release-bundle.js";
 import { runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
@@ -209,10 +209,11 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
 
   beforeAll(async () => {
     tmp = await makeTempDir("waybill-action-");
-    // The release's single file, as `npm run release -- --action` writes it for the Action.
+    // The release's single file, as `npm run release -- --action` writes it for the Action
+    // (the same bundle: built once per dist/ and shared with the other files that run it).
     bin = tmp.path("action/waybill.mjs");
     await tmp.write("action/.keep", "");
-    await bundle(bin);
+    await copyFile(await releaseBundle(), bin);
     const hex = createHash("sha256")
       .update(await readFile(bin))
       .digest("hex");
