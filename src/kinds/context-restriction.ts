@@ -35,7 +35,7 @@ import type {
   WrittenReference,
 } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineFlatKind } from "./define.js";
+import { defineKind } from "./grouped.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { lowerUuid } from "./vcs.js";
@@ -236,128 +236,129 @@ const restrictionEntries = (
 };
 
 export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestriction, "context"> =
-  defineFlatKind<DesiredRestriction, LiveRestriction, "context">({
-    type: "context_restriction",
-    parent: "context",
-    replaceOrder: "never",
-    replaceOrderWhy:
-      "type and value are the identity: a changed restriction is a create plus a delete, creates first",
-    // Identity is what the service stores (type + match_pattern), so a project written as a
-    // slug or as an id, and `all-members` or the org id, match the same live restriction.
-    // A project that cannot be resolved keeps its slug: it matches nothing, and the create
-    // fails the plan as "absent or not visible".
-    desiredKey: (d, refs) =>
-      refs === undefined
-        ? restrictionKey(d.type, desiredRestrictionValue(d))
-        : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
-    liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
-    // An unmatched live restriction is addressed (and listed by drift) in the config's
-    // words: a project's slug, `all-members`, a group's name.
-    liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
-    liveId: (l) => l.id,
-    desiredView: (d, env) => ({
-      restriction_type: d.type,
-      match_pattern: matchPattern(d, env) ?? null,
-      value: desiredRestrictionValue(d),
-    }),
-    liveView: (l) => ({
-      restriction_type: l.restriction_type,
-      match_pattern: l.match_pattern,
-      value: l.key_value,
-    }),
-    compare: () => newComparison(),
-    unknown: unknownRestriction,
-    // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
-    toConfig: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
-    createCalls: (d) => [
-      d.type === "group" && isGroupName(d.group)
-        ? // Issue 17: a group by name: its id is a param, known at apply when this plan
-          // creates the group (`refParams`).
-          call("create", "POST", "/context-restrictions", {
-            body: "envelope",
-            body_fields: ["restriction_type", "references.context"],
-            param_fields: { match_pattern: "group_id" },
-          })
-        : call("create", "POST", "/context-restrictions", {
-            body: "envelope",
-            body_fields: ["restriction_type", "match_pattern", "references.context"],
-          }),
-    ],
-    refParams: (d, env): Readonly<Record<string, string | { readonly pending: string }>> => {
-      if (d.type !== "group" || !isGroupName(d.group)) return {};
-      const id = env.refId("group", d.group);
-      return id === undefined ? {} : { group_id: id };
+  defineKind<DesiredRestriction, LiveRestriction, "context">({
+    identity: {
+      type: "context_restriction",
+      parent: "context",
+      // Identity is what the service stores (type + match_pattern), so a project written as a
+      // slug or as an id, and `all-members` or the org id, match the same live restriction.
+      // A project that cannot be resolved keeps its slug: it matches nothing, and the create
+      // fails the plan as "absent or not visible".
+      desiredKey: (d, refs) =>
+        refs === undefined
+          ? restrictionKey(d.type, desiredRestrictionValue(d))
+          : restrictionKey(d.type, matchPattern(d, refs) ?? `?${desiredRestrictionValue(d)}`),
+      liveKey: (l) => restrictionKey(l.restriction_type, l.match_pattern),
+      // An unmatched live restriction is addressed (and listed by drift) in the config's
+      // words: a project's slug, `all-members`, a group's name.
+      liveAddressKey: (l) => restrictionKey(l.restriction_type, l.key_value),
+      liveId: (l) => l.id,
+      // A restriction has no name: it is identified by its type and value.
+      rename: cannotRename(
+        "a context restriction has no name: it is identified by its type and value",
+      ),
     },
-    updateCalls: () => [],
-    // spec: Context restrictions: DELETE needs filter[context_id] (ids unique only within a context).
-    deleteCalls: () => [
-      call("delete", "DELETE", "/context-restrictions/{id}", {
-        query: { "filter[context_id]": "{context_id}" },
+    diff: {
+      replaceOrder: "never",
+      replaceOrderWhy:
+        "type and value are the identity: a changed restriction is a create plus a delete, creates first",
+      desiredView: (d, env) => ({
+        restriction_type: d.type,
+        match_pattern: matchPattern(d, env) ?? null,
+        value: desiredRestrictionValue(d),
       }),
-    ],
-    // Read only where a context declares `restrictions:` (defineFlatKind's livePlace): a deleted
-    // context takes its restrictions with it, and the plan says nothing about them.
-    // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
-    list: async (api, scope, options) => {
-      const toLive = toLiveRestriction(scope);
-      return (
-        await api.listV3<ContextRestrictionAttributes>(
-          "/context-restrictions",
-          { "filter[context_id]": scopeId(scope, "context_id") },
-          pageOptions(options, toLive),
-        )
-      ).map(toLive);
+      liveView: (l) => ({
+        restriction_type: l.restriction_type,
+        match_pattern: l.match_pattern,
+        value: l.key_value,
+      }),
+      compare: () => newComparison(),
     },
-    // The created restriction is the one with the planned type and match_pattern (the
-    // service's own words: a project id, the org id for all members).
-    adopt: {
-      by: "relist",
-      matches: (_d, after, l) =>
-        l.restriction_type === after.restriction_type && l.match_pattern === after.match_pattern,
-      // Decision: a restriction the context already has (400, e.g. the default group
-      // restriction of a new context that the config also declares) is adopted.
-      adoptOnRefusal: true,
-    },
-    desiredItems: function* (org) {
-      for (const c of org.contexts?.values() ?? []) {
-        for (const r of c.restrictions ?? []) {
-          yield {
-            address: addr.contextRestriction(c.name, r.type, desiredRestrictionValue(r)),
-            item: r,
-          };
-        }
-      }
-    },
-    liveItems: function* (org) {
-      for (const c of org.contexts ?? []) {
-        for (const r of c.restrictions ?? []) {
-          yield { key: `context:${c.id}|restriction:${r.id}`, item: r };
-        }
-      }
-    },
-    // A restriction has no name: it is identified by its type and value.
-    rename: cannotRename(
-      "a context restriction has no name: it is identified by its type and value",
-    ),
-    collection: {
-      name: "restrictions",
-      segment: { name: "restriction", keyed: true },
-      desiredIn: (c) => c.restrictions,
-      liveIn: (c) => c.restrictions,
-      addressKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
-      onParentDelete: "cascades",
-      createsBeforeDeletes: true,
-      refuse: (item, parents) => {
-        if (item.action !== "create" || item.after?.match_pattern !== null) return undefined;
-        if (item.desired.type === "group") {
-          // A group this plan creates has its id at apply; any other name is unknown (the
-          // CLI reports those with file:line:col before planning, src/kinds/references.ts).
-          return parents.desired.groups?.has(item.desired.group) === true
-            ? undefined
-            : `the group ${JSON.stringify(item.desired.group)} is neither declared under groups nor a group of the org, so the restriction cannot be created`;
-        }
-        return `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`;
+    wire: {
+      unknown: unknownRestriction,
+      createCalls: (d) => [
+        d.type === "group" && isGroupName(d.group)
+          ? // Issue 17: a group by name: its id is a param, known at apply when this plan
+            // creates the group (`refParams`).
+            call("create", "POST", "/context-restrictions", {
+              body: "envelope",
+              body_fields: ["restriction_type", "references.context"],
+              param_fields: { match_pattern: "group_id" },
+            })
+          : call("create", "POST", "/context-restrictions", {
+              body: "envelope",
+              body_fields: ["restriction_type", "match_pattern", "references.context"],
+            }),
+      ],
+      refParams: (d, env): Readonly<Record<string, string | { readonly pending: string }>> => {
+        if (d.type !== "group" || !isGroupName(d.group)) return {};
+        const id = env.refId("group", d.group);
+        return id === undefined ? {} : { group_id: id };
       },
+      // spec: Context restrictions: DELETE needs filter[context_id] (ids unique only within a context).
+      deleteCalls: () => [
+        call("delete", "DELETE", "/context-restrictions/{id}", {
+          query: { "filter[context_id]": "{context_id}" },
+        }),
+      ],
+      // Read only where a context declares `restrictions:` (defineFlatKind's livePlace): a deleted
+      // context takes its restrictions with it, and the plan says nothing about them.
+      // spec: api-v3.md Context restrictions: listed with filter[context_id] (required).
+      list: async (api, scope, options) => {
+        const toLive = toLiveRestriction(scope);
+        return (
+          await api.listV3<ContextRestrictionAttributes>(
+            "/context-restrictions",
+            { "filter[context_id]": scopeId(scope, "context_id") },
+            pageOptions(options, toLive),
+          )
+        ).map(toLive);
+      },
+    },
+    place: {
+      // Otherwise a context's list's place: under `restrictions`, removed with the context,
+      // addressed `context["<name>"].restriction["<type>:<value>"]` in the config's words.
+      collection: {
+        segment: { name: "restriction", keyed: true },
+        addressKey: (d) => restrictionKey(d.type, desiredRestrictionValue(d)),
+        createsBeforeDeletes: true,
+        refuse: (item, parents) => {
+          if (item.action !== "create" || item.after?.match_pattern !== null) return undefined;
+          if (item.desired.type === "group") {
+            // A group this plan creates has its id at apply; any other name is unknown (the
+            // CLI reports those with file:line:col before planning, src/kinds/references.ts).
+            return parents.desired.groups?.has(item.desired.group) === true
+              ? undefined
+              : `the group ${JSON.stringify(item.desired.group)} is neither declared under groups nor a group of the org, so the restriction cannot be created`;
+          }
+          return `the project ${String(item.after.value)} is absent or not visible, so the restriction cannot be created`;
+        },
+      },
+    },
+    config: {
+      yamlKey: "restrictions",
+      summary: { key: "restrictions", one: "restriction" },
+      // A list (declared at its value): a restriction has no key of its own.
+      shape: "list",
+      schemaDef: "restriction",
+      schemaKeys: RESTRICTION_KEYS,
+      build: (ctx, _index, r: RawRestriction, path): DesiredRestriction => {
+        const source = ctx.at(path, "value");
+        const [type, value] = (
+          r.project !== undefined
+            ? ["project", r.project]
+            : r.expression !== undefined
+              ? ["expression", r.expression]
+              : ["group", r.group ?? ""]
+        ) as [RestrictionType, string];
+        // A project or group id is a UUID: lowered (src/kinds/vcs.ts lowerUuid).
+        const v = type === "expression" ? ctx.text(value) : lowerUuid(ctx.text(value));
+        if (type === "project") return { type, project: v, source };
+        if (type === "expression") return { type, expression: v, source };
+        return { type, group: v, source };
+      },
+      // A list (config.shape): a restriction has no key of its own, only `{<type>: <value>}`.
+      export: (items, scope) => restrictionEntries(items, scopeName(scope, "parent")),
     },
     // Issue 17: `group:` names a group by name or id (`all-members` is the org, not a group).
     // The service deletes a restriction with its group (our emulator does).
@@ -414,29 +415,18 @@ export const contextRestrictionKind: ResourceKind<DesiredRestriction, LiveRestri
         ordersDeletes: false,
       },
     ],
-    refusePlan: (org, live, changes) => lastGroupRestrictionRemoved(org, live, changes),
-    config: {
-      yamlKey: "restrictions",
-      summary: { key: "restrictions", one: "restriction" },
-      shape: "list",
-      schemaDef: "restriction",
-      schemaKeys: RESTRICTION_KEYS,
-      declares: "value",
-      build: (ctx, _index, r: RawRestriction, path): DesiredRestriction => {
-        const source = ctx.at(path, "value");
-        const [type, value] = (
-          r.project !== undefined
-            ? ["project", r.project]
-            : r.expression !== undefined
-              ? ["expression", r.expression]
-              : ["group", r.group ?? ""]
-        ) as [RestrictionType, string];
-        // A project or group id is a UUID: lowered (src/kinds/vcs.ts lowerUuid).
-        const v = type === "expression" ? ctx.text(value) : lowerUuid(ctx.text(value));
-        if (type === "project") return { type, project: v, source };
-        if (type === "expression") return { type, expression: v, source };
-        return { type, group: v, source };
+    hooks: {
+      // The created restriction is the one with the planned type and match_pattern (the
+      // service's own words: a project id, the org id for all members).
+      adopt: {
+        by: "relist",
+        matches: (_d, after, l) =>
+          l.restriction_type === after.restriction_type && l.match_pattern === after.match_pattern,
+        // Decision: a restriction the context already has (400, e.g. the default group
+        // restriction of a new context that the config also declares) is adopted.
+        adoptOnRefusal: true,
       },
+      refusePlan: (org, live, changes) => lastGroupRestrictionRemoved(org, live, changes),
     },
   });
 

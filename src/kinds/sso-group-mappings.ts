@@ -24,7 +24,7 @@ import type { DocMap } from "./config-doc.js";
 import { isGroupName } from "./context-restriction.js";
 import type { KindRefs } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineFlatKind } from "./define.js";
+import { defineKind } from "./grouped.js";
 import { scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { type JsonObject, type JsonValue, toJson } from "./values.js";
@@ -95,113 +95,148 @@ const readMapping = (x: unknown): { idp_group_name: string; group_id: string } =
   return { idp_group_name: idp, group_id: id };
 };
 
-export const ssoGroupMappingsKind = defineFlatKind<
+export const ssoGroupMappingsKind = defineKind<
   DesiredSsoGroupMappings,
   LiveSsoGroupMappings,
   "org"
 >({
-  type: "sso_group_mappings",
-  parent: "org",
-  replaceOrder: "never",
-  replaceOrderWhy: "a singleton: the set always exists (maybe empty) and a PUT replaces it",
-  desiredKey: () => "sso_group_mappings",
-  liveKey: () => "sso_group_mappings",
-  liveId: () => undefined,
-  desiredView: (d, env) => ({ mappings: desiredWire(d, env) }),
-  liveView: (l) => ({ mappings: liveWire(l) }),
-  compare: (d, l, env) => {
-    const acc = newComparison();
-    const want = new Set(
-      d.mappings.map((m) => {
-        const g = groupOf(m, env);
-        // A group this apply creates is in no live pair yet: always a change.
-        return pairKey(m.idp_group_name, typeof g === "string" ? g : `?${m.group}`);
-      }),
-    );
-    const have = new Set(l.mappings.map((m) => pairKey(m.idp_group_name, m.group_id)));
-    const same = want.size === have.size && [...want].every((k) => have.has(k));
-    if (!same) {
-      acc.fields.push({ path: "mappings", before: liveWire(l), after: desiredWire(d, env) });
-    }
-    return acc;
+  identity: {
+    type: "sso_group_mappings",
+    parent: "org",
+    desiredKey: () => "sso_group_mappings",
+    liveKey: () => "sso_group_mappings",
+    liveId: () => undefined,
+    rename: cannotRename("the SSO group mappings are one set per org: they have no name"),
   },
-  // Export writes each pair's group by name when the groups were read, else by id.
-  toConfig: (items) =>
-    items.map((l) => {
-      const doc = sortedLive(l).map(
-        (m): DocMap => ({ idp_group_name: m.idp_group_name, group: m.group_name ?? m.group_id }),
+  diff: {
+    replaceOrder: "never",
+    replaceOrderWhy: "a singleton: the set always exists (maybe empty) and a PUT replaces it",
+    desiredView: (d, env) => ({ mappings: desiredWire(d, env) }),
+    liveView: (l) => ({ mappings: liveWire(l) }),
+    compare: (d, l, env) => {
+      const acc = newComparison();
+      const want = new Set(
+        d.mappings.map((m) => {
+          const g = groupOf(m, env);
+          // A group this apply creates is in no live pair yet: always a change.
+          return pairKey(m.idp_group_name, typeof g === "string" ? g : `?${m.group}`);
+        }),
       );
-      return { written: "sso_group_mappings", item: l, doc: doc as unknown as DocMap };
+      const have = new Set(l.mappings.map((m) => pairKey(m.idp_group_name, m.group_id)));
+      const same = want.size === have.size && [...want].every((k) => have.has(k));
+      if (!same) {
+        acc.fields.push({ path: "mappings", before: liveWire(l), after: desiredWire(d, env) });
+      }
+      return acc;
+    },
+    fingerprint: (l) => toJson(liveWire(l)),
+  },
+  wire: {
+    createCalls: () => [],
+    // spec: PUT /orgs/:id/sso-group-mappings "replaces all": the whole set in one call. A pair
+    // whose group this apply creates takes its id from the param (`refParams`).
+    updateCalls: (fields) => {
+      const after = fields.find((f) => f.path === "mappings")?.after;
+      const pending: Record<string, string> = {};
+      (Array.isArray(after) ? after : []).forEach((m, i) => {
+        const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
+        if (id === null) pending[`mappings.${i}.references.group.id`] = `group_id_${i}`;
+      });
+      return [
+        call("update", "PUT", "/orgs/{org_id}/sso-group-mappings", {
+          body: "envelope",
+          body_fields: ["mappings"],
+          ...(Object.keys(pending).length > 0 ? { param_fields: pending } : {}),
+          note: "replaces the org's whole set of mappings",
+        }),
+      ];
+    },
+    refParams: (d, env) => {
+      const out: Record<string, { readonly pending: string }> = {};
+      sorted(d).forEach((m, i) => {
+        const g = groupOf(m, env);
+        if (g !== undefined && typeof g !== "string") out[`group_id_${i}`] = g;
+      });
+      return out;
+    },
+    deleteCalls: () => [],
+    // spec: GET /orgs/:id/sso-group-mappings (a singleton, no id).
+    list: async (api, scope, options) => {
+      const route = `/orgs/${scopeId(scope, "org_id")}/sso-group-mappings`;
+      const body = await api.get<{ data?: { attributes?: { mappings?: unknown } } }>(
+        "v3",
+        route,
+        {},
+        options?.signal ? { signal: options.signal } : {},
+      );
+      const mappings = body?.data?.attributes?.mappings;
+      if (!Array.isArray(mappings)) {
+        throw new LiveReadError(`GET /api/v3${route} answered without data.attributes.mappings`);
+      }
+      return [{ mappings: mappings.map(readMapping) }];
+    },
+  },
+  place: {
+    livePlace: {
+      under: "org",
+      readFor: (org) => org.sso_group_mappings !== undefined,
+      store: (items) => ({ sso_group_mappings: items[0] }),
+      stored: (org) =>
+        org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings],
+    },
+    // Issue 46: one set per org, managed whole when declared; left out, a non-empty set is
+    // one line of drift's unmanaged list (mappings made by hand are seen).
+    unmanaged: {
+      listed: true,
+      key: () => "",
+      holdsNothing: (l) => l.mappings.length === 0,
+    },
+    desiredItems: function* (org) {
+      if (org.sso_group_mappings !== undefined) {
+        yield { address: addr.ssoGroupMappings(), item: org.sso_group_mappings };
+      }
+    },
+    liveItems: function* (org) {
+      if (org.sso_group_mappings !== undefined) {
+        yield { key: "sso_group_mappings", item: org.sso_group_mappings };
+      }
+    },
+    collection: {
+      name: "sso_group_mappings",
+      segment: { name: "sso_group_mappings", keyed: false },
+      desiredIn: (org) =>
+        org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings],
+      liveIn: (org) =>
+        org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings],
+      addressKey: () => "sso_group_mappings",
+      onParentDelete: "cascades",
+    },
+  },
+  config: {
+    yamlKey: "sso_group_mappings",
+    shape: "singleton",
+    schemaDef: "ssoGroupMappings",
+    schemaKeys: SSO_GROUP_MAPPING_KEYS,
+    declares: "key",
+    build: (ctx, _key, raw: RawSsoGroupMapping[], path): DesiredSsoGroupMappings => ({
+      source: ctx.at(path),
+      mappings: raw.map((m, i) => ({
+        idp_group_name: ctx.text(m.idp_group_name),
+        // A group id is a UUID: lowered, as a restriction's is (the service's ids are
+        // lower-case; src/kinds/vcs.ts lowerUuid), so `ABC…` and `abc…` are one pair.
+        group: lowerUuid(ctx.text(m.group)),
+        source: ctx.at([...path, i], "value"),
+      })),
     }),
-  createCalls: () => [],
-  // spec: PUT /orgs/:id/sso-group-mappings "replaces all": the whole set in one call. A pair
-  // whose group this apply creates takes its id from the param (`refParams`).
-  updateCalls: (fields) => {
-    const after = fields.find((f) => f.path === "mappings")?.after;
-    const pending: Record<string, string> = {};
-    (Array.isArray(after) ? after : []).forEach((m, i) => {
-      const id = (m as { references?: { group?: { id?: unknown } } }).references?.group?.id;
-      if (id === null) pending[`mappings.${i}.references.group.id`] = `group_id_${i}`;
-    });
-    return [
-      call("update", "PUT", "/orgs/{org_id}/sso-group-mappings", {
-        body: "envelope",
-        body_fields: ["mappings"],
-        ...(Object.keys(pending).length > 0 ? { param_fields: pending } : {}),
-        note: "replaces the org's whole set of mappings",
+    // Export writes each pair's group by name when the groups were read, else by id.
+    export: (items) =>
+      items.map((l) => {
+        const doc = sortedLive(l).map(
+          (m): DocMap => ({ idp_group_name: m.idp_group_name, group: m.group_name ?? m.group_id }),
+        );
+        return { written: "sso_group_mappings", item: l, doc: doc as unknown as DocMap };
       }),
-    ];
   },
-  refParams: (d, env) => {
-    const out: Record<string, { readonly pending: string }> = {};
-    sorted(d).forEach((m, i) => {
-      const g = groupOf(m, env);
-      if (g !== undefined && typeof g !== "string") out[`group_id_${i}`] = g;
-    });
-    return out;
-  },
-  deleteCalls: () => [],
-  // spec: GET /orgs/:id/sso-group-mappings (a singleton, no id).
-  list: async (api, scope, options) => {
-    const route = `/orgs/${scopeId(scope, "org_id")}/sso-group-mappings`;
-    const body = await api.get<{ data?: { attributes?: { mappings?: unknown } } }>(
-      "v3",
-      route,
-      {},
-      options?.signal ? { signal: options.signal } : {},
-    );
-    const mappings = body?.data?.attributes?.mappings;
-    if (!Array.isArray(mappings)) {
-      throw new LiveReadError(`GET /api/v3${route} answered without data.attributes.mappings`);
-    }
-    return [{ mappings: mappings.map(readMapping) }];
-  },
-  livePlace: {
-    under: "org",
-    readFor: (org) => org.sso_group_mappings !== undefined,
-    store: (items) => ({ sso_group_mappings: items[0] }),
-    stored: (org) => (org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings]),
-  },
-  // Issue 46: one set per org, managed whole when declared; left out, a non-empty set is
-  // one line of drift's unmanaged list (mappings made by hand are seen).
-  unmanaged: {
-    listed: true,
-    key: () => "",
-    holdsNothing: (l) => l.mappings.length === 0,
-  },
-  adopt: { by: "resend", why: "a PUT of the whole set: sending it again gives the same state" },
-  fingerprint: (l) => toJson(liveWire(l)),
-  desiredItems: function* (org) {
-    if (org.sso_group_mappings !== undefined) {
-      yield { address: addr.ssoGroupMappings(), item: org.sso_group_mappings };
-    }
-  },
-  liveItems: function* (org) {
-    if (org.sso_group_mappings !== undefined) {
-      yield { key: "sso_group_mappings", item: org.sso_group_mappings };
-    }
-  },
-  rename: cannotRename("the SSO group mappings are one set per org: they have no name"),
   // Issue 17: each pair's group, by name (declared, then live) or id.
   references: [
     {
@@ -234,30 +269,7 @@ export const ssoGroupMappingsKind = defineFlatKind<
       }),
     },
   ],
-  collection: {
-    name: "sso_group_mappings",
-    segment: { name: "sso_group_mappings", keyed: false },
-    desiredIn: (org) =>
-      org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings],
-    liveIn: (org) => (org.sso_group_mappings === undefined ? undefined : [org.sso_group_mappings]),
-    addressKey: () => "sso_group_mappings",
-    onParentDelete: "cascades",
-  },
-  config: {
-    yamlKey: "sso_group_mappings",
-    shape: "singleton",
-    schemaDef: "ssoGroupMappings",
-    schemaKeys: SSO_GROUP_MAPPING_KEYS,
-    declares: "key",
-    build: (ctx, _key, raw: RawSsoGroupMapping[], path): DesiredSsoGroupMappings => ({
-      source: ctx.at(path),
-      mappings: raw.map((m, i) => ({
-        idp_group_name: ctx.text(m.idp_group_name),
-        // A group id is a UUID: lowered, as a restriction's is (the service's ids are
-        // lower-case; src/kinds/vcs.ts lowerUuid), so `ABC…` and `abc…` are one pair.
-        group: lowerUuid(ctx.text(m.group)),
-        source: ctx.at([...path, i], "value"),
-      })),
-    }),
+  hooks: {
+    adopt: { by: "resend", why: "a PUT of the whole set: sending it again gives the same state" },
   },
 });

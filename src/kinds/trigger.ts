@@ -42,7 +42,7 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import { defineFlatKind } from "./define.js";
+import { defineKind } from "./grouped.js";
 import { foundProjects, pageOptions, requireId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { deepEqual, type JsonObject, SENSITIVE, toJson, toJsonObject } from "./values.js";
@@ -439,189 +439,188 @@ const triggerEntries = (
   return out;
 };
 
-export const triggerKind = defineFlatKind<DesiredTrigger, LiveTrigger, "pipeline">({
-  type: "trigger",
-  parent: "pipeline",
-  // Decision: delete before create. Two schedule triggers with one name would make the next
-  // plan ambiguous, and two vcs triggers on one repo would start every run twice.
-  replaceOrder: "delete_before_create",
-  replaceOrderWhy:
-    "a named trigger must not exist twice, and two vcs triggers of one repo would run twice",
-  desiredKey: (d) => desiredKey(d),
-  liveKey: (l) => liveKey(l),
-  // Decision: a live vcs trigger that no desired trigger matches is addressed as
-  // `vcs:<repo_full_name>` (it has no name in the API).
-  liveAddressKey: (l) =>
-    l.event.type === "vcs"
-      ? `vcs:${l.event.vcs?.repo_full_name ?? ""}`
-      : ((l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name) ?? ""),
-  liveId: (l) => l.id,
-  pinnedId: (d) => d.id,
-  tiebreak: (d, l) => d.event.type === "vcs" && sameFilter(d, l),
-  desiredView: (d) => desiredView(d),
-  liveView: (l) => liveView(l),
-  compare: (d, l, env) => {
-    const acc = newComparison();
-    const fields = compareFields(desiredView(d), liveView(l), RULES);
-    // A preset cannot be taken away by an update: the update merges `filter` and there is
-    // no value that means "no preset" (spec: Triggers update lists `preset?` only). So a
-    // YAML filter without the live trigger's preset replaces the trigger.
-    const presetGone =
-      d.event.filter !== undefined &&
-      d.event.filter.preset === undefined &&
-      typeof l.event.filter?.preset === "string";
-    addFields(
-      acc,
-      fields.map((f) =>
-        presetGone && f.path === "event.filter" ? { ...f, forces_replacement: true } : f,
-      ),
-    );
-    // Decision: a webhook trigger whose YAML sets no secret leaves the service's generated
-    // one alone (not a removal): the secret is not managed.
-    if (d.event.webhook?.secret !== undefined) {
-      const present = l.event.type === "webhook";
-      addSecret(
-        acc,
-        "event.webhook.secret",
-        compareSecret(d.event.webhook.secret, { present }, env.forceSecrets),
-        present,
-      );
-    }
-    return acc;
-  },
-  unresolvedSecrets: (d) =>
-    d.event.webhook?.secret !== undefined && !d.event.webhook.secret.isResolved
-      ? ["event.webhook.secret"]
-      : [],
-  toConfig: (items, scope, ctx) =>
-    triggerEntries(ctx, scopeName(scope, "project"), scopeName(scope, "parent"), items),
-  createCalls: (d) => [
-    call("create", "POST", "/triggers", {
-      body: "envelope",
-      body_fields: [
-        "is_disabled",
-        ...(d.config?.ref === undefined ? [] : ["config.ref"]),
-        ...(d.checkout?.ref === undefined ? [] : ["checkout.ref"]),
-        "event",
-        ...(d.parameters === undefined ? [] : ["parameters"]),
-        "references.pipeline",
-      ],
-      sensitive_fields: d.event.webhook?.secret === undefined ? [] : ["event.webhook.secret"],
-    }),
-  ],
-  updateCalls: (fields) => {
-    const body = [...new Set(fields.map((f) => triggerUpdateField(f.path)))];
-    // Issue 28: the spec does not say whether the update merges `event.webhook` or
-    // replaces it (spec: api-v3.md Triggers, `event { …, webhook? {name?, source?, secret?}
-    // }`). A body with `event.webhook` (a `moved` rename, a new source) but without its
-    // secret could leave the trigger without one on a service that replaces the object, and
-    // the service never returns it. Decision: whenever `event.webhook` is sent, its secret
-    // is sent again, from the config (a webhook trigger always declares one,
-    // src/config/rules.ts webhook_secret_required).
-    const sendsWebhook = body.includes("event.webhook");
-    return [
-      call("update", "POST", "/triggers/{id}/update", {
-        body: "flat",
-        body_fields: body,
-        sensitive_fields:
-          sendsWebhook || fields.some((f) => f.sensitive) ? ["event.webhook.secret"] : [],
-        ...(sendsWebhook && !fields.some((f) => f.sensitive)
-          ? {
-              note: "event.webhook is sent whole, with the secret from the config again: the spec does not say whether the update merges it",
-            }
-          : {}),
-      }),
-    ];
-  },
-  deleteCalls: () => [call("delete", "DELETE", "/triggers/{id}")],
-  // spec: api-v3.md Triggers: listed by filter[pipeline_id] or filter[project_id]. The live
-  // reader lists a project's triggers at once (one listing, not one per pipeline); apply's
-  // re-list lists the one pipeline's.
-  list: async (api, scope, options) => {
-    const filter =
-      scope.pipeline_id !== undefined
-        ? { "filter[pipeline_id]": scope.pipeline_id }
-        : { "filter[project_id]": scope.project_id };
-    if (Object.values(filter)[0] === undefined) throw new Error("listing needs pipeline_id");
-    return (
-      await api.listV3<TriggerAttributes>("/triggers", filter, pageOptions(options, toLiveTrigger))
-    ).map(toLiveTrigger);
-  },
-  // Listed once per project (every pipeline's triggers in one listing), read whenever the
-  // project declares `pipelines` (a pipeline's `triggers` is owned by its pipeline).
-  livePlace: {
-    under: "project",
-    readFor: (decl) => decl.pipelines !== undefined,
-    store: (items) => ({ triggers: items }),
-    stored: (p) => p.triggers,
-  },
-  // Drift lists an unmatched trigger by its name, repo, or else its id (never an empty key).
-  unmanaged: { listed: true, key: (l) => liveTriggerKey(l) },
-  // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
-  // its filter too; schedule and webhook triggers are their name.
-  adopt: {
-    by: "relist",
-    matches: (d, _after, l) =>
-      liveKey(l) === desiredKey(d) && (d.event.type !== "vcs" || sameFilter(d, l)),
-  },
-  desiredItems: function* (org) {
-    for (const [slug, p] of org.projects) {
-      for (const pl of p.pipelines?.values() ?? []) {
-        for (const t of pl.triggers?.values() ?? []) {
-          yield { address: addr.trigger(slug, pl.name, t.key), item: t };
+export const triggerKind = defineKind<DesiredTrigger, LiveTrigger, "pipeline">({
+  identity: {
+    type: "trigger",
+    parent: "pipeline",
+    desiredKey: (d) => desiredKey(d),
+    liveKey: (l) => liveKey(l),
+    // Decision: a live vcs trigger that no desired trigger matches is addressed as
+    // `vcs:<repo_full_name>` (it has no name in the API).
+    liveAddressKey: (l) =>
+      l.event.type === "vcs"
+        ? `vcs:${l.event.vcs?.repo_full_name ?? ""}`
+        : ((l.event.type === "schedule" ? l.event.schedule?.name : l.event.webhook?.name) ?? ""),
+    liveId: (l) => l.id,
+    pinnedId: (d) => d.id,
+    tiebreak: (d, l) => d.event.type === "vcs" && sameFilter(d, l),
+    // spec: api-v3.md Triggers: POST /triggers/:id/update takes `event.schedule` and
+    // `event.webhook`, names included (issue 19 `moved`). A vcs trigger has no name: relabel
+    // leaves it as it is, and the planner reports that it cannot be moved.
+    rename: {
+      can: true,
+      field: (l) => (l.event.type === "webhook" ? "event.webhook.name" : "event.schedule.name"),
+      relabel: (l, name) => {
+        const e = l.event;
+        if (e.type === "schedule" && e.schedule !== undefined) {
+          return { ...l, event: { ...e, schedule: { ...e.schedule, name } } };
         }
-      }
-    }
-  },
-  liveItems: function* (org) {
-    for (const [slug, p] of foundProjects(org)) {
-      for (const t of p.triggers ?? []) yield { key: `project:${slug}|trigger:${t.id}`, item: t };
-    }
-  },
-  // spec: api-v3.md Triggers: POST /triggers/:id/update takes `event.schedule` and
-  // `event.webhook`, names included (issue 19 `moved`). A vcs trigger has no name: relabel
-  // leaves it as it is, and the planner reports that it cannot be moved.
-  rename: {
-    can: true,
-    field: (l) => (l.event.type === "webhook" ? "event.webhook.name" : "event.schedule.name"),
-    relabel: (l, name) => {
-      const e = l.event;
-      if (e.type === "schedule" && e.schedule !== undefined) {
-        return { ...l, event: { ...e, schedule: { ...e.schedule, name } } };
-      }
-      if (e.type === "webhook" && e.webhook !== undefined) {
-        return { ...l, event: { ...e, webhook: { ...e.webhook, name } } };
-      }
-      return l;
+        if (e.type === "webhook" && e.webhook !== undefined) {
+          return { ...l, event: { ...e, webhook: { ...e.webhook, name } } };
+        }
+        return l;
+      },
     },
   },
-  collection: {
-    name: "triggers",
-    segment: { name: "trigger", keyed: true },
-    desiredIn: (p) => (p.triggers === undefined ? undefined : [...p.triggers.values()]),
-    // Triggers are read per project (when `pipelines` is declared): a pipeline's are those
-    // that reference it.
-    liveIn: (p, within) =>
-      within.project?.triggers?.filter((t) => !t.synthetic && t.pipeline_id === p.id),
-    addressKey: (d) => d.key,
-    // Decision: the spec does not say whether deleting a pipeline deletes its triggers, so
-    // a pipeline delete is preceded by explicit deletes of its triggers: the plan is exact
-    // whichever the service does.
-    onParentDelete: "deleted_first",
-    synthetic: {
-      of: (_p, within) => (within.project?.triggers ?? []).filter((t) => t.synthetic),
-      clash: (d, l, p) =>
-        (l.pipeline_id === p.id && liveKey(l) === desiredKey(d) && d.event.type !== "vcs") ||
-        l.id === d.id,
-      refusal: (id) =>
-        `this is the synthetic OAuth trigger (id ${id}), which cannot be created, updated or deleted; remove it from the config`,
+  diff: {
+    // Decision: delete before create. Two schedule triggers with one name would make the next
+    // plan ambiguous, and two vcs triggers on one repo would start every run twice.
+    replaceOrder: "delete_before_create",
+    replaceOrderWhy:
+      "a named trigger must not exist twice, and two vcs triggers of one repo would run twice",
+    desiredView: (d) => desiredView(d),
+    liveView: (l) => liveView(l),
+    compare: (d, l, env) => {
+      const acc = newComparison();
+      const fields = compareFields(desiredView(d), liveView(l), RULES);
+      // A preset cannot be taken away by an update: the update merges `filter` and there is
+      // no value that means "no preset" (spec: Triggers update lists `preset?` only). So a
+      // YAML filter without the live trigger's preset replaces the trigger.
+      const presetGone =
+        d.event.filter !== undefined &&
+        d.event.filter.preset === undefined &&
+        typeof l.event.filter?.preset === "string";
+      addFields(
+        acc,
+        fields.map((f) =>
+          presetGone && f.path === "event.filter" ? { ...f, forces_replacement: true } : f,
+        ),
+      );
+      // Decision: a webhook trigger whose YAML sets no secret leaves the service's generated
+      // one alone (not a removal): the secret is not managed.
+      if (d.event.webhook?.secret !== undefined) {
+        const present = l.event.type === "webhook";
+        addSecret(
+          acc,
+          "event.webhook.secret",
+          compareSecret(d.event.webhook.secret, { present }, env.forceSecrets),
+          present,
+        );
+      }
+      return acc;
+    },
+    unresolvedSecrets: (d) =>
+      d.event.webhook?.secret !== undefined && !d.event.webhook.secret.isResolved
+        ? ["event.webhook.secret"]
+        : [],
+  },
+  wire: {
+    createCalls: (d) => [
+      call("create", "POST", "/triggers", {
+        body: "envelope",
+        body_fields: [
+          "is_disabled",
+          ...(d.config?.ref === undefined ? [] : ["config.ref"]),
+          ...(d.checkout?.ref === undefined ? [] : ["checkout.ref"]),
+          "event",
+          ...(d.parameters === undefined ? [] : ["parameters"]),
+          "references.pipeline",
+        ],
+        sensitive_fields: d.event.webhook?.secret === undefined ? [] : ["event.webhook.secret"],
+      }),
+    ],
+    updateCalls: (fields) => {
+      const body = [...new Set(fields.map((f) => triggerUpdateField(f.path)))];
+      // Issue 28: the spec does not say whether the update merges `event.webhook` or
+      // replaces it (spec: api-v3.md Triggers, `event { …, webhook? {name?, source?, secret?}
+      // }`). A body with `event.webhook` (a `moved` rename, a new source) but without its
+      // secret could leave the trigger without one on a service that replaces the object, and
+      // the service never returns it. Decision: whenever `event.webhook` is sent, its secret
+      // is sent again, from the config (a webhook trigger always declares one,
+      // src/config/rules.ts webhook_secret_required).
+      const sendsWebhook = body.includes("event.webhook");
+      return [
+        call("update", "POST", "/triggers/{id}/update", {
+          body: "flat",
+          body_fields: body,
+          sensitive_fields:
+            sendsWebhook || fields.some((f) => f.sensitive) ? ["event.webhook.secret"] : [],
+          ...(sendsWebhook && !fields.some((f) => f.sensitive)
+            ? {
+                note: "event.webhook is sent whole, with the secret from the config again: the spec does not say whether the update merges it",
+              }
+            : {}),
+        }),
+      ];
+    },
+    deleteCalls: () => [call("delete", "DELETE", "/triggers/{id}")],
+    // spec: api-v3.md Triggers: listed by filter[pipeline_id] or filter[project_id]. The live
+    // reader lists a project's triggers at once (one listing, not one per pipeline); apply's
+    // re-list lists the one pipeline's.
+    list: async (api, scope, options) => {
+      const filter =
+        scope.pipeline_id !== undefined
+          ? { "filter[pipeline_id]": scope.pipeline_id }
+          : { "filter[project_id]": scope.project_id };
+      if (Object.values(filter)[0] === undefined) throw new Error("listing needs pipeline_id");
+      return (
+        await api.listV3<TriggerAttributes>(
+          "/triggers",
+          filter,
+          pageOptions(options, toLiveTrigger),
+        )
+      ).map(toLiveTrigger);
+    },
+  },
+  place: {
+    // Listed once per project (every pipeline's triggers in one listing), read whenever the
+    // project declares `pipelines` (a pipeline's `triggers` is owned by its pipeline).
+    livePlace: {
+      under: "project",
+      readFor: (decl) => decl.pipelines !== undefined,
+      store: (items) => ({ triggers: items }),
+      stored: (p) => p.triggers,
+    },
+    // Drift lists an unmatched trigger by its name, repo, or else its id (never an empty key).
+    unmanaged: { listed: true, key: (l) => liveTriggerKey(l) },
+    desiredItems: function* (org) {
+      for (const [slug, p] of org.projects) {
+        for (const pl of p.pipelines?.values() ?? []) {
+          for (const t of pl.triggers?.values() ?? []) {
+            yield { address: addr.trigger(slug, pl.name, t.key), item: t };
+          }
+        }
+      }
+    },
+    liveItems: function* (org) {
+      for (const [slug, p] of foundProjects(org)) {
+        for (const t of p.triggers ?? []) yield { key: `project:${slug}|trigger:${t.id}`, item: t };
+      }
+    },
+    // Otherwise the plain place: `triggers` of the pipeline, `…pipeline["<name>"].trigger["<key>"]`.
+    collection: {
+      // Triggers are read per project (when `pipelines` is declared): a pipeline's are those
+      // that reference it.
+      liveIn: (p, within) =>
+        within.project?.triggers?.filter((t) => !t.synthetic && t.pipeline_id === p.id),
+      addressKey: (d) => d.key,
+      // Decision: the spec does not say whether deleting a pipeline deletes its triggers, so
+      // a pipeline delete is preceded by explicit deletes of its triggers: the plan is exact
+      // whichever the service does.
+      onParentDelete: "deleted_first",
+      synthetic: {
+        of: (_p, within) => (within.project?.triggers ?? []).filter((t) => t.synthetic),
+        clash: (d, l, p) =>
+          (l.pipeline_id === p.id && liveKey(l) === desiredKey(d) && d.event.type !== "vcs") ||
+          l.id === d.id,
+        refusal: (id) =>
+          `this is the synthetic OAuth trigger (id ${id}), which cannot be created, updated or deleted; remove it from the config`,
+      },
     },
   },
   config: {
     yamlKey: "triggers",
     summary: { key: "triggers", one: "trigger" },
-    shape: "map",
-    schemaDef: "trigger",
     schemaKeys: TRIGGER_KEYS,
     secretPaths: [
       {
@@ -688,6 +687,17 @@ export const triggerKind = defineFlatKind<DesiredTrigger, LiveTrigger, "pipeline
           ),
         }),
       };
+    },
+    export: (items, scope, ctx) =>
+      triggerEntries(ctx, scopeName(scope, "project"), scopeName(scope, "parent"), items),
+  },
+  hooks: {
+    // design.md §1 "Identity": a vcs trigger is its repo and, since several may share it,
+    // its filter too; schedule and webhook triggers are their name.
+    adopt: {
+      by: "relist",
+      matches: (d, _after, l) =>
+        liveKey(l) === desiredKey(d) && (d.event.type !== "vcs" || sameFilter(d, l)),
     },
   },
 });
