@@ -31,7 +31,7 @@ import { ConcurrentChangeError } from "../live/errors.js";
 import type { HeldLock } from "../lock/org-lock.js";
 import { writesConfirmedBy } from "../lock/write-gate.js";
 import type { DesiredConfig } from "../model/desired.js";
-import { digestDifference } from "../plan/digest.js";
+import { digestDifference, planConfigDigest } from "../plan/digest.js";
 import type { PlanScope, ScopedAddress } from "../plan/scope.js";
 import type { Plan } from "../plan/types.js";
 import { refusedGuards } from "../policy/guards.js";
@@ -355,6 +355,7 @@ export const applyCommand = async (
     ...scoping.options,
     note: scoping.note,
     probed: new Map(),
+    configDigest: planConfigDigest(desired.orgs),
   };
   try {
     // Issue 29: lock only to write. The plan, its guards and the stale check run without
@@ -451,6 +452,12 @@ interface ApplyContext {
    * never changes, so the re-read under the lock asks only about new ids.
    */
   readonly probed: Map<string, boolean>;
+  /**
+   * The config half of the plan digest (src/plan/digest.ts), once for both plans: the config
+   * does not change between them, and its canonical copy is the whole config's (0.1 s and a
+   * copy of the config at 2,000 projects).
+   */
+  readonly configDigest: string;
 }
 
 /** A plan to apply, or the exit code of a run that ends here (no change, cancelled). */
@@ -480,6 +487,7 @@ const readPlan = async (
       ...(scope === undefined ? {} : { scope }),
       ...(within === undefined ? {} : { within }),
       probed: ctx.probed,
+      configDigest: ctx.configDigest,
       forceSecrets: saved?.force_secrets ?? forceSecretsGlobs(flags.forceSecrets),
       skipSecrets: false,
       onProgress: progress.onProgress,
