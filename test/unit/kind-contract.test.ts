@@ -57,7 +57,7 @@ describe("the kind contract", () => {
     }
     // Resending an uncertain create is safe only for an upsert (spec: the env var `set` and
     // settings routes, the SSO mappings' PUT): the kinds that claim it, pinned; every other
-    // kind re-lists (defineOrgCollection's default), a kind added later too.
+    // kind re-lists (the grouped spec's default for a plain collection), a kind added later too.
     expect(
       ALL_KINDS.filter((k) => k.adopt.by === "resend")
         .map((k) => k.type)
