@@ -70,6 +70,20 @@ const leaveCwd = (): void => {
   }
 };
 
+/**
+ * Run `body` with `cwd` as the process's working folder (restored after), under the same
+ * guard as the CLI's in-process runs: code run in this process in place of a child process
+ * (a CI runner's script step) resolves relative paths where the child would have.
+ */
+export const withWorkingFolder = async <T>(cwd: string, body: () => Promise<T>): Promise<T> => {
+  enterCwd(cwd);
+  try {
+    return await body();
+  } finally {
+    leaveCwd();
+  }
+};
+
 const collect = (stream: PassThrough): (() => Promise<string>) => {
   const chunks: Buffer[] = [];
   stream.on("data", (d: Buffer) => chunks.push(d));

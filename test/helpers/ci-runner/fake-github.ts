@@ -10,8 +10,12 @@
  *     (docs.github.com "Triggering a workflow from a workflow"): `triggersWorkflows` is
  *     false on it, and the harness runs no `pull_request` workflow for it.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { format } from "node:util";
+import { withWorkingFolder } from "../in-process.js";
 
 export interface GitHubIdentity {
   readonly login: string;
@@ -338,15 +342,14 @@ const filter = (v, f) => {
 `;
 
 /**
- * actions/github-script's stand-in, run by node with the step's environment: the
- * `script` input (INPUT_SCRIPT) run as an async function of `github`, `context`, `core`
- * and `require`, with `github` a client of the octokit methods the recipes call, against
- * GITHUB_API_URL with the `github-token` input (default: github.token). A method it does
- * not know throws, so a recipe calling one fails its test.
+ * actions/github-script's stand-in, with the step's environment: the `script` input
+ * (INPUT_SCRIPT) run as an async function of `github`, `context`, `core` and `require`
+ * (and `process` and `console`: the step's), with `github` a client of the octokit
+ * methods the recipes call, against GITHUB_API_URL with the `github-token` input
+ * (default: github.token). A method it does not know throws, so a recipe calling one
+ * fails its test. Run by runGitHubScript, in the runner's process.
  */
-export const GITHUB_SCRIPT_STAND_IN = `import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-const env = process.env;
+const GITHUB_SCRIPT_BODY = `const env = process.env;
 const token = env["INPUT_GITHUB-TOKEN"];
 const base = env.GITHUB_API_URL.replace(/\\/+$/, "");
 const [owner, repo] = env.GITHUB_REPOSITORY.split("/");
@@ -386,10 +389,86 @@ const context = { repo: { owner, repo }, payload, eventName: env.GITHUB_EVENT_NA
 const core = { setFailed: (m) => { console.error("::error::" + m); process.exitCode = 1; }, info: (m) => console.log(m), setOutput: () => { throw new Error("github-script stand-in: core.setOutput is not implemented"); } };
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
 try {
-  const result = await new AsyncFunction("require", "github", "context", "core", env.INPUT_SCRIPT)(createRequire(process.cwd() + "/"), { rest, paginate }, context, core);
+  const result = await new AsyncFunction("require", "github", "context", "core", "process", "console", env.INPUT_SCRIPT)(createRequire(process.cwd() + "/"), { rest, paginate }, context, core, process, console);
   if (result !== undefined) console.log(JSON.stringify(result));
 } catch (e) {
-  console.error("::error::Unhandled error: " + e.message);
-  process.exitCode = 1;
+  if (e instanceof ScriptExit) process.exitCode = e.code;
+  else {
+    console.error("::error::Unhandled error: " + e.message);
+    process.exitCode = 1;
+  }
 }
 `;
+
+/** What a script's `process.exit(code)` throws when the stand-in runs in this process. */
+class ScriptExit extends Error {
+  constructor(readonly code: number) {
+    super(`process.exit(${code})`);
+  }
+}
+
+type AsyncFn = (...args: unknown[]) => Promise<unknown>;
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+  ...args: string[]
+) => AsyncFn;
+const standIn = new AsyncFunction(
+  "process",
+  "console",
+  "readFileSync",
+  "createRequire",
+  "ScriptExit",
+  GITHUB_SCRIPT_BODY,
+);
+
+/**
+ * The stand-in run in this process instead of a Node process of its own (~0.1 s of CPU
+ * each; a recipe run calls it up to three times): the script sees the step's environment
+ * as `process.env`, its working folder as the current one (relative paths, `require`), and
+ * its output and exit code are the step's, as in a child process. `process.exit` ends the
+ * script with that code. A hang fails the step after `timeoutMs`.
+ */
+export const runGitHubScript = async (
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+  timeoutMs = 60_000,
+): Promise<{ code: number; signal: null; stdout: string; stderr: string }> => {
+  let stdout = "";
+  let stderr = "";
+  const print =
+    (to: "out" | "err") =>
+    (...args: unknown[]): void => {
+      const line = `${format(...args)}\n`;
+      if (to === "out") stdout += line;
+      else stderr += line;
+    };
+  const stepProcess: { env: Record<string, string>; exitCode: number | undefined } & Record<
+    string,
+    unknown
+  > = {
+    env: { ...env },
+    exitCode: undefined,
+    cwd: () => cwd,
+    exit: (code = 0) => {
+      throw new ScriptExit(Number(code));
+    },
+  };
+  const stepConsole = {
+    log: print("out"),
+    info: print("out"),
+    warn: print("err"),
+    error: print("err"),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  await withWorkingFolder(cwd, () =>
+    Promise.race([
+      standIn(stepProcess, stepConsole, readFileSync, createRequire, ScriptExit),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`github-script: no end within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer)),
+  );
+  return { code: stepProcess.exitCode ?? 0, signal: null, stdout, stderr };
+};

@@ -23,7 +23,7 @@
  * which points that URL at the fixture's bare repository.
  */
 import { randomUUID } from "node:crypto";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { parse } from "yaml";
 import {
@@ -35,7 +35,7 @@ import {
   type JobStatus,
   toText,
 } from "./expressions.js";
-import { GITHUB_SCRIPT_STAND_IN } from "./fake-github.js";
+import { runGitHubScript } from "./fake-github.js";
 import { copyPath, parseCommandFile, runProcess, type StepRun } from "./process.js";
 
 type Json = Record<string, unknown>;
@@ -457,15 +457,6 @@ const runComposite = async (
   return { code: 0, signal: null, stdout: out, stderr: err };
 };
 
-/** The script that github-script's stand-in runs (written once per world root). */
-const githubScriptFile = async (world: GitHubWorld): Promise<string> => {
-  const file = join(world.root, "stand-ins", "github-script.mjs");
-  await mkdir(join(world.root, "stand-ins"), { recursive: true });
-  await writeFile(file, GITHUB_SCRIPT_STAND_IN);
-  await chmod(file, 0o644);
-  return file;
-};
-
 const git = async (
   cwd: string,
   env: Record<string, string>,
@@ -516,7 +507,8 @@ const runAction = async (
         INPUT_SCRIPT: inputs.script ?? "",
         "INPUT_GITHUB-TOKEN": inputs["github-token"] || o.token,
       };
-      return runProcess([process.execPath, await githubScriptFile(o.world)], { cwd: o.cwd, env });
+      // In this process: a Node process of its own would only add its start-up.
+      return runGitHubScript(env, o.cwd);
     }
     case "actions/upload-artifact": {
       const name = inputs.name || "artifact";
