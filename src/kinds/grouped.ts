@@ -171,6 +171,22 @@ export interface KindGroups<D, L, P extends ParentName, V extends JsonObject = J
   readonly hooks?: HooksGroup<D, L>;
 }
 
+/**
+ * Identity by name, with an id and an `id:` pin (which picks one of several live items of
+ * one name), renamed in place by the update call's `name` (issue 19 `moved`): webhooks and
+ * pipelines.
+ */
+export const renamableByName = <
+  D extends { readonly name: string; readonly id?: string | undefined },
+  L extends { readonly name: string; readonly id: string },
+>(): Omit<IdentityGroup<D, L, ParentName>, "type" | "parent"> => ({
+  desiredKey: (d) => d.name,
+  liveKey: (l) => l.name,
+  liveId: (l) => l.id,
+  pinnedId: (d) => d.id,
+  rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
+});
+
 /** `runner_resource_class` → `runnerResourceClass`: the schema's `$defs` naming. */
 export const camelType = (type: string): string =>
   type.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());

@@ -20,7 +20,7 @@ import {
   scopeName,
   vcsDoc,
 } from "./config-doc.js";
-import { defineKind } from "./grouped.js";
+import { defineKind, renamableByName } from "./grouped.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 
@@ -138,12 +138,8 @@ export const pipelineKind = defineKind<DesiredPipeline, LivePipeline, "project">
   identity: {
     type: "pipeline",
     parent: "project",
-    desiredKey: (d) => d.name,
-    liveKey: (l) => l.name,
-    liveId: (l) => l.id,
-    pinnedId: (d) => d.id,
     // spec: api-v3.md Pipelines: POST /pipelines/:id/update takes `name` (issue 19 `moved`).
-    rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
+    ...renamableByName<DesiredPipeline, LivePipeline>(),
   },
   diff: {
     // Pipelines are matched by name: two with one name would make the next plan ambiguous.

@@ -40,7 +40,7 @@ import {
   scopeName,
 } from "./config-doc.js";
 import type { ApiCall } from "./contract.js";
-import { defineKind } from "./grouped.js";
+import { defineKind, renamableByName } from "./grouped.js";
 import { pageOptions, requireId, scopeId } from "./listing.js";
 import { keysOf } from "./raw-keys.js";
 import { type JsonObject, SENSITIVE } from "./values.js";
@@ -153,12 +153,8 @@ export const webhookKind = defineKind<DesiredWebhook, LiveWebhook, "project">({
   identity: {
     type: "webhook",
     parent: "project",
-    desiredKey: (d) => d.name,
-    liveKey: (l) => l.name,
-    liveId: (l) => l.id,
-    pinnedId: (d) => d.id,
     // spec: api-v3.md Webhooks: POST /webhooks/:id/update takes `name` (issue 19 `moved`).
-    rename: { can: true, field: () => "name", relabel: (l, name) => ({ ...l, name }) },
+    ...renamableByName<DesiredWebhook, LiveWebhook>(),
   },
   diff: {
     // Decision: create the new webhook before deleting the old one. The API allows two

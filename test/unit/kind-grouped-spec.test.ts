@@ -21,26 +21,17 @@ import { EnvRef } from "../../src/kinds/config-doc.js";
 import type { KindEnv, ResourceKind } from "../../src/kinds/contract.js";
 import { camelType, defineKind } from "../../src/kinds/grouped.js";
 import { KINDS } from "../../src/kinds/registry.js";
-import type { ResourceType } from "../../src/model/address.js";
+import { RESOURCE_TYPES, type ResourceType } from "../../src/model/address.js";
 import type { DesiredOrg } from "../../src/model/desired.js";
 import type { LiveOrg, LiveProject } from "../../src/model/live.js";
 import { liveFromDesired } from "../helpers/live-from-desired.js";
 
 const GOLDEN = "test/unit/kind-grouped-spec.golden.json";
 const EXAMPLES = ["examples/full.yaml", "examples/access.yaml", "examples/small.yaml"];
-const SIGNED: readonly ResourceType[] = [
-  "group",
-  "sso_group_mappings",
-  "context",
-  "context_env_var",
-  "context_restriction",
-  "otel_exporter",
-  "project_env_var",
-  "checkout_key",
-  "webhook",
-  "pipeline",
-  "trigger",
-];
+/** Every kind but the settings singletons and the project (see above). */
+const SIGNED = RESOURCE_TYPES.filter(
+  (t) => t !== "org_settings" && t !== "project" && t !== "project_settings",
+);
 
 const FULL_ENV = {
   PROD_AWS_SECRET: "prod-aws-secret-1111",
@@ -355,6 +346,44 @@ describe("defineKind's defaults (src/kinds/grouped.ts)", () => {
         (x) => x.key,
       ),
     ).toEqual(["context:c1|thing:t1"]);
+  });
+
+  it("does not compile without what no default can say (the type-level half: npm run typecheck)", () => {
+    const full = {
+      identity: {
+        type: "thing" as ResourceType,
+        parent: "org" as const,
+        desiredKey: (d: Thing) => d.name,
+        liveKey: (l: LiveThing) => l.name,
+        liveId: (l: LiveThing) => l.id,
+        rename: { can: false, why: "no" } as const,
+      },
+      diff: {
+        desiredView: (d: Thing) => ({ name: d.name }),
+        liveView: (l: LiveThing) => ({ name: l.name }),
+        fields: [{ path: "name", mode: "update" }] as const,
+      },
+      wire: { list: async () => [], createCalls: () => [], deleteCalls: () => [] },
+      config: {
+        yamlKey: "things",
+        build: (): Thing => ({ name: "x", source: at }),
+        export: () => [],
+      },
+    };
+    const { rename: _r, ...noRename } = full.identity;
+    // @ts-expect-error identity.rename is required: a kind says whether the API can rename it
+    const a = () => defineKind({ ...full, identity: noRename });
+    const { list: _l, ...noList } = full.wire;
+    // @ts-expect-error wire.list is required: the live reader, drift, export and re-list use it
+    const b = () => defineKind({ ...full, wire: noList });
+    const typo = { ...full.diff, fields: [{ path: "nme", mode: "update" }] } as const;
+    // @ts-expect-error a rule's path is one of the view's (checked at compile time, not at run)
+    const c = () => defineKind({ ...full, diff: typo });
+    const { export: _e, ...noExport } = full.config;
+    // @ts-expect-error config.export is required: export writes every kind
+    const d = () => defineKind({ ...full, config: noExport });
+    expect(defineKind(full).type).toBe("thing");
+    expect([a, b, c, d].every((f) => typeof f === "function")).toBe(true);
   });
 
   it("keeps every member a group gives", () => {
