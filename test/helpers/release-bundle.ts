@@ -22,6 +22,8 @@ const fingerprint = async (): Promise<string> => {
   if (files.length === 0) throw new Error("dist/ is empty: run `npm run build` first");
   for (const f of [
     ...files,
+    // The bundle's entry point, outside dist/.
+    join(REPO_ROOT, "bin", "waybill.js"),
     join(REPO_ROOT, "package-lock.json"),
     join(REPO_ROOT, "scripts", "release.js"),
   ]) {

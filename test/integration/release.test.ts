@@ -22,9 +22,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator/src/index.js";
-import { bundle, dirtyFiles, releaseManifest, releaseShrinkwrap } from "../../scripts/release.js";
+import { dirtyFiles, releaseManifest, releaseShrinkwrap } from "../../scripts/release.js";
 import { VERSION } from "../../src/cli/version.js";
 import { expectNoSecrets, makeTempDir, REPO_ROOT, type TempDir } from "../helpers/cli.js";
+import { releaseBundle } from "../helpers/release-bundle.js";
 import { type NodeRun, runNode } from "../helpers/run-node.js";
 import { DEMO_SECRETS, DEMO_TOKEN } from "./docs-shell.js";
 
@@ -40,18 +41,16 @@ const run = (
   });
 
 describe("waybill.mjs, the single-file release", () => {
-  let build: TempDir;
   let empty: TempDir;
   beforeAll(async () => {
-    build = await makeTempDir("waybill-release-");
-    await bundle(build.path("waybill.mjs"));
     // A folder under the OS temp dir, not the repository: no node_modules above it.
     empty = await makeTempDir("waybill-empty-");
     expect(empty.dir.startsWith(tmpdir())).toBe(true);
-    await copyFile(build.path("waybill.mjs"), empty.path("waybill.mjs"));
+    // What scripts/release.js `bundle` writes for this dist/ (built once, shared by the files
+    // that run the single file: test/helpers/release-bundle.ts).
+    await copyFile(await releaseBundle(), empty.path("waybill.mjs"));
   }, 60_000);
   afterAll(async () => {
-    await build?.remove();
     await empty?.remove();
   });
 
