@@ -344,7 +344,8 @@ export const defineKind = <D, L, P extends ParentName, V extends JsonObject = Js
   const collection = plainCollection(g);
   const livePlace = (g.place?.livePlace ??
     placeByYamlKey<L, P>(identity.parent, configPart.yamlKey)) as LivePlace<L>;
-  const items = {
+  // The place's members given win over the plain collection's items.
+  const placed = {
     ...(place.desiredItems && place.liveItems
       ? {}
       : plainItems(
@@ -354,7 +355,8 @@ export const defineKind = <D, L, P extends ParentName, V extends JsonObject = Js
           (l) => identity.liveId(l) ?? identity.liveKey(l),
         )),
     ...place,
-  } as Pick<K<D, L, P>, "desiredItems" | "liveItems">;
+    livePlace,
+  } as Pick<K<D, L, P>, "desiredItems" | "liveItems" | "livePlace" | "unmanaged">;
   const { fields, ...diff } = g.diff as DiffGroup<D, L, JsonObject> & {
     readonly fields?: readonly ViewRule<JsonObject>[] | ((d: D) => readonly ViewRule<JsonObject>[]);
   };
@@ -378,9 +380,16 @@ export const defineKind = <D, L, P extends ParentName, V extends JsonObject = Js
           }
           return acc;
         };
+  if (
+    (g.references ?? []).some(isFieldReference) &&
+    (identity.parent !== "org" || shape !== "map")
+  ) {
+    // Its config path (`<yamlKey>.<key>.<field>`) is an org-level map item's.
+    throw new Error(`${identity.type}: a FieldReference is for an org-level map; give a Reference`);
+  }
   const refs = (g.references ?? []).map((r) =>
     isFieldReference(r)
-      ? fullReference(r, configPart.yamlKey, items.desiredItems, collection.addressKey)
+      ? fullReference(r, configPart.yamlKey, placed.desiredItems, collection.addressKey)
       : r,
   );
   const params = (g.references ?? []).filter(isFieldReference).filter((r) => r.param);
@@ -413,7 +422,7 @@ export const defineKind = <D, L, P extends ParentName, V extends JsonObject = Js
       matches: (d, _after, l) => identity.liveKey(l) === identity.desiredKey(d),
     },
     ...hooks,
-    ...items,
+    ...placed,
     collection,
     toConfig,
     config: {
