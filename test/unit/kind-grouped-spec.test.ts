@@ -448,8 +448,8 @@ describe("defineKind's defaults (src/kinds/grouped.ts)", () => {
     });
     expect(k.refParams?.({ name: "big", source: at }, env)).toEqual({});
     // Its config path is an org-level map item's: anywhere else it is refused, not guessed.
-    const ref = { field: "ctx", to: "context", id: "ctx_id", name: "ctx_name" } as const;
-    expect(() => things("project", { references: [ref] })).toThrow(/org-level map/);
+    const byName = { field: "ctx", to: "context", id: "ctx_id", name: "ctx_name" } as const;
+    expect(() => things("project", { references: [byName] })).toThrow(/org-level map/);
   });
 });
 
