@@ -2,8 +2,7 @@
  * `defineFlatKind`: a kind written as the flat contract, with the defaults most kinds share
  * filled in (issue 31: a slimmer contract), so a module states only what is particular to
  * it. New kinds use the grouped spec (`defineKind`, src/kinds/grouped.ts), which flattens
- * through this; the settings singletons (settings-common.ts) and the project
- * (`defineWalkedParent`) still use it. The result is a full
+ * through this; the project (`defineWalkedParent`, below) still uses it. The result is a full
  * `ResourceKind`: the planner and the registry see no difference. A member a kind gives
  * always wins over its default.
  *

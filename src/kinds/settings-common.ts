@@ -13,7 +13,7 @@ import { addFields, compareFields, newComparison } from "./compare.js";
 import { type ConfigScope, scopeName, settingsDoc } from "./config-doc.js";
 import type { ListScope, LivePlaceUnder, PlanParents, ResourceKind } from "./contract.js";
 import { cannotRename } from "./contract.js";
-import { defineFlatKind, type FlatKindSpec } from "./define.js";
+import { defineKind, type KindGroups } from "./grouped.js";
 import { singletonAttributes } from "./listing.js";
 import type { JsonObject } from "./values.js";
 import { toJson, toJsonObject } from "./values.js";
@@ -63,14 +63,14 @@ export const settingsRules = (declared: JsonObject): FieldRule[] =>
 
 /**
  * A settings singleton kind: its type, parent, the API's setting names and its update route
- * (`defineFlatKind` fills in the rest: addressed by its key, no `id:` pin, no secret, its
+ * (`defineKind` fills in the rest: addressed by its key, no `id:` pin, no secret, its
  * fingerprint the settings as read).
  */
 export const settingsKind = <D extends object, L extends object, P extends "org" | "project">(
   spec: Parameters<typeof settingsSpec<D, L, P>>[0],
-): ResourceKind<D, L, P> => defineFlatKind(settingsSpec(spec));
+): ResourceKind<D, L, P> => defineKind(settingsSpec(spec));
 
-/** The module of a settings kind, as `defineFlatKind` takes it. */
+/** The groups of a settings kind (`defineKind`). */
 const settingsSpec = <D extends object, L extends object, P extends "org" | "project">(spec: {
   readonly type: ResourceType;
   readonly parent: P;
@@ -93,85 +93,84 @@ const settingsSpec = <D extends object, L extends object, P extends "org" | "pro
   readonly yamlKey: string;
   readonly schemaDef: string;
   readonly declares?: "key";
-}): FlatKindSpec<D, L, P> => ({
-  type: spec.type,
-  parent: spec.parent,
-  replaceOrder: "never",
-  replaceOrderWhy: "a singleton: it always exists and is only updated",
-  desiredKey: () => "settings",
-  liveKey: () => "settings",
-  liveId: () => undefined,
-  desiredView: (d) => declaredSettings(d, spec.names),
-  liveView: (l) => toJsonObject(l),
-  compare: (d, l) => {
-    const declared = declaredSettings(d, spec.names);
-    const acc = newComparison();
-    addFields(acc, compareFields(declared, toJsonObject(l), settingsRules(declared)));
-    return acc;
+}): KindGroups<D, L, P> => ({
+  identity: {
+    type: spec.type,
+    parent: spec.parent,
+    desiredKey: () => "settings",
+    liveKey: () => "settings",
+    liveId: () => undefined,
+    rename: cannotRename("settings have no name: they are one object per org or project"),
   },
-  unknownMembers: (l) => unknownSettings(l, spec.names),
-  toConfig: (items, scope) =>
-    items.flatMap((l) => [
-      { written: "settings", item: l, doc: settingsDoc(l, spec.names) },
-      // design.md §5: a setting the schema lacks is a comment in the export, not config
-      // (the schema would refuse it) and not dropped without a word.
-      ...unknownSettings(l, spec.names).map((u) => ({
-        ignored: {
-          glob: `${settingsAddress(spec.parent, scope)}.${u.member}`,
-          reason: u.reason,
-          commentOnly: true as const,
-        },
-      })),
-    ]),
-  // A singleton is planned as a create only when its parent is created in the same apply (a
-  // `create: true` project): it exists as soon as the project does, so "creating" it is one
-  // update-settings call with every declared key (issue 28: never a step that sends nothing).
-  createCalls: (d) => [
-    call("create", "POST", spec.updateRoute, {
-      body: "flat",
-      body_fields: Object.keys(declaredSettings(d, spec.names)),
-      note: "the settings exist with their parent: the declared keys are set",
-    }),
-  ],
-  updateCalls: (fields) => [
-    call("update", "POST", spec.updateRoute, {
-      body: "flat",
-      body_fields: fields.map((f) => f.path),
-    }),
-  ],
-  deleteCalls: () => [],
-  // A singleton (no id): one GET, a list of one.
-  list: async (api, scope, options) => {
-    const route = spec.readRoute(scope);
-    return [
-      singletonAttributes(
-        await api.get<V3One<L>>("v3", route, {}, options?.signal ? { signal: options.signal } : {}),
-        `GET /api/v3${route}`,
-      ),
-    ];
-  },
-  livePlace: spec.place,
-  unmanaged: {
-    listed: false,
-    why: "a settings map is managed key by key: undeclared keys are left alone, not listed",
-  },
-  adopt: { by: "resend", why: "a singleton that always exists: its update is sent again" },
-  desiredItems: (org) => spec.declared(org),
-  liveItems: (org) => spec.read(org),
-  rename: cannotRename("settings have no name: they are one object per org or project"),
-  collection: {
-    name: spec.name,
-    segment: { name: spec.name, keyed: false },
-    desiredIn: (parent) => {
-      const d = spec.desiredIn(parent);
-      return d === undefined ? undefined : [d];
+  diff: {
+    replaceOrder: "never",
+    replaceOrderWhy: "a singleton: it always exists and is only updated",
+    desiredView: (d) => declaredSettings(d, spec.names),
+    liveView: (l) => toJsonObject(l),
+    compare: (d, l) => {
+      const declared = declaredSettings(d, spec.names);
+      const acc = newComparison();
+      addFields(acc, compareFields(declared, toJsonObject(l), settingsRules(declared)));
+      return acc;
     },
-    liveIn: (parent) => {
-      const l = spec.liveIn(parent);
-      return l === undefined ? undefined : [l];
+  },
+  wire: {
+    unknownMembers: (l) => unknownSettings(l, spec.names),
+    // A singleton is planned as a create only when its parent is created in the same apply (a
+    // `create: true` project): it exists as soon as the project does, so "creating" it is one
+    // update-settings call with every declared key (issue 28: never a step that sends nothing).
+    createCalls: (d) => [
+      call("create", "POST", spec.updateRoute, {
+        body: "flat",
+        body_fields: Object.keys(declaredSettings(d, spec.names)),
+        note: "the settings exist with their parent: the declared keys are set",
+      }),
+    ],
+    updateCalls: (fields) => [
+      call("update", "POST", spec.updateRoute, {
+        body: "flat",
+        body_fields: fields.map((f) => f.path),
+      }),
+    ],
+    deleteCalls: () => [],
+    // A singleton (no id): one GET, a list of one.
+    list: async (api, scope, options) => {
+      const route = spec.readRoute(scope);
+      return [
+        singletonAttributes(
+          await api.get<V3One<L>>(
+            "v3",
+            route,
+            {},
+            options?.signal ? { signal: options.signal } : {},
+          ),
+          `GET /api/v3${route}`,
+        ),
+      ];
     },
-    addressKey: () => "settings",
-    onParentDelete: "cascades",
+  },
+  place: {
+    livePlace: spec.place,
+    unmanaged: {
+      listed: false,
+      why: "a settings map is managed key by key: undeclared keys are left alone, not listed",
+    },
+    desiredItems: (org) => spec.declared(org),
+    liveItems: (org) => spec.read(org),
+    collection: {
+      name: spec.name,
+      segment: { name: spec.name, keyed: false },
+      desiredIn: (parent) => {
+        const d = spec.desiredIn(parent);
+        return d === undefined ? undefined : [d];
+      },
+      liveIn: (parent) => {
+        const l = spec.liveIn(parent);
+        return l === undefined ? undefined : [l];
+      },
+      addressKey: () => "settings",
+      onParentDelete: "cascades",
+    },
   },
   // Only the keys the YAML lists are managed (design.md §1 "Plans"); list values are text.
   config: {
@@ -189,5 +188,21 @@ const settingsSpec = <D extends object, L extends object, P extends "org" | "pro
         ),
         source: ctx.at(path),
       }) as unknown as D,
+    export: (items, scope) =>
+      items.flatMap((l) => [
+        { written: "settings", item: l, doc: settingsDoc(l, spec.names) },
+        // design.md §5: a setting the schema lacks is a comment in the export, not config
+        // (the schema would refuse it) and not dropped without a word.
+        ...unknownSettings(l, spec.names).map((u) => ({
+          ignored: {
+            glob: `${settingsAddress(spec.parent, scope)}.${u.member}`,
+            reason: u.reason,
+            commentOnly: true as const,
+          },
+        })),
+      ]),
+  },
+  hooks: {
+    adopt: { by: "resend", why: "a singleton that always exists: its update is sent again" },
   },
 });
