@@ -255,7 +255,7 @@ export const checkTarget = (saved: SavedPlan, baseUrl: string, fresh: Plan): voi
   }
 };
 
-const changeKey = (c: Change): string => `${c.org}|${c.address}`;
+export const changeKey = (c: Change): string => `${c.org}|${c.address}`;
 
 /**
  * What is compared: everything a change says and does (its action, reason, fields, values,
@@ -266,7 +266,7 @@ const changeKey = (c: Change): string => `${c.org}|${c.address}`;
  * digest and live fingerprints only explain a stale plan; they do not refuse one whose
  * changes are still the same (issue 5: "if the changes differ").
  */
-const comparable = (c: Change): string => canonical(toJson(c));
+export const comparable = (c: Change): string => canonical(toJson(c));
 
 /** Lines describing how two plans' changes differ; empty when they are equal. */
 export const diffChanges = (saved: Plan, fresh: Plan): string[] => {

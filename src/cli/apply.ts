@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { createApiClient } from "../api/client.js";
 import type { Api } from "../api/types.js";
 import { indexDesired } from "../apply/desired-index.js";
+import { type FirstPlan, keepFirst, sameAsFirst } from "../apply/held-plan.js";
 import {
   applyStatus,
   progressNotice,
@@ -19,7 +20,6 @@ import { type ApplyEvent, runApply } from "../apply/run-apply.js";
 import {
   checkStale,
   checkTarget,
-  diffChanges,
   liveFingerprints,
   readSavedPlan,
   type SavedPlan,
@@ -360,10 +360,17 @@ export const applyCommand = async (
   try {
     // Issue 29: lock only to write. The plan, its guards and the stale check run without
     // the lock, so an apply that changes nothing, is refused or cannot read writes nothing.
-    const first = await planChecked(ctx);
-    if (first.exit !== undefined) return first.exit;
-    let plan = first.plan;
+    let checked: Checked | undefined = await planChecked(ctx);
+    if (checked.exit !== undefined) return checked.exit;
+    const asked = checked.asked;
+    let plan: Plan | undefined = checked.plan;
+    checked = undefined;
     if (mode !== "off" && !controller.signal.aborted) {
+      // Issue 44 (peak RSS): what the re-read under the lock needs of the first plan, made
+      // before the lock is taken (it hashes every change: ~1 s at 38,000). Once the lock is
+      // held the plan itself is let go (src/apply/held-plan.ts); without a lock it is applied.
+      const touched = plan.changes.map((c) => ({ org: c.org, address: c.address }));
+      const first = keepFirst(plan);
       try {
         const outcome = await lockOrgs(
           api,
@@ -400,7 +407,8 @@ export const applyCommand = async (
         );
       }
       if (locks.length > 0) {
-        const again = await replanUnderLock(ctx, first.plan, first.asked);
+        plan = undefined;
+        const again = await replanUnderLock(ctx, first, touched, asked);
         if (again.exit !== undefined) return again.exit;
         plan = again.plan;
       }
@@ -664,20 +672,22 @@ const planChecked = async (ctx: ApplyContext): Promise<Checked> => {
  */
 const replanUnderLock = async (
   ctx: ApplyContext,
-  first: Plan,
+  first: FirstPlan,
+  touched: readonly ScopedAddress[],
   asked: boolean,
 ): Promise<Checked> => {
   const { saved, io, desired } = ctx;
-  // design.md §5 "Scoped plans and the reviewed plan": only what the plan writes is read
-  // again (with the parents it needs), not the whole org: a change there is what would make
-  // this plan wrong. The re-plan keeps the first plan's scope, so its digest is comparable.
-  const touched = first.changes.map((c) => ({ org: c.org, address: c.address }));
+  // design.md §5 "Scoped plans and the reviewed plan": only what the plan writes (`touched`:
+  // the first plan's addresses) is read again (with the parents it needs), not the whole
+  // org: a change there is what would make this plan wrong. The re-plan keeps the first
+  // plan's scope, so its digest is comparable.
   const read = await readPlan(ctx, "Reading live state under the lock", touched);
   const live = read.live;
   refuseUnresolved(read.plan);
   // Compared again on what was read under the lock, before any change is written.
   checkDigest(ctx, read.plan, "made again under the lock");
-  if (diffChanges(first, read.plan).length === 0) return { plan: first, asked };
+  const same = sameAsFirst(first, read.plan);
+  if (same !== undefined) return { plan: same, asked };
   const plan = await withPlanPolicies(read.plan, ctx.desired, live, io, ctx.flags);
   if (saved) {
     checkStale(saved, plan, liveFingerprints(live), indexDesired(desired));
