@@ -369,8 +369,12 @@ export const applyCommand = async (
       // Issue 44 (peak RSS): what the re-read under the lock needs of the first plan, made
       // before the lock is taken (it hashes every change: ~1 s at 38,000). Once the lock is
       // held the plan itself is let go (src/apply/held-plan.ts); without a lock it is applied.
-      const touched = plan.changes.map((c) => ({ org: c.org, address: c.address }));
-      const first = keepFirst(plan);
+      // Both are let go too once the re-read is done, before the writes.
+      let touched: ScopedAddress[] | undefined = plan.changes.map((c) => ({
+        org: c.org,
+        address: c.address,
+      }));
+      let first: FirstPlan | undefined = keepFirst(plan);
       try {
         const outcome = await lockOrgs(
           api,
@@ -409,6 +413,8 @@ export const applyCommand = async (
       if (locks.length > 0) {
         plan = undefined;
         const again = await replanUnderLock(ctx, first, touched, asked);
+        first = undefined;
+        touched = undefined;
         if (again.exit !== undefined) return again.exit;
         plan = again.plan;
       }
