@@ -10,8 +10,8 @@
  * | `identity` | which item is this: type, parent, keys, id, `id:` pin, tie-break, rename | `liveAddressKey` = `liveKey`; no pin |
  * | `diff` | what differs: the masked views, the comparison (or its `fields` rules, paths checked against the view's type), secrets left unresolved, a saved plan's fingerprint, how a replace runs | `compare` from `fields`; no secret; fingerprint = the live item; `replaceOrder` `never` |
  * | `wire` | how it is read and written over the API: `list`, the calls of each action, params and body fallbacks, names by id, what of a live item cannot be named | no update calls |
- * | `place` | where its items sit: the planner's `collection`, the live tree (`livePlace`), drift's `unmanaged` line, apply's and saved plans' `desiredItems` / `liveItems` | under the org, a project or a context: kept under the YAML key, addressed `<type>["<desiredKey>"]` below the parent's address, removed with the parent |
- * | `config` | how the config writes it: the contract's `ConfigPart`, and `export` (live → config, the contract's `toConfig`) | a map, declared at its key (a list: at its value), `$defs` entry the type in camelCase |
+ * | `place` | where its items sit: the planner's `collection`, the live tree (`livePlace`), drift's `unmanaged` line, apply's and saved plans' `desiredItems` / `liveItems` | under the org, a project or a context: kept under the YAML key, addressed `<type>["<desiredKey>"]` below the parent's address, removed with the parent; saved plans key every item the place keeps `<parent>|<segment>:<liveId or liveKey>` |
+ * | `config` | how the config writes it: the contract's `ConfigPart`, and `export` (live → config, the contract's `toConfig`) | a map, declared at its key under the org (a list: at its value; a map below the org is not recorded), `$defs` entry the type in camelCase |
  * | `references` | the fields naming other kinds' items: a full `Reference`, or a `FieldReference` (one member of an org-level item holding a name) | — |
  * | `hooks` | what apply (and the plan) do beyond the usual: `adopt` and the optional steps | `adopt`: re-list and adopt the item with the declared key |
  *
