@@ -451,6 +451,19 @@ export const runGitHubScript = async (
     exit: (code = 0) => {
       throw new ScriptExit(Number(code));
     },
+    // `process.stdout.write(text)` and its stderr twin, as a script in a process of its own has.
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+        return true;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+        return true;
+      },
+    },
   };
   const stepConsole = {
     log: print("out"),
