@@ -509,6 +509,7 @@ const measureRateLimited = async () => {
         load: r.load,
       };
       results.push(row);
+      if (args.routes) printRoutes(r.log);
       console.log(
         `## apply from empty under a per-route bucket of ${capacity} burst, ${rate}/s` +
           ` (${headers ? "RateLimit headers" : "no headers: 429s only"}), parallelism ${parallelism}, run ${i + 1}/${runs}\n` +
