@@ -8,13 +8,14 @@
 //      and says why (one run: it reads the whole org).
 // Prints one `figures` line per run: wall, requests, peak RSS, CPU, and the 1-minute load.
 // Not part of npm test; `npm run build` first (it runs dist/ through bench/child.js).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { generateOrg, TOKEN } from "./generate.js";
+import { runChild } from "./run-child.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "..", "dist");
@@ -56,35 +57,9 @@ const repo = (name, edit = (files) => files) => {
 };
 
 const runCli = (url, cliArgs) =>
-  new Promise((resolve, reject) => {
-    const usageFile = join(work, `usage-${Date.now()}.json`);
-    const started = performance.now();
-    const child = spawn(process.execPath, [join(here, "child.js"), ...cliArgs], {
-      cwd: work,
-      env: {
-        ...process.env,
-        ...gen.secrets,
-        SERVICE_BASE_URL: url,
-        SERVICE_TOKEN: TOKEN,
-        BENCH_USAGE_FILE: usageFile,
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-    });
-    child.stderr.on("data", (d) => {
-      err += d;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      const wallMs = performance.now() - started;
-      const usage = existsSync(usageFile) ? JSON.parse(readFileSync(usageFile, "utf8")) : {};
-      resolve({ code, wallMs, out, err, ...usage });
-    });
+  runChild(cliArgs, {
+    cwd: work,
+    env: { ...gen.secrets, SERVICE_BASE_URL: url, SERVICE_TOKEN: TOKEN },
   });
 
 const measure = async (name, cfg, expect) => {

@@ -6,13 +6,14 @@
 // emulator's request log, and prints each figure next to the lower bound the spec allows
 // (bench/bounds.js) and a per-item baseline measured in the same run (issue 8).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { applyBound, planBound, timeBound } from "./bounds.js";
 import { generateOrg, PRESETS, TOKEN } from "./generate.js";
+import { runChild } from "./run-child.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -150,41 +151,9 @@ const withEmulator = async (seed, fn, extraFaults = {}) => {
 };
 
 const runCli = (emu, cliArgs) =>
-  new Promise((resolve, reject) => {
-    const usageFile = join(work, `usage-${Date.now()}-${Math.random()}.json`);
-    const started = performance.now();
-    // BENCH_CHILD_NODE_ARGS: Node flags for the CLI's process only (a heap snapshot near a
-    // heap limit, a CPU profile), not for this process, which runs the emulator.
-    const nodeArgs = process.env.BENCH_CHILD_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-    const child = spawn(process.execPath, [...nodeArgs, join(here, "child.js"), ...cliArgs], {
-      cwd: work,
-      env: {
-        ...process.env,
-        ...gen.secrets,
-        SERVICE_BASE_URL: emu.url,
-        SERVICE_TOKEN: TOKEN,
-        BENCH_USAGE_FILE: usageFile,
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    let firstOutAt;
-    child.stdout.on("data", (d) => {
-      firstOutAt ??= performance.now();
-      out += d;
-    });
-    child.stderr.on("data", (d) => {
-      err += d;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      const exitedAt = performance.now();
-      const wallMs = exitedAt - started;
-      const usage = existsSync(usageFile) ? JSON.parse(readFileSync(usageFile, "utf8")) : {};
-      resolve({ code, wallMs, out, err, startedAt: started, firstOutAt, exitedAt, ...usage });
-    });
+  runChild(cliArgs, {
+    cwd: work,
+    env: { ...gen.secrets, SERVICE_BASE_URL: emu.url, SERVICE_TOKEN: TOKEN },
   });
 
 const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
