@@ -8,12 +8,18 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { makeTempDir, type TempDir } from "./cli.js";
 import { startTestEmulator, type TestEmulator } from "./emulator.js";
+import { type InProcessResult, runInProcess } from "./in-process.js";
 
 export interface EmulatorSuite<F extends string> {
   readonly emulator: TestEmulator;
   readonly tmp: TempDir;
   /** Absolute paths of the files written before the suite, by the names given. */
   readonly files: Readonly<Record<F, string>>;
+  /**
+   * The CLI in this process against the suite's emulator (its URL and token, NO_COLOR), with
+   * `env` added (the values of `${env:…}` references).
+   */
+  run(args: readonly string[], env?: Readonly<Record<string, string>>): Promise<InProcessResult>;
 }
 
 export const useEmulatorSuite = <F extends string>(
@@ -50,5 +56,12 @@ export const useEmulatorSuite = <F extends string>(
       return started(tmp);
     },
     files: paths,
+    run: (args, env = {}) =>
+      runInProcess(args, {
+        SERVICE_BASE_URL: started(emulator).url,
+        SERVICE_TOKEN: started(emulator).token,
+        NO_COLOR: "1",
+        ...env,
+      }),
   };
 };

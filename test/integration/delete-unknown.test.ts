@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { runInProcess } from "../helpers/in-process.js";
 
 const ORG = "0a410000-0000-4000-8000-000000000001";
 const CTX = "0c410000-0000-4000-8000-000000000001";
@@ -53,16 +52,10 @@ const config = (deleteUnknown: string): string =>
 
 describe("delete_unknown: the one way to delete an item Waybill cannot name", () => {
   const suite = useEmulatorSuite(seed, {});
-  const run = (args: readonly string[]) =>
-    runInProcess(args, {
-      SERVICE_BASE_URL: suite.emulator.url,
-      SERVICE_TOKEN: suite.emulator.token,
-      NO_COLOR: "1",
-    });
   /** The ids plan lists for the unknown items, by address. */
   const unknownIds = async (): Promise<Map<string, string>> => {
     const file = await suite.tmp.write("plain.yaml", config(""));
-    const r = await run(["plan", "-c", file, "--format", "json"]);
+    const r = await suite.run(["plan", "-c", file, "--format", "json"]);
     expect(r.code, r.stderr).toBe(0);
     const unknown = JSON.parse(r.stdout).unknown as { address: string; id: string }[];
     return new Map(unknown.map((u) => [u.address, u.id]));
@@ -83,7 +76,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
       config(`delete_unknown:\n  - address: '${X}'\n    id: ${idX}`),
     );
 
-    const json = await run(["plan", "-c", file, "--format", "json"]);
+    const json = await suite.run(["plan", "-c", file, "--format", "json"]);
     expect(json.code, json.stderr).toBe(0);
     const plan = JSON.parse(json.stdout);
     expect(plan.changes).toEqual([
@@ -99,12 +92,12 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
     ]);
     // The other unknown item is still only listed.
     expect(plan.unknown.map((u: { address: string }) => u.address)).toEqual([Y]);
-    const text = await run(["plan", "-c", file]);
+    const text = await suite.run(["plan", "-c", file]);
     expect(text.stdout).toMatch(/- context\["deploy"\]\.restriction\["someday:rule-x"\]/);
     expect(text.stdout).toContain(`Unknown (left alone): ${Y} (id ${ids.get(Y)})`);
 
     await suite.emulator.clearRequests();
-    const apply = await run(["apply", "-c", file, "--auto-approve"]);
+    const apply = await suite.run(["apply", "-c", file, "--auto-approve"]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     // Apply's own writes aside (the org lock, src/lock/), one: the named item's delete.
     const sent = (await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"));
@@ -116,7 +109,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
     // The item is gone: a re-run with the entry still there converges (no change, exit 0,
     // nothing written) and says the entry can go, instead of failing every plan after it.
     await suite.emulator.clearRequests();
-    const again = await run(["apply", "-c", file, "--auto-approve"]);
+    const again = await suite.run(["apply", "-c", file, "--auto-approve"]);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout + again.stderr).toMatch(
       /named\.yaml:7:5: delete_unknown names .* and no live item read has that id: nothing is deleted \(if the item was deleted, remove the entry/,
@@ -139,7 +132,15 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
     git("add", ".");
     git("commit", "-q", "-m", "base");
     await writeFile(file, config(`delete_unknown:\n  - address: '${X}'\n    id: ${ids.get(X)}`));
-    const part = await run(["plan", "-c", file, "--changed-since", "HEAD", "--format", "json"]);
+    const part = await suite.run([
+      "plan",
+      "-c",
+      file,
+      "--changed-since",
+      "HEAD",
+      "--format",
+      "json",
+    ]);
     expect(part.code, part.stderr).toBe(0);
     const plan = JSON.parse(part.stdout);
     expect(plan.scope).toBeDefined();
@@ -150,7 +151,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
 
   it("without an entry, apply writes nothing for unknown items", async () => {
     const file = await suite.tmp.write("none.yaml", config(""));
-    const apply = await run(["apply", "-c", file, "--auto-approve"]);
+    const apply = await suite.run(["apply", "-c", file, "--auto-approve"]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect((await writes()).filter((q) => !q.path.startsWith("/api/v3/contexts"))).toEqual([]);
     expect(await restrictionsLeft()).toHaveLength(3);
@@ -168,7 +169,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
       ["plan", "-c", file],
       ["apply", "-c", file, "--auto-approve"],
     ]) {
-      const r = await run(args);
+      const r = await suite.run(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
         /wrong\.yaml:7:5: delete_unknown names context\["deploy"\]\.restriction\["someday:rule-y"\] with id .* but plan lists no unknown live item with that address and id/,
@@ -187,7 +188,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
       [`  - address: 'context["deploy"].env["A"]'\n    id: abc`, /never unknown to Waybill/],
     ] as const) {
       const file = await suite.tmp.write("bad.yaml", config(`delete_unknown:\n${entry}`));
-      const r = await run(["validate", "-c", file]);
+      const r = await suite.run(["validate", "-c", file]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/bad\.yaml:7:\d+/);
       expect(r.stderr).toMatch(message);

@@ -10,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { claimName } from "../../src/lock/claim.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { runInProcess } from "../helpers/in-process.js";
 
 const ORG_ID = "0a420000-0000-4000-8000-0000000000aa";
 const API_ID = "0b420000-0000-4000-8000-0000000000aa";
@@ -62,13 +61,7 @@ const config = [
 
 describe("the live reader while another party writes", () => {
   const suite = useEmulatorSuite(seed, { config: { name: "waybill.yaml", content: config } });
-  const run = (args: readonly string[]) =>
-    runInProcess(args, {
-      SERVICE_BASE_URL: suite.emulator.url,
-      SERVICE_TOKEN: suite.emulator.token,
-      NO_COLOR: "1",
-    });
-  const apply = () => run(["apply", "-c", suite.files.config, "--auto-approve", "--no-lock"]);
+  const apply = () => suite.run(["apply", "-c", suite.files.config, "--auto-approve", "--no-lock"]);
   /**
    * Apply while another party deletes context `id` right after the first contexts listing;
    * it exits 0. The request log, and its contexts listings.
@@ -135,7 +128,7 @@ describe("the live reader while another party writes", () => {
 
   it("plan keeps exit 1 for a read that cannot settle (its codes are 0, 1, 2)", async () => {
     await legacyEnvVarsGone();
-    const r = await run(["plan", "-c", suite.files.config]);
+    const r = await suite.run(["plan", "-c", suite.files.config]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain("changed while they were read");
   });

@@ -17,7 +17,6 @@ import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { TEST_TOKEN } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { runInProcess } from "../helpers/in-process.js";
 
 // A standalone org: the service creates groups there only.
 const ORG = "circleci/5a0c8f43-9b1e-4d2a-8c6f-1e2d3c4b5a69";
@@ -66,12 +65,6 @@ const git = (cwd: string, ...args: string[]) =>
 
 describe("plan --changed-since: the referrers of a changed item", () => {
   const suite = useEmulatorSuite(seed, {});
-  const run = (args: readonly string[]) =>
-    runInProcess(args, {
-      SERVICE_BASE_URL: suite.emulator.url,
-      SERVICE_TOKEN: suite.emulator.token,
-      NO_COLOR: "1",
-    });
   /** The context is still restricted to the group, under its new id; the mapping follows. */
   const expectFollowsTheNewGroup = async (file: string): Promise<void> => {
     const after = (await suite.emulator.state()).orgs?.[0];
@@ -83,7 +76,7 @@ describe("plan --changed-since: the referrers of a changed item", () => {
       `group:${group?.id}`,
     ]);
     expect(after?.sso_group_mappings?.map((m) => m.group)).toEqual([group?.id]);
-    const again = await run(["plan", "-c", file, "--detailed-exitcode"]);
+    const again = await suite.run(["plan", "-c", file, "--detailed-exitcode"]);
     expect(again.code, again.stdout + again.stderr).toBe(0);
   };
   const changes = (stdout: string) =>
@@ -101,9 +94,17 @@ describe("plan --changed-since: the referrers of a changed item", () => {
     git(dir, "commit", "-q", "-m", "base");
     await writeFile(file, config("after"));
 
-    const full = await run(["plan", "-c", file, "--format", "json"]);
+    const full = await suite.run(["plan", "-c", file, "--format", "json"]);
     expect(full.code, full.stderr).toBe(0);
-    const part = await run(["plan", "-c", file, "--changed-since", "HEAD", "--format", "json"]);
+    const part = await suite.run([
+      "plan",
+      "-c",
+      file,
+      "--changed-since",
+      "HEAD",
+      "--format",
+      "json",
+    ]);
     expect(part.code, part.stderr).toBe(0);
     expect(JSON.parse(part.stdout).scope).toBeDefined();
     expect(changes(part.stdout)).toEqual(changes(full.stdout));
@@ -118,7 +119,7 @@ describe("plan --changed-since: the referrers of a changed item", () => {
     const state = await suite.emulator.state();
     const build = state.orgs?.[0]?.contexts?.find((c) => c.name === "build");
     await suite.emulator.clearRequests();
-    const apply = await run([
+    const apply = await suite.run([
       "apply",
       "-c",
       file,
@@ -135,7 +136,7 @@ describe("plan --changed-since: the referrers of a changed item", () => {
 
   it("a full apply re-creates the group, then the restriction and the mapping that name it", async () => {
     const file = await suite.tmp.write("full.yaml", config("after"));
-    const apply = await run(["apply", "-c", file, "--auto-approve", "--allow-mass-delete"]);
+    const apply = await suite.run(["apply", "-c", file, "--auto-approve", "--allow-mass-delete"]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     await expectFollowsTheNewGroup(file);
   });

@@ -12,7 +12,6 @@ import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import type { LoggedRequest } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { runInProcess } from "../helpers/in-process.js";
 
 const N = 30;
 const slug = (i: number) => `gh/acme/svc-${String(i).padStart(2, "0")}`;
@@ -114,14 +113,8 @@ describe("plan --changed-since", () => {
     git(dir, "tag", "base");
     return { dir, cfg, write: writeFile };
   };
-  const run = (args: readonly string[]) =>
-    runInProcess(args, {
-      SERVICE_BASE_URL: suite.emulator.url,
-      SERVICE_TOKEN: suite.emulator.token,
-      NO_COLOR: "1",
-    });
   const planJson = async (cfg: string, ...more: string[]) => {
-    const r = await run(["plan", "-c", cfg, "--format", "json", ...more]);
+    const r = await suite.run(["plan", "-c", cfg, "--format", "json", ...more]);
     expect(r.code, r.stderr).toBe(0);
     return {
       r,
@@ -159,7 +152,7 @@ describe("plan --changed-since", () => {
       join(cfg, "teams", "projects.yaml"),
       projects((i) => (i === 7 ? hook("slack", "job-completed") : [])),
     );
-    const text = await run(["plan", "-c", cfg, "--changed-since", "base"]);
+    const text = await suite.run(["plan", "-c", cfg, "--changed-since", "base"]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout.split("\n")[0]).toMatch(
       /^partial plan: 1 of \d+ addresses, those changed since base; drift elsewhere is not checked$/,
@@ -198,7 +191,7 @@ describe("plan --changed-since", () => {
     const { plan } = await planJson(cfg, "--changed-since", "base");
     const address = `project["${slug(3)}"].webhook["old"]`;
     expect(plan.changes.map((c) => [c.address, c.action])).toEqual([[address, "delete"]]);
-    const a = await run(["apply", "-c", cfg, "--changed-since", "base", "--auto-approve"]);
+    const a = await suite.run(["apply", "-c", cfg, "--changed-since", "base", "--auto-approve"]);
     expect(a.code, a.stderr).toBe(0);
     const state = await suite.emulator.state();
     const p3 = state.orgs?.[0]?.projects?.find((p) => p.slug === slug(3));
@@ -299,7 +292,15 @@ describe("plan --changed-since", () => {
   it("the Markdown comment says it is partial right under the digest's marker", async () => {
     const { cfg } = await repo();
     await writeFile(join(cfg, "10-contexts.yaml"), contexts("us"));
-    const r = await run(["plan", "-c", cfg, "--changed-since", "base", "--format", "markdown"]);
+    const r = await suite.run([
+      "plan",
+      "-c",
+      cfg,
+      "--changed-since",
+      "base",
+      "--format",
+      "markdown",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
     expect(lines[0]).toMatch(/^<!-- waybill-plan-digest: [0-9a-f]{32} -->$/);
@@ -327,7 +328,7 @@ describe("plan --changed-since", () => {
 
   it("a ref that git would take for an option is refused before any request", async () => {
     const { cfg } = await repo();
-    const r = await run(["plan", "-c", cfg, "--changed-since", "--output=/tmp/x"]);
+    const r = await suite.run(["plan", "-c", cfg, "--changed-since", "--output=/tmp/x"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("is not a git ref");
     expect(await suite.emulator.requests()).toEqual([]);
@@ -340,10 +341,10 @@ describe("plan --changed-since", () => {
       projects((i) => (i === 7 ? hook("slack", "job-completed") : [])),
     );
     const out = join(suite.tmp.dir, "partial.json");
-    const p = await run(["plan", "-c", cfg, "--changed-since", "base", "--out", out]);
+    const p = await suite.run(["plan", "-c", cfg, "--changed-since", "base", "--out", out]);
     expect(p.code, p.stderr).toBe(0);
     await suite.emulator.clearRequests();
-    const a = await run(["apply", "-c", cfg, out]);
+    const a = await suite.run(["apply", "-c", cfg, out]);
     expect(a.code, a.stderr).toBe(0);
     const log = await suite.emulator.requests();
     for (const i of [0, 6, 8, 29]) expect(await projectReads(log, slug(i))).toEqual([]);
@@ -363,11 +364,7 @@ describe("apply's re-read under the lock", () => {
     },
   });
   it("reads again only the project the plan writes, not the other 29", async () => {
-    const r = await runInProcess(["apply", "-c", suite.files.config, "--auto-approve"], {
-      SERVICE_BASE_URL: suite.emulator.url,
-      SERVICE_TOKEN: suite.emulator.token,
-      NO_COLOR: "1",
-    });
+    const r = await suite.run(["apply", "-c", suite.files.config, "--auto-approve"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain("without the lock");
     const log = await suite.emulator.requests();

@@ -8,7 +8,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
-import { runInProcess } from "../helpers/in-process.js";
 
 const ORG_ID = "0a440000-0000-4000-8000-0000000000aa";
 const API_ID = "0b440000-0000-4000-8000-0000000000aa";
@@ -62,17 +61,11 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
     config = await suite.tmp.write("waybill.yaml", prConfig());
   });
 
-  const run = (args: readonly string[]) =>
-    runInProcess(args, {
-      SERVICE_BASE_URL: suite.emulator.url,
-      SERVICE_TOKEN: suite.emulator.token,
-      NO_COLOR: "1",
-    });
   const writes = async (): Promise<string[]> =>
     (await suite.emulator.requests()).filter((r) => r.method !== "GET").map((r) => r.route);
   /** The digest the PR's plan printed, as a reviewer (and the Action) reads it. */
   const reviewedDigest = async (): Promise<string> => {
-    const r = await run(["plan", "-c", config, "--format", "markdown"]);
+    const r = await suite.run(["plan", "-c", config, "--format", "markdown"]);
     expect(r.code, r.stderr).toBe(0);
     const marker = /^<!-- waybill-plan-digest: ([0-9a-f]{32}) -->\n/.exec(r.stdout)?.[1];
     expect(marker).toBeDefined();
@@ -82,9 +75,9 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
 
   it("every format shows the same digest; JSON has `digest`; the file order does not change it", async () => {
     const md = await reviewedDigest();
-    const text = await run(["plan", "-c", config]);
+    const text = await suite.run(["plan", "-c", config]);
     expect(DIGEST.exec(text.stdout)?.[1]).toBe(md);
-    const json = await run(["plan", "-c", config, "--format", "json"]);
+    const json = await suite.run(["plan", "-c", config, "--format", "json"]);
     expect((JSON.parse(json.stdout) as { digest: string }).digest).toBe(md);
     // The same declarations in two files, given in either order.
     const [head, tail] = prConfig().split("  gh/acme/web:\n");
@@ -97,7 +90,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
       [a, b],
       [b, a],
     ]) {
-      const r = await run(["plan", "-c", order[0] as string, "-c", order[1] as string]);
+      const r = await suite.run(["plan", "-c", order[0] as string, "-c", order[1] as string]);
       expect(r.code, r.stderr).toBe(0);
       expect(DIGEST.exec(r.stdout)?.[1]).toBe(md);
     }
@@ -108,11 +101,11 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
   it("the reviewed digest applies (no --auto-approve: the digest is the approval)", async () => {
     const digest = await reviewedDigest();
     await suite.emulator.clearRequests();
-    const r = await run(["apply", "-c", config, "--expect-digest", digest]);
+    const r = await suite.run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Plan digest: ${digest}`);
     expect((await writes()).filter((w) => w.includes("webhooks"))).toHaveLength(2);
-    const again = await run(["plan", "-c", config, "--detailed-exitcode"]);
+    const again = await suite.run(["plan", "-c", config, "--detailed-exitcode"]);
     expect(again.code, again.stdout).toBe(0);
   });
 
@@ -124,7 +117,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
     });
     expect(edit.status).toBe(200);
     await suite.emulator.clearRequests();
-    const r = await run(["apply", "-c", config, "--expect-digest", digest]);
+    const r = await suite.run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(`not ${digest} (--expect-digest)`);
     expect(r.stderr).toContain("the live state moved since the review");
@@ -136,7 +129,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
     const digest = await reviewedDigest();
     await suite.tmp.write("waybill.yaml", prConfig("job-completed"));
     await suite.emulator.clearRequests();
-    const r = await run(["apply", "-c", config, "--expect-digest", digest]);
+    const r = await suite.run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain("both the config and the changes differ");
     expect(await writes()).toEqual([]);
@@ -149,7 +142,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
       "waybill.yaml",
       `${prConfig()}contexts:\n  deploy:\n    env:\n      REGION: eu-west-1\n`,
     );
-    const r = await run(["apply", "-c", config, "--expect-digest", digest]);
+    const r = await suite.run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain("the config differs from the one the reviewed plan was made from");
     expect(await writes()).toEqual([]);
@@ -172,7 +165,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
       },
     ]);
     await suite.emulator.clearRequests();
-    const r = await run(["apply", "-c", config, "--expect-digest", digest]);
+    const r = await suite.run(["apply", "-c", config, "--expect-digest", digest]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain("made again under the lock");
     // The lock's claim (a context) was written and released; no webhook was (the other
@@ -182,7 +175,7 @@ describe("apply --expect-digest: the reviewed plan is the applied plan", () => {
   });
 
   it("a malformed digest is refused before any request", async () => {
-    const r = await run(["apply", "-c", config, "--expect-digest", "abc123"]);
+    const r = await suite.run(["apply", "-c", config, "--expect-digest", "abc123"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("is not a plan digest");
     expect(await suite.emulator.requests()).toEqual([]);
