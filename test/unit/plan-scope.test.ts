@@ -9,14 +9,15 @@ import { addr } from "../../src/model/address.js";
 import { narrowDesired, scopeIndex, scopeOfChange } from "../../src/plan/scope.js";
 import { dContext, dEnv, desired, dOrg, dProject, dWebhook, secret } from "../helpers/builders.js";
 
-const base = () =>
+const webProject = () =>
+  dProject("gh/acme/web", { webhooks: [dWebhook("slack")], env: { X: "x" } });
+/** The org every case starts from; `more` replaces or adds its members (a case's change). */
+const base = (more: Parameters<typeof dOrg>[0] = {}) =>
   desired(
     dOrg({
       contexts: [dContext("deploy", { env: { A: "one" } }), dContext("build")],
-      projects: [
-        dProject("gh/acme/api", { webhooks: [dWebhook("slack")] }),
-        dProject("gh/acme/web", { webhooks: [dWebhook("slack")], env: { X: "x" } }),
-      ],
+      projects: [dProject("gh/acme/api", { webhooks: [dWebhook("slack")] }), webProject()],
+      ...more,
     }),
   );
 
@@ -32,17 +33,12 @@ describe("scopeOfChange", () => {
   });
 
   it("one webhook's field: that webhook only, not its project", () => {
-    const now = desired(
-      dOrg({
-        contexts: [dContext("deploy", { env: { A: "one" } }), dContext("build")],
-        projects: [
-          dProject("gh/acme/api", {
-            webhooks: [dWebhook("slack", { events: ["job-completed"] })],
-          }),
-          dProject("gh/acme/web", { webhooks: [dWebhook("slack")], env: { X: "x" } }),
-        ],
-      }),
-    );
+    const now = base({
+      projects: [
+        dProject("gh/acme/api", { webhooks: [dWebhook("slack", { events: ["job-completed"] })] }),
+        webProject(),
+      ],
+    });
     expect(addresses(scopeOfChange(base(), now, "main"))).toEqual([
       addr.webhook("gh/acme/api", "slack"),
     ]);
@@ -99,31 +95,10 @@ describe("scopeOfChange", () => {
     ],
     [
       "a collection became unmanaged",
-      desired(
-        dOrg({
-          contexts: [dContext("deploy", { env: { A: "one" } }), dContext("build")],
-          projects: [
-            dProject("gh/acme/api", {}),
-            dProject("gh/acme/web", { webhooks: [dWebhook("slack")], env: { X: "x" } }),
-          ],
-        }),
-      ),
+      base({ projects: [dProject("gh/acme/api", {}), webProject()] }),
       '`webhooks` of project["gh/acme/api"] became unmanaged since main',
     ],
-    [
-      "ignore changed",
-      desired(
-        dOrg({
-          contexts: [dContext("deploy", { env: { A: "one" } }), dContext("build")],
-          projects: [
-            dProject("gh/acme/api", { webhooks: [dWebhook("slack")] }),
-            dProject("gh/acme/web", { webhooks: [dWebhook("slack")], env: { X: "x" } }),
-          ],
-          ignore: ['context["legacy-*"]'],
-        }),
-      ),
-      "`ignore` changed since main",
-    ],
+    ["ignore changed", base({ ignore: ['context["legacy-*"]'] }), "`ignore` changed since main"],
   ])("%s: a full plan, with the reason", (_, now, reason) => {
     const d = scopeOfChange(base(), now, "main");
     expect(d.kind).toBe("full");
