@@ -12,6 +12,7 @@ import { readRegularFile } from "../core/read-regular.js";
 import { ALL_KINDS } from "../kinds/registry.js";
 import { canonical, type JsonValue, toJson } from "../kinds/values.js";
 import type { LiveState } from "../model/live.js";
+import { changeText } from "../plan/digest.js";
 import { selectCovered, selectExcludes, selectTargets, summarise } from "../plan/finish.js";
 import { maskPlanUrls } from "../plan/mask-urls.js";
 import { globMatcher } from "../plan/plan.js";
@@ -266,7 +267,7 @@ export const changeKey = (c: Change): string => `${c.org}|${c.address}`;
  * digest and live fingerprints only explain a stale plan; they do not refuse one whose
  * changes are still the same (issue 5: "if the changes differ").
  */
-export const comparable = (c: Change): string => canonical(toJson(c));
+export const comparable = changeText;
 
 /** Lines describing how two plans' changes differ; empty when they are equal. */
 export const diffChanges = (saved: Plan, fresh: Plan): string[] => {

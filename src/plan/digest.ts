@@ -72,6 +72,13 @@ export const planConfigDigest = (orgs: readonly DesiredOrg[]): string => {
  * made only when it is written, and made twice only for changes sharing an address (sorted
  * among themselves by text, as before).
  */
+/**
+ * A change's canonical text: everything it says and does (action, reason, fields, values,
+ * ids, calls). The digest hashes it (URLs masked); a saved plan and apply's re-plan under
+ * the lock compare changes by it (src/apply/saved-plan.ts, src/apply/held-plan.ts).
+ */
+export const changeText = (c: Change): string => canonical(toJson(c) as JsonValue);
+
 const changeSetHalf = (
   orgs: readonly { readonly slug: string; readonly id: string }[],
   changes: readonly Change[],
@@ -86,7 +93,6 @@ const changeSetHalf = (
   const masked = maskPlanUrls(changes);
   const keyed = masked.map((c) => ({ key: `${c.org}\u0000${c.address}`, change: c }));
   keyed.sort((a, b) => bySort(a.key, b.key));
-  const textOf = (c: Change): string => canonical(toJson(c) as JsonValue);
   let first = true;
   const write = (text: string): void => {
     if (!first) hash.update("\n");
@@ -96,9 +102,9 @@ const changeSetHalf = (
   for (let i = 0; i < keyed.length; ) {
     let end = i + 1;
     while (end < keyed.length && keyed[end]?.key === keyed[i]?.key) end++;
-    if (end === i + 1) write(textOf((keyed[i] as (typeof keyed)[number]).change));
+    if (end === i + 1) write(changeText((keyed[i] as (typeof keyed)[number]).change));
     else {
-      const texts = keyed.slice(i, end).map((k) => textOf(k.change));
+      const texts = keyed.slice(i, end).map((k) => changeText(k.change));
       texts.sort(bySort);
       for (const t of texts) write(t);
     }
