@@ -21,7 +21,7 @@ import type { RawDocument } from "./raw.js";
 import { type FileRead, resolveReferences } from "./references.js";
 import { reservedKeyDiagnostics } from "./reserved-keys.js";
 import { checkRules } from "./rules.js";
-import { createSchemaCheck, readConfigSchema } from "./schema-check.js";
+import { createSchemaCheck } from "./schema-check.js";
 import { checkTemplateExpansion } from "./template-bound.js";
 import { collectTemplates, expandTemplates, type ParsedFile, withOrigin } from "./templates.js";
 import type { ParsedYaml } from "./yaml-doc.js";
@@ -374,7 +374,7 @@ const loadUnescaped = async (
   }
   if (listing.length > 0) return { ok: false, diagnostics: listing };
 
-  const schemaCheck = createSchemaCheck(readConfigSchema());
+  const schemaCheck = createSchemaCheck();
   const readSecretFile = (target: string, from: string): FileRead => {
     // Issue 43, design.md §5 "Secrets and files": a `${file:}` target is relative to the YAML
     // file and confined to its config folder, symlinks resolved, like the config files

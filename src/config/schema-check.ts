@@ -110,13 +110,21 @@ const placesOf = (schema: Record<string, unknown>, key: string): string[] => {
 };
 
 /**
- * Create the checker once per load. `schema` is schemas/waybill.schema.json
+ * Create the checker once per load. `readSchema` gives schemas/waybill.schema.json
  * (readConfigSchema): the validator itself is the one generated from that file (a unit test
- * fails when the generated code is stale); `schema` is only read for "it belongs under ..."
- * hints.
+ * fails when the generated code is stale); the schema is only read for "it belongs under ..."
+ * hints, so it is read (once) on the first unknown key, not on every load of a valid config
+ * (a 100 KB JSON parse each command, and each in-process run of the test suite).
  */
-export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck => {
+export const createSchemaCheck = (
+  readSchema: () => Record<string, unknown> = readConfigSchema,
+): SchemaCheck => {
   const validate: ValidateFunction = generatedValidate;
+  let schema: Record<string, unknown> | undefined;
+  const schemaOnce = (): Record<string, unknown> => {
+    schema ??= readSchema();
+    return schema;
+  };
 
   return (file, value, positions) => {
     if (validate(value)) return [];
@@ -156,7 +164,7 @@ export const createSchemaCheck = (schema: Record<string, unknown>): SchemaCheck 
               'unknown key "name": a trigger\'s name is its key under `triggers`; remove this line';
           } else {
             const guess = closest(key, allowed);
-            const elsewhere = placesOf(schema, key);
+            const elsewhere = placesOf(schemaOnce(), key);
             message = guess
               ? `unknown key "${key}"; did you mean "${guess}"?`
               : elsewhere.length > 0
