@@ -36,7 +36,7 @@ import {
   toText,
 } from "./expressions.js";
 import { runGitHubScript } from "./fake-github.js";
-import { copyPath, parseCommandFile, runProcess, type StepRun } from "./process.js";
+import { checkoutCommit, copyPath, parseCommandFile, runProcess, type StepRun } from "./process.js";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
@@ -457,16 +457,6 @@ const runComposite = async (
   return { code: 0, signal: null, stdout: out, stderr: err };
 };
 
-const git = async (
-  cwd: string,
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<StepRun> => {
-  const r = await runProcess(["git", ...args], { cwd, env });
-  if (r.code !== 0) return { ...r, stderr: `git ${args.join(" ")}: ${r.stderr}` };
-  return r;
-};
-
 const runAction = async (
   uses: string,
   inputs: Record<string, string>,
@@ -480,22 +470,15 @@ const runAction = async (
     case "actions/checkout": {
       // What actions/checkout does, by plain git: the event's commit (or `ref`), detached.
       const target = join(o.workspace, inputs.path ?? "");
-      await mkdir(target, { recursive: true });
       const ref = inputs.ref || o.env.GITHUB_SHA || "";
-      for (const args of [
-        ["init", "-q", "."],
-        [
-          "remote",
-          "add",
-          "origin",
-          `https://github.com/${inputs.repository || o.world.repository}.git`,
-        ],
-        ["fetch", "-q", "--depth", "1", "origin", ref],
-        ["checkout", "-q", "--detach", "FETCH_HEAD"],
-      ]) {
-        const r = await git(target, o.env, ...args);
-        if (r.code !== 0) return r;
-      }
+      const r = await checkoutCommit({
+        target,
+        origin: o.world.origin,
+        remote: `https://github.com/${inputs.repository || o.world.repository}.git`,
+        ref,
+        env: o.env,
+      });
+      if (r.code !== 0) return r;
       return done(`checked out ${ref}`);
     }
     case "actions/setup-node":

@@ -20,7 +20,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { copyPath, runProcess, type StepRun } from "./process.js";
+import { checkoutCommit, copyPath, runProcess, type StepRun } from "./process.js";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
@@ -224,16 +224,13 @@ const runServiceJob = async (
     let r: StepRun;
     switch (kind) {
       case "checkout": {
-        r = { code: 0, signal: null, stdout: "", stderr: "" };
-        for (const a of [
-          ["init", "-q", "."],
-          ["remote", "add", "origin", `https://github.com/${world.repository}.git`],
-          ["fetch", "-q", "--depth", "1", "origin", pipeline.sha],
-          ["checkout", "-q", "--detach", "FETCH_HEAD"],
-        ]) {
-          r = await runProcess(["git", ...a], { cwd: workdir, env: baseEnv });
-          if (r.code !== 0) break;
-        }
+        r = await checkoutCommit({
+          target: workdir,
+          origin: world.origin,
+          remote: `https://github.com/${world.repository}.git`,
+          ref: pipeline.sha,
+          env: baseEnv,
+        });
         break;
       }
       case "run": {
