@@ -652,21 +652,28 @@ export const reviewedDigest = async ({
   return { digest, pull };
 };
 
-const runWaybill = (bin, argv, env) =>
+/**
+ * Where the action's own output goes and where Waybill runs: the step's stdout, stderr and
+ * working folder (main's second argument; a test passes its own to run main in-process).
+ */
+const STEP_IO = () => ({ stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+
+const runWaybill = (bin, argv, env, io) =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...argv], {
       env,
+      cwd: io.cwd,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b) => {
       stdout += b;
-      process.stdout.write(b);
+      io.stdout.write(b);
     });
     child.stderr.on("data", (b) => {
       stderr += b;
-      process.stderr.write(b);
+      io.stderr.write(b);
     });
     child.on("error", reject);
     child.on("close", (code, signal) =>
@@ -691,11 +698,12 @@ export const summaryOf = (command, format, { code, stdout, stderr }) => {
   return `${parts.join("\n")}\n`;
 };
 
-const output = (name, value) => {
-  if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `${name}=${value}\n`);
+/** A step output, to the GITHUB_OUTPUT file of `env` (the step's, as the job summary is). */
+const output = (env, name, value) => {
+  if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `${name}=${value}\n`);
 };
 
-export const main = async (env = process.env) => {
+export const main = async (env = process.env, io = STEP_IO()) => {
   const command = env.WAYBILL_COMMAND ?? "";
   if (!COMMANDS.includes(command)) {
     console.error(
@@ -765,11 +773,15 @@ export const main = async (env = process.env) => {
   // WAYBILL_ALLOWED_ORGS the workflow set for the job passes through.
   const { WAYBILL_GITHUB_TOKEN: githubToken, WAYBILL_INPUT_ALLOWED_ORGS: allowed, ...cliEnv } = env;
   if ((allowed ?? "").trim() !== "") cliEnv.WAYBILL_ALLOWED_ORGS = allowed.trim();
-  const result = await runWaybill(env.WAYBILL_BIN, argv, cliEnv);
+  const result = await runWaybill(env.WAYBILL_BIN, argv, cliEnv, io);
   // With a tracking issue, drift (2) is reported there, not by a red job: only an error fails.
   const failed = tracking ? result.code !== 0 && result.code !== 2 : jobFails(command, result.code);
-  output("exit-code", String(result.code));
-  output("has-changes", String((command === "plan" || command === "drift") && result.code === 2));
+  output(env, "exit-code", String(result.code));
+  output(
+    env,
+    "has-changes",
+    String((command === "plan" || command === "drift") && result.code === 2),
+  );
   if (tracking && !failed) {
     if (!githubToken) {
       console.error('::error::waybill action: issue: "true" but there is no github-token');
@@ -811,7 +823,7 @@ export const main = async (env = process.env) => {
         body,
         commentAuthor: env.WAYBILL_COMMENT_AUTHOR,
       });
-      output("comment-id", String(done.id));
+      output(env, "comment-id", String(done.id));
       console.log(
         `waybill action: ${done.action} the pull request comment${done.url ? ` ${done.url}` : ""}`,
       );
@@ -904,7 +916,7 @@ const trackDrift = async (env, config, githubToken, result) => {
       today,
       commentAuthor: env.WAYBILL_COMMENT_AUTHOR,
     });
-    if (done.number !== undefined) output("issue-number", String(done.number));
+    if (done.number !== undefined) output(env, "issue-number", String(done.number));
     console.log(
       `waybill action: drift issue ${done.action}${done.number !== undefined ? ` #${done.number}` : ""}`,
     );

@@ -22,7 +22,9 @@
  * config's marker, what reaches the CLI) run a stand-in for it instead (with its own
  * sha256): it prints what it was given and exits with STANDIN_EXIT. The real file still runs
  * plan (commenting, and on a push), drift, validate and apply (auto-approved, from a saved
- * plan, refused as stale, asking for an approval) through the Action.
+ * plan, refused as stale, asking for an approval) through the Action. The script itself
+ * runs in this process (its `main`, with the step's environment, folder and output) but in
+ * the cases that run it as a Node process as the composite step does (`runAction`).
  */
 import { createHash } from "node:crypto";
 import { chmod, copyFile, readFile } from "node:fs/promises";
@@ -260,14 +262,18 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
 
   /**
    * Run the action's step: inputs as action.yml maps them, plus GitHub's variables. `here`
-   * runs the script's `main` in this process (console captured) instead of a Node process:
-   * only for the refusals that return before anything runs (no output file, no child).
+   * (the default) runs the script's `main` in this process with that environment, the
+   * step's folder as Waybill's working folder and its output captured; `child` runs the
+   * script as the composite step does, a Node process of its own (exit status through
+   * `process.exitCode`, output on the process's stdout and stderr). Each Node process costs
+   * ~70 ms of CPU before the script's first line, and this file ran ~60 of them; the cases
+   * marked `child` keep that path honest, and ci-recipes-run runs action.yml itself.
    */
   const runAction = async (
     inputs: Record<string, string>,
     event: "pull_request" | "pull_request_target" | "push" | "workflow_run" = "pull_request",
     serviceUrl?: string,
-    where: "child" | "here" = "child",
+    where: "child" | "here" = "here",
   ) => {
     const stamp = `${Date.now()}-${Math.random()}`;
     const outputFile = tmp.path(`output-${stamp}`);
@@ -315,7 +321,14 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     env: Record<string, string>,
   ): Promise<{ code: number; stdout: string; stderr: string }> => {
     const { main } = (await import(SCRIPT)) as {
-      main: (env: Record<string, string>) => Promise<number>;
+      main: (
+        env: Record<string, string>,
+        io: {
+          stdout: { write(b: Buffer | string): unknown };
+          stderr: { write(b: Buffer | string): unknown };
+          cwd: string;
+        },
+      ) => Promise<number>;
     };
     const lines = { stdout: [] as string[], stderr: [] as string[] };
     const log = vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => {
@@ -325,7 +338,11 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
       lines.stderr.push(`${a.join(" ")}\n`);
     });
     try {
-      const code = await main(env);
+      const code = await main(env, {
+        stdout: { write: (b) => lines.stdout.push(String(b)) },
+        stderr: { write: (b) => lines.stderr.push(String(b)) },
+        cwd: tmp.dir,
+      });
       return { code, stdout: lines.stdout.join(""), stderr: lines.stderr.join("") };
     } finally {
       log.mockRestore();
@@ -354,10 +371,12 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
   };
 
   it("plan on a pull request: one comment, created, then updated in place (found on page 2)", async () => {
-    const first = await runAction({
-      WAYBILL_COMMAND: "plan",
-      WAYBILL_CONFIG: "infra/waybill.yaml",
-    });
+    const first = await runAction(
+      { WAYBILL_COMMAND: "plan", WAYBILL_CONFIG: "infra/waybill.yaml" },
+      "pull_request",
+      undefined,
+      "child",
+    );
     // Exit 2 (changes) is a successful plan: the job passes.
     expect(first.code, first.stderr).toBe(0);
     expect(first.outputs).toMatchObject({ "exit-code": "2", "has-changes": "true" });
@@ -455,6 +474,8 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
     const apply = await runAction(
       { WAYBILL_COMMAND: "apply", WAYBILL_CONFIG: "stale/waybill.yaml", WAYBILL_ARGS: saved },
       "push",
+      undefined,
+      "child",
     );
     expect(apply.code, apply.stderr).toBe(3);
     expect(apply.outputs["exit-code"]).toBe("3");
@@ -543,6 +564,7 @@ describe("the GitHub Action", { timeout: 90_000 }, () => {
         },
         "push",
         own.url,
+        "child",
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(
