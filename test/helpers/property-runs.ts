@@ -1,7 +1,8 @@
 /**
  * How many cases a property test tries: the count written beside it, times
- * PROPERTY_RUNS_SCALE (default 1). The written counts keep `npm test` under 45 s on two
- * cores (issue 31); a longer search of one file, e.g. before a release or after a change to
+ * PROPERTY_RUNS_SCALE (default 1). The written counts were sized (issue 31) for a 45 s
+ * `npm test` on two cores, which the suite has since outgrown (~51 s on a quiet 2-core VM,
+ * issue 47's note); a longer search of one file, e.g. before a release or after a change to
  * the code a property covers:
  *
  *   PROPERTY_RUNS_SCALE=20 npx vitest run test/unit/plan-property.test.ts
