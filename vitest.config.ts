@@ -36,7 +36,10 @@ export default defineConfig({
     // (node_modules/.experimental-vitest-cache), keyed by the file's content, the Vite config
     // and Vitest's version, a later run reads them back: ~2.5 s of CPU instead (issue 47).
     // The first run after a fresh install, or of a changed file, transforms as before;
-    // `npx vitest --clearCache` empties it. Tried once before (ec82191) and dropped after two
+    // `npx vitest --clearCache` empties it. The key also holds the text of the config files
+    // (this one, or a `-c` file that imports it): an edit here makes every file cold once, and
+    // so does each differently written experiment config, so A/B variants of this config
+    // compare fairly only from one unchanged file that reads the variant from the environment. Tried once before (ec82191) and dropped after two
     // runs exited 1 with no failing test; with Vitest 4.1.12 every run since exited 0 (three
     // checked by exit status, ten more green): a run that exits 1 with no failing test, try
     // again without this line first.
