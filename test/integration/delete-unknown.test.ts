@@ -5,12 +5,12 @@
  * entry that names no unknown live item is an error before any write. Runs the CLI
  * in-process against the (sparse) emulator over loopback.
  */
-import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { commitBase } from "../helpers/git-repo.js";
 
 const ORG = "0a410000-0000-4000-8000-000000000001";
 const CTX = "0c410000-0000-4000-8000-000000000001";
@@ -123,14 +123,7 @@ describe("delete_unknown: the one way to delete an item Waybill cannot name", ()
     await mkdir(dir, { recursive: true });
     const file = join(dir, "waybill.yaml");
     await writeFile(file, config(""));
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
-        cwd: dir,
-        stdio: "ignore",
-      });
-    git("init", "-q");
-    git("add", ".");
-    git("commit", "-q", "-m", "base");
+    commitBase(dir);
     await writeFile(file, config(`delete_unknown:\n  - address: '${X}'\n    id: ${ids.get(X)}`));
     const part = await suite.run([
       "plan",

@@ -10,13 +10,13 @@
  * cycle with "a context's restrictions are created before they are deleted", and apply
  * refused the plan.
  */
-import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import { TEST_TOKEN } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { commitBase } from "../helpers/git-repo.js";
 
 // A standalone org: the service creates groups there only.
 const ORG = "circleci/5a0c8f43-9b1e-4d2a-8c6f-1e2d3c4b5a69";
@@ -56,13 +56,6 @@ const config = (description: string) =>
     "",
   ].join("\n");
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-
 describe("plan --changed-since: the referrers of a changed item", () => {
   const suite = useEmulatorSuite(seed, {});
   /** The context is still restricted to the group, under its new id; the mapping follows. */
@@ -89,9 +82,7 @@ describe("plan --changed-since: the referrers of a changed item", () => {
     await mkdir(dir, { recursive: true });
     const file = join(dir, "waybill.yaml");
     await writeFile(file, config("before"));
-    git(dir, "init", "-q");
-    git(dir, "add", ".");
-    git(dir, "commit", "-q", "-m", "base");
+    commitBase(dir);
     await writeFile(file, config("after"));
 
     const full = await suite.run(["plan", "-c", file, "--format", "json"]);

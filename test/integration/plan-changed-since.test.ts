@@ -5,13 +5,13 @@
  * request log shows what was read. A change that cannot be scoped is planned in full, with
  * the reason.
  */
-import { execFileSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Seed } from "../../emulator/src/seed.js";
 import type { LoggedRequest } from "../helpers/emulator.js";
 import { useEmulatorSuite } from "../helpers/emulator-suite.js";
+import { commitBase } from "../helpers/git-repo.js";
 
 const N = 30;
 const slug = (i: number) => `gh/acme/svc-${String(i).padStart(2, "0")}`;
@@ -92,9 +92,6 @@ const hook = (name: string, events: string) => [
   `        events: [${events}]`,
 ];
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-
 describe("plan --changed-since", () => {
   const suite = useEmulatorSuite(seed, {});
   let n = 0;
@@ -107,10 +104,7 @@ describe("plan --changed-since", () => {
     await writeFile(join(cfg, "00-templates.yaml"), templates());
     await writeFile(join(cfg, "10-contexts.yaml"), contexts());
     await writeFile(join(cfg, "teams", "projects.yaml"), projects());
-    git(dir, "init", "-q");
-    git(dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "add", ".");
-    git(dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
-    git(dir, "tag", "base");
+    commitBase(dir, "base");
     return { dir, cfg, write: writeFile };
   };
   const planJson = async (cfg: string, ...more: string[]) => {
