@@ -29,8 +29,8 @@ export const runProcess = (
  * `origin` it came from (`<origin>.checkouts/`, removed with it) and later checkouts of the
  * same commit, remote and git config copy that folder, .git and all: the same files, remote,
  * detached HEAD and shallow history, for one copy instead of the ~9 git processes a fetch
- * costs (about 2.5 s of CPU over the recipes' ~50 checkouts). A branch or tag name is fetched
- * every time: what it names can move between runs.
+ * costs (ci-recipes-run: ~370 git processes fewer, ~1 s of CPU less). A branch or tag name is
+ * fetched every time: what it names can move between runs; so is a folder that is not empty.
  */
 export const checkoutCommit = async (o: {
   readonly target: string;
